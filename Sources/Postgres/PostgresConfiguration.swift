@@ -1,0 +1,47 @@
+/// How to reach PostgreSQL and how the pool behaves.
+public struct PostgresConfiguration: Sendable {
+    /// A libpq conninfo string (`host=/run dbname=app`) or URI
+    /// (`postgresql://user@host:5432/app`); empty means libpq's `PG*` environment defaults.
+    public var connectionString: String
+    /// Connection parameters that win over the connection string, e.g. `["dbname": "test_1"]`.
+    public var overrides: [String: String] = [:]
+    public var applicationName = "mockstock"
+    /// Seconds libpq waits for a connection to open (libpq's minimum is 2).
+    public var connectTimeoutSeconds = 5
+    /// Server-side limit for one statement; `nil` keeps the server's setting.
+    public var statementTimeout: Duration? = .seconds(30)
+    /// Connections the pool opens at most; also the number of threads that run libpq calls.
+    public var maxConnections = 8
+    /// How long a caller waits for a free connection before `acquireTimeout` is thrown.
+    public var acquireTimeout: Duration = .seconds(5)
+    /// Prepared statements kept per connection; statements past this run unprepared.
+    public var statementCacheCapacity = 512
+    /// How often a transaction is run again after a serialization failure or deadlock.
+    public var transactionAttempts = 5
+
+    public init(connectionString: String) {
+        self.connectionString = connectionString
+    }
+
+    /// The keyword/value pairs handed to `PQconnectdbParams`: the parsed connection string
+    /// with the overrides applied and the driver's session settings added.
+    func connectionParameters(parsed: [(String, String)]) -> [(String, String)] {
+        var parameters = parsed.filter { overrides[$0.0] == nil }
+        parameters += overrides.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        func value(_ key: String) -> String? { parameters.last { $0.0 == key }?.1 }
+        if value("connect_timeout") == nil { parameters.append(("connect_timeout", String(connectTimeoutSeconds))) }
+        if value("application_name") == nil { parameters.append(("application_name", applicationName)) }
+        let userOptions = value("options") ?? ""
+        parameters.removeAll { $0.0 == "client_encoding" || $0.0 == "options" }
+        parameters.append(("client_encoding", "UTF8"))
+        // The driver reads timestamps in ISO form and UTC; see PostgresTimestamp.
+        var options = [userOptions, "-c TimeZone=UTC", "-c DateStyle=ISO,YMD", "-c bytea_output=hex"]
+        if let statementTimeout {
+            let milliseconds = statementTimeout.components.seconds * 1000
+                + statementTimeout.components.attoseconds / 1_000_000_000_000_000
+            options.append("-c statement_timeout=\(milliseconds)")
+        }
+        parameters.append(("options", options.filter { !$0.isEmpty }.joined(separator: " ")))
+        return parameters
+    }
+}

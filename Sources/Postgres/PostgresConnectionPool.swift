@@ -1,0 +1,242 @@
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// A bounded pool of libpq connections, run as a service that closes them on shutdown.
+///
+/// Connections open lazily, are checked at the start of each lease and reopened when the
+/// server restarted or killed their backend, so callers see at most one failed request
+/// per broken connection, and none when the break was noticed while it sat idle.
+public final class PostgresConnectionPool: Service, Sendable {
+    public let configuration: PostgresConfiguration
+    let logger: Logger
+    let threads: LibPQThreads
+    private let state: Mutex<State>
+
+    private struct Waiter {
+        let id: Int
+        let continuation: CheckedContinuation<PostgresConnection, any Error>
+        let timeout: Task<Void, Never>
+    }
+
+    private struct State {
+        var idle: [PostgresConnection] = []
+        var created = 0
+        var waiters: [Waiter] = []
+        var cancelledWaiters: Set<Int> = []
+        var nextWaiterID = 0
+        var isClosed = false
+    }
+
+    /// A snapshot of the pool, for metrics.
+    public struct Statistics: Sendable {
+        public let connections: Int
+        public let idle: Int
+        public let inUse: Int
+        public let waiting: Int
+    }
+
+    public init(configuration: PostgresConfiguration, logger: Logger = Logger(label: "postgres")) {
+        self.configuration = configuration
+        self.logger = logger
+        self.threads = LibPQThreads(count: configuration.maxConnections)
+        self.state = Mutex(State())
+    }
+
+    public var statistics: Statistics {
+        state.withLock { state in
+            Statistics(
+                connections: state.created,
+                idle: state.idle.count,
+                inUse: state.created - state.idle.count,
+                waiting: state.waiters.count
+            )
+        }
+    }
+
+    // MARK: Service
+
+    /// Waits for graceful shutdown, then closes the pool.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await close()
+    }
+
+    /// Refuses new leases, fails waiting callers and closes idle connections.
+    public func close() async {
+        let (idle, waiters) = state.withLock { state in
+            state.isClosed = true
+            defer {
+                state.idle = []
+                state.waiters = []
+            }
+            return (state.idle, state.waiters)
+        }
+        for waiter in waiters {
+            waiter.timeout.cancel()
+            waiter.continuation.resume(throwing: Self.closedError)
+        }
+        for connection in idle {
+            _ = try? await threads.run { connection.close() }
+        }
+        await threads.shutdown()
+    }
+
+    private static let closedError = PostgresError(kind: .poolClosed, message: "the connection pool has been shut down")
+
+    // MARK: Leasing
+
+    /// Leases a connection for the duration of `body`.
+    public func withConnection<T>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresSession) async throws -> T
+    ) async throws -> T {
+        let connection = try await acquire()
+        defer { release(connection) }
+        return try await body(PostgresSession(connection: connection, threads: threads))
+    }
+
+    /// Runs one statement on a pooled connection and returns its rows.
+    @discardableResult
+    public func query(_ query: PostgresQuery) async throws -> PostgresRows {
+        try await withConnection { try await $0.query(query) }
+    }
+
+    /// Runs one statement on a pooled connection and returns the number of rows it changed.
+    @discardableResult
+    public func execute(_ query: PostgresQuery) async throws -> Int {
+        try await withConnection { try await $0.execute(query) }
+    }
+
+    private func acquire() async throws -> PostgresConnection {
+        enum Next { case use(PostgresConnection), create, wait(Int), closed }
+        let next: Next = state.withLock { state in
+            if state.isClosed { return .closed }
+            if let connection = state.idle.popLast() { return .use(connection) }
+            if state.created < configuration.maxConnections {
+                state.created += 1
+                return .create
+            }
+            state.nextWaiterID += 1
+            return .wait(state.nextWaiterID)
+        }
+        let connection: PostgresConnection
+        switch next {
+        case .use(let idle): connection = idle
+        case .create: connection = PostgresConnection(configuration: configuration)
+        case .wait(let id): connection = try await waitForConnection(id: id)
+        case .closed: throw Self.closedError
+        }
+        connection.needsCheck = true
+        return connection
+    }
+
+    private func waitForConnection(id: Int) async throws -> PostgresConnection {
+        let acquireTimeout = configuration.acquireTimeout
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let timeout = Task { [weak self] in
+                    guard (try? await Task.sleep(for: acquireTimeout)) != nil else { return }
+                    self?.failWaiter(
+                        id: id,
+                        with: PostgresError(kind: .acquireTimeout, message: "no database connection became free in time")
+                    )
+                }
+                let enqueued = state.withLock { state in
+                    if state.isClosed || state.cancelledWaiters.remove(id) != nil { return false }
+                    state.waiters.append(Waiter(id: id, continuation: continuation, timeout: timeout))
+                    return true
+                }
+                if !enqueued {
+                    timeout.cancel()
+                    continuation.resume(throwing: Task.isCancelled ? CancellationError() : Self.closedError)
+                }
+            }
+        } onCancel: {
+            failWaiter(id: id, with: CancellationError())
+        }
+    }
+
+    private func failWaiter(id: Int, with error: any Error) {
+        let waiter: Waiter? = state.withLock { state in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
+                if error is CancellationError { state.cancelledWaiters.insert(id) }
+                return nil
+            }
+            return state.waiters.remove(at: index)
+        }
+        guard let waiter else { return }
+        waiter.timeout.cancel()
+        waiter.continuation.resume(throwing: error)
+    }
+
+    private func release(_ connection: PostgresConnection) {
+        let waiter: Waiter? = state.withLock { state in
+            if state.isClosed {
+                state.created -= 1
+                return nil
+            }
+            if state.waiters.isEmpty {
+                state.idle.append(connection)
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        guard let waiter else { return }
+        waiter.timeout.cancel()
+        connection.needsCheck = true
+        waiter.continuation.resume(returning: connection)
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
+    /// On a serialization failure or deadlock (40001, 40P01), or a connection lost before
+    /// the commit was sent, the whole block runs again, up to
+    /// `configuration.transactionAttempts` times in all, so `body` must not have effects
+    /// outside the database.
+    public func withTransaction<T>(
+        _ level: PostgresIsolationLevel = .readCommitted,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresSession) async throws -> T
+    ) async throws -> T {
+        var attempt = 1
+        while true {
+            var commitSent = false
+            do {
+                return try await withConnection { session in
+                    try await session.runScript(level.beginStatement)
+                    do {
+                        let value = try await body(session)
+                        commitSent = true
+                        try await session.runScript("COMMIT")
+                        return value
+                    } catch {
+                        if !commitSent { try? await session.runScript("ROLLBACK") }
+                        throw error
+                    }
+                }
+            } catch let error as PostgresError
+                where attempt < configuration.transactionAttempts
+                && (error.isTransient || (error.isConnectionFailure && !commitSent && error.kind != .poolClosed))
+            {
+                logger.debug("retrying transaction", metadata: ["attempt": "\(attempt)", "error": "\(error)"])
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(1 << min(attempt + 1, 6)))))
+            }
+        }
+    }
+}
+
+/// Transaction isolation levels.
+public enum PostgresIsolationLevel: Sendable {
+    case readCommitted, repeatableRead, serializable
+
+    var beginStatement: String {
+        switch self {
+        case .readCommitted: "BEGIN ISOLATION LEVEL READ COMMITTED"
+        case .repeatableRead: "BEGIN ISOLATION LEVEL REPEATABLE READ"
+        case .serializable: "BEGIN ISOLATION LEVEL SERIALIZABLE"
+        }
+    }
+}

@@ -1,0 +1,71 @@
+/// A SQL statement and its bound parameters.
+///
+/// Interpolated values become `$n` parameters, never SQL text:
+///
+///     let query: PostgresQuery = "SELECT name FROM users WHERE id = \(id)"
+///
+/// Trusted SQL fragments (a column list chosen by code, never by input) need the
+/// explicit label: `"ORDER BY \(unescaped: column)"`.
+public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolation {
+    public private(set) var sql: String
+    public private(set) var binds: [PostgresBind]
+
+    public init(unsafeSQL sql: String, binds: [PostgresBind] = []) {
+        self.sql = sql
+        self.binds = binds
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(unsafeSQL: value)
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        self.init(unsafeSQL: stringInterpolation.sql, binds: stringInterpolation.binds)
+    }
+
+    /// Appends a bound value and returns its placeholder, for queries built in a loop.
+    public mutating func bind(_ value: some PostgresEncodable) -> String {
+        binds.append(PostgresBind(value))
+        return "$\(binds.count)"
+    }
+
+    /// Appends trusted SQL text, such as a clause whose values went through `bind(_:)`.
+    public mutating func append(unescaped fragment: String) {
+        sql += fragment
+    }
+
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var sql = ""
+        var binds: [PostgresBind] = []
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            sql.reserveCapacity(literalCapacity + interpolationCount * 3)
+            binds.reserveCapacity(interpolationCount)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            sql += literal
+        }
+
+        public mutating func appendInterpolation(_ value: some PostgresEncodable) {
+            binds.append(PostgresBind(value))
+            sql += "$\(binds.count)"
+        }
+
+        /// Splices trusted SQL text; never pass user input here.
+        public mutating func appendInterpolation(unescaped fragment: String) {
+            sql += fragment
+        }
+    }
+}
+
+/// A parameter: its value and declared type.
+public struct PostgresBind: Sendable, Hashable {
+    public let value: PostgresValue
+    public let dataType: PostgresDataType
+
+    public init(_ value: some PostgresEncodable) {
+        self.value = value.postgresValue
+        self.dataType = type(of: value).postgresDataType
+    }
+}

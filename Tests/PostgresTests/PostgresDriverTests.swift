@@ -1,0 +1,357 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+@Suite("Postgres driver")
+struct PostgresDriverTests {
+    @Test("every supported type round-trips, NULL included")
+    func typesRoundTrip() async throws {
+        try await TemporaryDatabase.withPool { pool in
+            try await pool.query(
+                """
+                CREATE TABLE samples (
+                    big int8, small int4, tiny int2, flag bool, label text, amount numeric,
+                    at timestamptz, blob bytea, maybe int8
+                )
+                """
+            )
+            let amount = Decimal(string: "12345678901234567890.123456789")!
+            let at = Date(timeIntervalSince1970: 1_700_000_000.123456)
+            let blob = Data([0, 1, 2, 0xfe, 0xff, 0])
+            let none: Int? = nil
+            try await pool.query(
+                """
+                INSERT INTO samples VALUES (\(Int.max), \(Int32.min), \(Int16(-7)), \(true), \("héllo ✓ 'quoted'"),
+                    \(amount), \(at), \(blob), \(none))
+                """
+            )
+            let row = try #require(try await pool.query("SELECT * FROM samples").first)
+            let decoded = try row.decode((Int, Int32, Int16, Bool, String, Decimal, Date, Data, Int?).self)
+            #expect(decoded.0 == Int.max)
+            #expect(decoded.1 == Int32.min)
+            #expect(decoded.2 == -7)
+            #expect(decoded.3 == true)
+            #expect(decoded.4 == "héllo ✓ 'quoted'")
+            #expect(decoded.5 == amount)
+            #expect(abs(decoded.6.timeIntervalSince(at)) < 0.000_001)
+            #expect(decoded.7 == blob)
+            #expect(decoded.8 == nil)
+            #expect(try row.decode(String.self, column: "label") == "héllo ✓ 'quoted'")
+        }
+    }
+
+    @Test("NUMERIC keeps every digit", arguments: [
+        "12345678901234567890.12", "-98765432109876543210", "0.000000000000000000001", "0.3", "1e-3",
+    ])
+    func numericIsExact(_ text: String) async throws {
+        try await TemporaryDatabase.withPool { pool in
+            let value = Decimal(string: text)!
+            let rows = try await pool.query("SELECT \(value)::numeric, (\(value)::numeric)::text")
+            let (decoded, serverText) = try #require(try rows.decode((Decimal, String).self).first)
+            #expect(decoded == value)
+            #expect(Decimal(string: serverText) == value)
+        }
+    }
+
+    @Test("0.1 × 3 is exactly 0.3")
+    func decimalArithmetic() async throws {
+        try await TemporaryDatabase.withPool { pool in
+            let price = Decimal(string: "0.1")!
+            let total = try await pool.query("SELECT \(price) * 3").decodeColumn(Decimal.self)
+            #expect(total == [Decimal(string: "0.3")!])
+        }
+    }
+
+    @Test("decoding into the wrong type or NULL into a non-optional names the column")
+    func decodingErrors() async throws {
+        try await TemporaryDatabase.withPool { pool in
+            let row = try #require(try await pool.query("SELECT 'abc'::text AS label, NULL::int8 AS missing").first)
+            let mismatch = try #require(throws: PostgresError.self) { try row.decode(Int.self, column: 0) }
+            #expect(mismatch.kind == .decoding)
+            #expect(mismatch.message.contains("label"))
+            #expect(mismatch.message.contains("text"))
+            let null = try #require(throws: PostgresError.self) { try row.decode(Int.self, column: "missing") }
+            #expect(null.message.contains("NULL"))
+            #expect(try row.decode(Int?.self, column: 1) == nil)
+            #expect(throws: PostgresError.self) { try row.decode((Int, Int).self) }
+        }
+    }
+
+    @Test("a unique violation surfaces as SQLSTATE 23505 without leaking the value")
+    func uniqueViolation() async throws {
+        try await TemporaryDatabase.withPool { pool in
+            try await pool.query("CREATE TABLE users (name text CONSTRAINT users_name_key UNIQUE)")
+            try await pool.query("INSERT INTO users VALUES (\("secret-value-123"))")
+            let error = try await #require(throws: PostgresError.self) {
+                try await pool.query("INSERT INTO users VALUES (\("secret-value-123"))")
+            }
+            #expect(error.code == .uniqueViolation)
+            #expect(error.kind == .server)
+            #expect(error.constraint == "users_name_key")
+            #expect(!"\(error)".contains("secret-value-123"))
+            #expect(!error.localizedDescription.contains("secret-value-123"))
+            #expect(error.logDescription.contains("secret-value-123"))
+            // The connection stays usable after a server error.
+            #expect(try await pool.query("SELECT count(*) FROM users").decodeColumn(Int.self) == [1])
+        }
+    }
+
+    @Test("a transaction rolls back when its body throws")
+    func rollbackOnThrow() async throws {
+        struct Abort: Error {}
+        try await TemporaryDatabase.withPool { pool in
+            try await pool.query("CREATE TABLE items (id int8)")
+            await #expect(throws: Abort.self) {
+                try await pool.withTransaction { session in
+                    try await session.execute("INSERT INTO items VALUES (1), (2)")
+                    throw Abort()
+                }
+            }
+            #expect(try await pool.query("SELECT count(*) FROM items").decodeColumn(Int.self) == [0])
+            let inserted = try await pool.withTransaction { try await $0.execute("INSERT INTO items VALUES (3)") }
+            #expect(inserted == 1)
+            #expect(try await pool.query("SELECT id FROM items").decodeColumn(Int.self) == [3])
+        }
+    }
+
+    @Test("SQL-looking input is stored as data")
+    func injectionIsData() async throws {
+        try await TemporaryDatabase.withPool { pool in
+            try await pool.query("CREATE TABLE x (value text)")
+            let hostile = "'); DROP TABLE x; --"
+            try await pool.query("INSERT INTO x VALUES (\(hostile))")
+            #expect(try await pool.query("SELECT value FROM x WHERE value = \(hostile)").decodeColumn(String.self) == [hostile])
+            let withNul = "a\u{0}b"
+            let error = try await #require(throws: PostgresError.self) { try await pool.query("SELECT \(withNul)") }
+            #expect(error.kind == .encoding)
+            #expect(try await pool.query("SELECT count(*) FROM x").decodeColumn(Int.self) == [1])
+        }
+    }
+
+    @Test("array parameters work with ANY")
+    func arrayParameters() async throws {
+        try await TemporaryDatabase.withPool { pool in
+            let symbols = ["AAPL", "BRK.B", "quote\"d", "back\\slash"]
+            let echoed = try await pool.query("SELECT s FROM unnest(\(symbols)) AS s WHERE s = ANY(\(symbols))")
+            #expect(try echoed.decodeColumn(String.self) == symbols)
+            let ids = try await pool.query("SELECT 2 = ANY(\([1, 2, 3]))").decodeColumn(Bool.self)
+            #expect(ids == [true])
+        }
+    }
+
+    @Test("200 concurrent queries through a pool of 8 all succeed")
+    func concurrentQueries() async throws {
+        try await TemporaryDatabase.withPool(configure: { $0.maxConnections = 8 }) { pool in
+            let results = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        try await pool.query("SELECT \(index) + 1 FROM pg_sleep(0.005)").decodeColumn(Int.self)[0]
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.sorted() == Array(1...200))
+            #expect(pool.statistics.connections <= 8)
+            #expect(pool.statistics.inUse == 0)
+        }
+    }
+
+    @Test("queries succeed after every pool connection's backend is terminated")
+    func reconnectsAfterTermination() async throws {
+        try await TemporaryDatabase.with { database in
+            var configuration = database.configuration
+            configuration.maxConnections = 4
+            let pool = PostgresConnectionPool(configuration: configuration)
+            defer { Task { await pool.close() } }
+            try await runConcurrently(pool, count: 16)
+            #expect(pool.statistics.connections == 4)
+
+            let admin = TemporaryDatabase.adminPool()
+            let killed = try await admin.query(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = \(database.name)"
+            ).decodeColumn(Int.self)
+            #expect(killed == [4])
+            for _ in 0..<100 {
+                let left = try await admin.query("SELECT count(*) FROM pg_stat_activity WHERE datname = \(database.name)")
+                if try left.decodeColumn(Int.self) == [0] { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            await admin.close()
+
+            try await runConcurrently(pool, count: 16)
+            await pool.close()
+        }
+    }
+
+    private func runConcurrently(_ pool: PostgresConnectionPool, count: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<count {
+                group.addTask { _ = try await pool.query("SELECT 1 FROM pg_sleep(0.02)") }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    @Test("a statement over statement_timeout fails with 57014 and the connection stays usable")
+    func statementTimeout() async throws {
+        try await TemporaryDatabase.withPool(configure: {
+            $0.maxConnections = 1
+            $0.statementTimeout = .milliseconds(200)
+        }) { pool in
+            let error = try await #require(throws: PostgresError.self) { try await pool.query("SELECT pg_sleep(5)") }
+            #expect(error.code == .queryCanceled)
+            #expect(try await pool.query("SELECT 41 + 1").decodeColumn(Int.self) == [42])
+        }
+    }
+
+    @Test("a transaction that hits a serialization failure is retried and commits")
+    func serializationFailureIsRetried() async throws {
+        try await TemporaryDatabase.withPool { pool in
+            try await pool.query("CREATE TABLE duty (doctor text, on_call bool)")
+            try await pool.query("INSERT INTO duty VALUES ('alice', true), ('bob', true)")
+            let meeting = Rendezvous(parties: 2)
+            let attempts = Counter()
+            // Write skew: each takes one doctor off call after checking the other is on call.
+            func goOffCall(_ doctor: String) async throws {
+                try await pool.withTransaction(.serializable) { session in
+                    let attempt = await attempts.increment()
+                    let onCall = try await session.query("SELECT count(*) FROM duty WHERE on_call").decodeColumn(Int.self)
+                    if attempt <= 2 { await meeting.arrive() }
+                    if onCall == [2] {
+                        try await session.execute("UPDATE duty SET on_call = false WHERE doctor = \(doctor)")
+                    }
+                }
+            }
+            async let alice: Void = goOffCall("alice")
+            async let bob: Void = goOffCall("bob")
+            _ = try await (alice, bob)
+            #expect(await attempts.value == 3)
+            let onCall = try await pool.query("SELECT count(*) FROM duty WHERE on_call").decodeColumn(Int.self)
+            #expect(onCall == [1])
+        }
+    }
+
+    @Test("COPY FROM STDIN loads 100,000 rows; a bad row stores nothing")
+    func copyRows() async throws {
+        try await TemporaryDatabase.withPool { pool in
+            try await pool.query("CREATE TABLE bars (id int8 PRIMARY KEY, symbol text NOT NULL, close numeric NOT NULL)")
+            let copied = try await pool.withConnection { session in
+                try await session.copyFrom("COPY bars (id, symbol, close) FROM STDIN (FORMAT csv)") { writer in
+                    for id in 1...100_000 {
+                        try await writer.write("\(id),SYM\(id % 500),\(id).25\n")
+                    }
+                }
+            }
+            #expect(copied == 100_000)
+            let (count, total) = try #require(
+                try await pool.query("SELECT count(*), sum(close) FROM bars").decode((Int, Decimal).self).first
+            )
+            #expect(count == 100_000)
+            #expect(total == Decimal(string: "5000075000")!)
+
+            let error = try await #require(throws: PostgresError.self) {
+                try await pool.withConnection { session in
+                    try await session.copyFrom("COPY bars (id, symbol, close) FROM STDIN (FORMAT csv)") { writer in
+                        try await writer.write("200001,OK,1.00\n200002,BAD,not-a-number\n")
+                    }
+                }
+            }
+            #expect(error.code == .invalidTextRepresentation)
+            #expect(try await pool.query("SELECT count(*) FROM bars").decodeColumn(Int.self) == [100_000])
+        }
+    }
+
+    @Test("an error thrown while writing COPY data aborts the copy")
+    func copyAbort() async throws {
+        struct Stop: Error {}
+        try await TemporaryDatabase.withPool(configure: { $0.maxConnections = 1 }) { pool in
+            try await pool.query("CREATE TABLE t (v int8)")
+            await #expect(throws: Stop.self) {
+                try await pool.withConnection { session in
+                    try await session.copyFrom("COPY t FROM STDIN") { writer in
+                        try await writer.write("1\n2\n")
+                        throw Stop()
+                    }
+                }
+            }
+            #expect(try await pool.query("SELECT count(*) FROM t").decodeColumn(Int.self) == [0])
+        }
+    }
+
+    @Test("a caller waiting longer than the acquire timeout gets acquireTimeout")
+    func acquireTimeout() async throws {
+        try await TemporaryDatabase.withPool(configure: {
+            $0.maxConnections = 1
+            $0.acquireTimeout = .milliseconds(100)
+        }) { pool in
+            async let holder: Void = pool.withConnection { session in
+                _ = try await session.query("SELECT pg_sleep(0.5)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            let error = try await #require(throws: PostgresError.self) { try await pool.query("SELECT 1") }
+            #expect(error.kind == .acquireTimeout)
+            try await holder
+            #expect(try await pool.query("SELECT 1").decodeColumn(Int.self) == [1])
+        }
+    }
+
+    @Test("connects with a postgresql:// URI")
+    func connectsWithURI() async throws {
+        try await TemporaryDatabase.with { database in
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let (socket, port) = try #require(
+                try await pool.query("SELECT current_setting('unix_socket_directories'), current_setting('port')")
+                    .decode((String, String).self).first
+            )
+            await pool.close()
+            let host = socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let uri = "postgresql://postgres@:\(port)/\(database.name)?host=\(host)&application_name=uri-test"
+            let uriPool = PostgresConnectionPool(configuration: PostgresConfiguration(connectionString: uri))
+            let name = try await uriPool.query("SELECT current_setting('application_name')").decodeColumn(String.self)
+            #expect(name == ["uri-test"])
+            let timezone = try await uriPool.query("SELECT current_setting('TimeZone')").decodeColumn(String.self)
+            #expect(timezone == ["UTC"])
+            await uriPool.close()
+        }
+    }
+
+    @Test("an unreachable server fails fast with a connection error")
+    func unreachableServer() async throws {
+        var configuration = PostgresConfiguration(connectionString: "host=/nonexistent/socket/dir port=1 dbname=x")
+        configuration.connectTimeoutSeconds = 2
+        let pool = PostgresConnectionPool(configuration: configuration)
+        let started = ContinuousClock.now
+        let error = try await #require(throws: PostgresError.self) { try await pool.query("SELECT 1") }
+        #expect(error.kind == .connection)
+        #expect(error.isConnectionFailure)
+        #expect(ContinuousClock.now - started < .seconds(3))
+        await pool.close()
+    }
+}
+
+/// Lets `parties` tasks wait for one another.
+actor Rendezvous {
+    private let parties: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(parties: Int) { self.parties = parties }
+
+    func arrive() async {
+        if waiting.count + 1 == parties {
+            waiting.forEach { $0.resume() }
+            waiting = []
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+}
+
+actor Counter {
+    private(set) var value = 0
+
+    func increment() -> Int {
+        value += 1
+        return value
+    }
+}

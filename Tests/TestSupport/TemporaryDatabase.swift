@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import Postgres
+
+/// A database created for one test and dropped after it, on the cluster named by
+/// `TEST_DATABASE_URL` (`make test` starts one and sets it).
+public struct TemporaryDatabase: Sendable {
+    public let name: String
+    public let configuration: PostgresConfiguration
+
+    /// The cluster's connection string; tests fail with a clear message without it.
+    public static var clusterConnectionString: String {
+        guard let url = ProcessInfo.processInfo.environment["TEST_DATABASE_URL"], !url.isEmpty else {
+            fatalError("TEST_DATABASE_URL is not set: run the tests with `make test`, which starts a database")
+        }
+        return url
+    }
+
+    /// Creates a database, runs `body` with its configuration, and drops it afterwards.
+    public static func with<T>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (TemporaryDatabase) async throws -> T
+    ) async throws -> T {
+        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let admin = adminPool()
+        var configuration = PostgresConfiguration(connectionString: clusterConnectionString)
+        configuration.overrides["dbname"] = name
+        do {
+            try await admin.query("CREATE DATABASE \(unescaped: name)")
+            let value = try await body(TemporaryDatabase(name: name, configuration: configuration))
+            try await admin.query("DROP DATABASE \(unescaped: name) WITH (FORCE)")
+            await admin.close()
+            return value
+        } catch {
+            _ = try? await admin.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)")
+            await admin.close()
+            throw error
+        }
+    }
+
+    /// Runs `body` with a pool on a fresh database; the pool is closed afterwards.
+    public static func withPool<T>(
+        isolation: isolated (any Actor)? = #isolation,
+        configure: (inout PostgresConfiguration) -> Void = { _ in },
+        _ body: (PostgresConnectionPool) async throws -> T
+    ) async throws -> T {
+        try await with { database in
+            var configuration = database.configuration
+            configure(&configuration)
+            let pool = PostgresConnectionPool(configuration: configuration)
+            do {
+                let value = try await body(pool)
+                await pool.close()
+                return value
+            } catch {
+                await pool.close()
+                throw error
+            }
+        }
+    }
+
+    /// A pool on the cluster's maintenance database, for creating and dropping databases.
+    public static func adminPool() -> PostgresConnectionPool {
+        var configuration = PostgresConfiguration(connectionString: clusterConnectionString)
+        configuration.overrides["dbname"] = "postgres"
+        configuration.maxConnections = 1
+        return PostgresConnectionPool(configuration: configuration)
+    }
+}
