@@ -23,7 +23,7 @@ struct PostgresDriverTests {
             try await pool.query(
                 """
                 INSERT INTO samples VALUES (\(Int.max), \(Int32.min), \(Int16(-7)), \(true), \("héllo ✓ 'quoted'"),
-                    \(amount), \(at), \(blob), \(none))
+                    \(amount), \(at), \(blob), \(none as Int?))
                 """
             )
             let row = try #require(try await pool.query("SELECT * FROM samples").first)

@@ -8,6 +8,10 @@ public struct TemporaryDatabase: Sendable {
     public let name: String
     public let configuration: PostgresConfiguration
 
+    /// A libpq connection string for this database (the cluster's string must be in
+    /// `key=value` form, as `make test` sets it; a later keyword wins over an earlier one).
+    public var connectionString: String { Self.clusterConnectionString + " dbname=\(name)" }
+
     /// The cluster's connection string; tests fail with a clear message without it.
     public static var clusterConnectionString: String {
         guard let url = ProcessInfo.processInfo.environment["TEST_DATABASE_URL"], !url.isEmpty else {

@@ -1,0 +1,68 @@
+import Hummingbird
+import Postgres
+import Prometheus
+
+/// The server's Prometheus metrics: requests by route and status, latency, and the
+/// database pool.
+public struct AppMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    private let poolConnections: (inUse: Gauge, idle: Gauge, waiting: Gauge)
+
+    static let latencyBuckets: [Duration] = [
+        .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+        .seconds(2), .seconds(5),
+    ]
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        poolConnections = (
+            registry.makeGauge(name: "db_pool_connections", labels: [("state", "in_use")], help: "Database connections by state"),
+            registry.makeGauge(name: "db_pool_connections", labels: [("state", "idle")], help: "Database connections by state"),
+            registry.makeGauge(name: "db_pool_waiting", help: "Callers waiting for a database connection")
+        )
+    }
+
+    func recordRequest(route: String, method: String, status: Int, duration: Duration) {
+        registry.makeCounter(
+            name: "http_requests_total",
+            labels: [("route", route), ("method", method), ("status", String(status))],
+            help: "HTTP requests by route, method and status"
+        ).increment()
+        registry.makeDurationHistogram(
+            name: "http_request_duration_seconds",
+            labels: [("route", route), ("method", method)],
+            buckets: Self.latencyBuckets,
+            help: "HTTP request latency"
+        ).record(duration)
+    }
+
+    /// The Prometheus text exposition, with the pool's gauges read now.
+    func exposition(pool: PostgresConnectionPool) -> String {
+        let statistics = pool.statistics
+        poolConnections.inUse.set(Double(statistics.inUse))
+        poolConnections.idle.set(Double(statistics.idle))
+        poolConnections.waiting.set(Double(statistics.waiting))
+        return registry.emitToString()
+    }
+}
+
+/// Records each request's route pattern, method, status and latency.
+struct RequestMetricsMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let metrics: AppMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        let response = try await next(request, context)
+        // Route patterns keep the label set small; requests that matched no route share one label.
+        let route = context.endpointPath.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "unmatched"
+        metrics.recordRequest(
+            route: route,
+            method: request.method.rawValue,
+            status: response.status.code,
+            duration: ContinuousClock.now - started
+        )
+        return response
+    }
+}

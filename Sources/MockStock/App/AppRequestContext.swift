@@ -1,0 +1,17 @@
+import Hummingbird
+
+/// The per-request context every route receives.
+public struct AppRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The request's id: the client's `X-Request-ID` when acceptable, else a new one.
+    public var requestID = ""
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+
+    /// Largest request body accepted (1 MiB); larger ones get 413 `payload_too_large`.
+    public static let maxBodySize = 1 << 20
+
+    public var maxUploadSize: Int { Self.maxBodySize }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import MockStock
+import Postgres
+import Testing
+import TestSupport
+
+struct Problem: Decodable {
+    let type: String
+    let title: String
+    let status: Int
+    let detail: String
+    let code: String
+    let requestId: String
+}
+
+func decodeProblem(_ response: TestResponse) throws -> Problem {
+    #expect(response.headers[.contentType] == "application/problem+json")
+    return try JSONDecoder().decode(Problem.self, from: Data(buffer: response.body))
+}
+
+@Suite("Operations routes and middleware")
+struct OperationsTests {
+    @Test("/healthz answers 200")
+    func healthz() async throws {
+        try await TestApp.run { client in
+            try await client.execute(uri: "/healthz", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("ok"))
+            }
+        }
+    }
+
+    @Test("/readyz is 200 while the database answers")
+    func readyWithDatabase() async throws {
+        try await TestApp.run { client in
+            try await client.execute(uri: "/readyz", method: .get) { response in
+                #expect(response.status == .ok)
+            }
+        }
+    }
+
+    @Test("/readyz is 503 problem+json while the database is unreachable, /healthz stays 200")
+    func notReadyWithoutDatabase() async throws {
+        var configuration = TestApp.configuration(databaseURL: "host=/nonexistent/mockstock port=1 dbname=none")
+        configuration.migrateOnStart = false
+        let app = try await buildApplication(configuration: configuration, logger: Logger(label: "test"))
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/readyz", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                let problem = try decodeProblem(response)
+                #expect(problem.code == "service_unavailable")
+                #expect(!problem.detail.contains("nonexistent"))
+            }
+            try await client.execute(uri: "/healthz", method: .get) { response in
+                #expect(response.status == .ok)
+            }
+        }
+    }
+
+    @Test("a client's X-Request-ID is echoed; otherwise one is generated")
+    func requestID() async throws {
+        try await TestApp.run { client in
+            try await client.execute(uri: "/healthz", method: .get, headers: [.requestID: "trace-42"]) { response in
+                #expect(response.headers[.requestID] == "trace-42")
+            }
+            try await client.execute(uri: "/healthz", method: .get) { response in
+                let generated = try #require(response.headers[.requestID])
+                #expect(generated.count == 32)
+            }
+            let tooLong = String(repeating: "x", count: 200)
+            try await client.execute(uri: "/healthz", method: .get, headers: [.requestID: tooLong]) { response in
+                #expect(response.headers[.requestID] != tooLong)
+            }
+        }
+    }
+
+    @Test("an unknown route is a problem+json 404 carrying the request id")
+    func unknownRoute() async throws {
+        try await TestApp.run { client in
+            try await client.execute(uri: "/api/nothing-here", method: .get, headers: [.requestID: "r-1"]) { response in
+                #expect(response.status == .notFound)
+                let problem = try decodeProblem(response)
+                #expect(problem.code == "not_found")
+                #expect(problem.status == 404)
+                #expect(problem.requestId == "r-1")
+            }
+        }
+    }
+
+    @Test("a body over 1 MiB is refused with 413")
+    func payloadTooLarge() async throws {
+        try await TestApp.run { client in
+            let body = ByteBuffer(repeating: UInt8(ascii: "a"), count: (1 << 20) + 1)
+            try await client.execute(uri: "/healthz", method: .post, body: body) { response in
+                #expect(response.status == .contentTooLarge)
+                let problem = try decodeProblem(response)
+                #expect(problem.code == "payload_too_large")
+            }
+        }
+    }
+
+    @Test("/metrics counts requests by route and status and reports the pool")
+    func metrics() async throws {
+        try await TestApp.run { client in
+            try await client.execute(uri: "/readyz", method: .get) { _ in }
+            try await client.execute(uri: "/missing", method: .get) { _ in }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(response.status == .ok)
+                let text = String(buffer: response.body)
+                #expect(text.contains(#"http_requests_total{route="/readyz",method="GET",status="200"} 1"#))
+                #expect(text.contains(#"http_requests_total{route="unmatched",method="GET",status="404"} 1"#))
+                #expect(text.contains("http_request_duration_seconds_bucket"))
+                #expect(text.contains(#"db_pool_connections{state="idle"}"#))
+            }
+        }
+    }
+
+    @Test("/openapi.yaml serves the API description")
+    func openAPI() async throws {
+        try await TestApp.run { client in
+            try await client.execute(uri: "/openapi.yaml", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).hasPrefix("openapi: 3"))
+            }
+        }
+    }
+
+    @Test("start-up applies pending migrations from the resource directory")
+    func migratesOnStart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("sql"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "CREATE TABLE started (id int);".write(
+            to: directory.appendingPathComponent("sql/0001_started.sql"), atomically: true, encoding: .utf8
+        )
+        try await TemporaryDatabase.with { database in
+            var configuration = TestApp.configuration(databaseURL: database.connectionString)
+            configuration.resourceDirectory = directory
+            let app = try await buildApplication(configuration: configuration, logger: Logger(label: "test"))
+            try await app.test(.router) { client in
+                try await client.execute(uri: "/readyz", method: .get) { #expect($0.status == .ok) }
+            }
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let names = try await pool.query("SELECT name FROM schema_migrations").decodeColumn(String.self)
+            await pool.close()
+            #expect(names == ["0001_started"])
+        }
+    }
+}
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    @Test("defaults match the README")
+    func defaults() throws {
+        let configuration = try AppConfiguration(environment: [:])
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 8080)
+        #expect(configuration.logLevel == .info)
+        #expect(configuration.environment == .development)
+    }
+
+    @Test("settings are read from the environment")
+    func reads() throws {
+        let configuration = try AppConfiguration(environment: [
+            "HOST": "0.0.0.0", "PORT": "9000", "LOG_LEVEL": "DEBUG", "DATABASE_URL": "dbname=x",
+            "ENVIRONMENT": "production", "DATABASE_POOL_SIZE": "32",
+        ])
+        #expect(configuration.host == "0.0.0.0")
+        #expect(configuration.port == 9000)
+        #expect(configuration.logLevel == .debug)
+        #expect(configuration.databaseURL == "dbname=x")
+        #expect(configuration.environment == .production)
+        #expect(configuration.databasePoolSize == 32)
+    }
+
+    @Test("values that do not parse are refused with the variable's name", arguments: [
+        ["PORT": "eighty"], ["PORT": "70000"], ["LOG_LEVEL": "loud"], ["ENVIRONMENT": "staging"],
+        ["DATABASE_POOL_SIZE": "0"],
+    ])
+    func refuses(_ environment: [String: String]) throws {
+        let error = try #require(throws: ConfigurationError.self) { try AppConfiguration(environment: environment) }
+        #expect(error.description.contains(environment.keys.first!))
+    }
+}
+
+extension HTTPField.Name {
+    static let requestID = HTTPField.Name("X-Request-ID")!
+}
