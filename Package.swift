@@ -63,6 +63,13 @@ let package = Package(
             dependencies: ["Postgres"],
             path: "Tests/TestSupport"
         ),
+        .executableTarget(
+            name: "mockstock-bench",
+            dependencies: [
+                "Postgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(
             name: "PostgresTests",
             dependencies: ["Postgres", "TestSupport"]

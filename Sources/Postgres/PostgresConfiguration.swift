@@ -10,7 +10,7 @@ public struct PostgresConfiguration: Sendable {
     public var connectTimeoutSeconds = 5
     /// Server-side limit for one statement; `nil` keeps the server's setting.
     public var statementTimeout: Duration? = .seconds(30)
-    /// Connections the pool opens at most; also the number of threads that run libpq calls.
+    /// Connections the pool opens at most.
     public var maxConnections = 8
     /// How long a caller waits for a free connection before `acquireTimeout` is thrown.
     public var acquireTimeout: Duration = .seconds(5)

@@ -9,23 +9,72 @@ import Musl
 import Darwin
 #endif
 
-/// One libpq connection and its prepared statements. Every method blocks, so every
-/// call comes through `LibPQThreads`, never from an event loop or Swift's cooperative pool.
+/// One libpq connection in non-blocking mode, driven as a state machine by the
+/// `PostgresEventLoop` thread: `start(_:)` begins a request, `resume()` continues it when
+/// the socket is ready, and each returns what to wait for next or the outcome.
 ///
-/// `@unchecked Sendable` is sound because a connection is only ever used by the one
-/// lease that holds it (the pool hands it out exclusively and takes it back when the
-/// lease ends), and a lease awaits each call before making the next, so no two threads
-/// touch the `PGconn` at once; libpq allows a connection to move between threads.
+/// `@unchecked Sendable` is sound because only the event loop's thread calls into it
+/// (every method below), and the pool hands a connection to one lease at a time, whose
+/// requests reach the loop one after another. The one field other threads touch,
+/// `needsCheck`, is written by the pool before a lease's first request is submitted,
+/// and the loop's submission lock orders that write before the loop reads it.
 final class PostgresConnection: @unchecked Sendable {
+    /// What a lease asks the connection to do.
+    enum Request: Sendable {
+        case query(PostgresQuery)
+        /// Trusted SQL text that may hold several statements (migrations, BEGIN, COMMIT).
+        case script(String)
+        case copyBegin(String)
+        case copyData([UInt8])
+        case copyEnd(abortReason: String?)
+        case close
+    }
+
+    /// What the loop should do next for this connection.
+    enum Progress {
+        case waitForRead
+        case waitForWrite
+        /// Output is queued: wait until it can be sent, reading meanwhile so the server
+        /// never blocks writing to us.
+        case waitForReadOrWrite
+        case done(Result<PostgresRows, PostgresError>)
+    }
+
     let configuration: PostgresConfiguration
+    /// Set by the pool on each lease, so the lease's first request checks the connection first.
+    var needsCheck = true
+    /// When an open attempt gives up (`connect_timeout` is not enforced by non-blocking libpq).
+    private(set) var connectDeadline: ContinuousClock.Instant?
+
     private var handle: OpaquePointer?
     private var statementNames: [StatementKey: String] = [:]
-    /// Set by the pool on each lease, so the lease's first call checks the connection first.
-    var needsCheck = true
+    private var state: State = .idle
 
     private struct StatementKey: Hashable {
         let sql: String
         let types: [PostgresDataType]
+    }
+
+    private enum State {
+        case idle
+        /// Opening a connection; `request` runs once it is open.
+        case connecting(request: Request)
+        /// Sending queued output; then receiving results for `step`.
+        case flushing(Step)
+        case receiving(Step, results: [OpaquePointer])
+        /// Waiting for room to queue COPY data or the end of COPY.
+        case copying(Request)
+    }
+
+    /// A command sent to the server whose results are being awaited.
+    private enum Step {
+        /// Preparing `statement` as `name`, then running it.
+        case prepare(name: String, key: StatementKey, then: PostgresQuery)
+        case execute
+        /// Waiting for the server to enter COPY IN.
+        case copyBegin
+        /// Flushing COPY data; no results follow.
+        case copyData
     }
 
     init(configuration: PostgresConfiguration) {
@@ -36,41 +85,211 @@ final class PostgresConnection: @unchecked Sendable {
         if let handle { PQfinish(handle) }
     }
 
+    var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
+
+    // MARK: Driving requests
+
+    func start(_ request: Request) -> Progress {
+        if case .close = request {
+            close()
+            return .done(.success(.empty))
+        }
+        if needsCheck {
+            needsCheck = false
+            if !isHealthy { return open(then: request) }
+        }
+        guard let handle else {
+            return fail(PostgresError(kind: .connection, code: .connectionFailure, message: "connection is closed"))
+        }
+        return begin(request, handle)
+    }
+
+    func resume() -> Progress {
+        guard let handle else {
+            return fail(PostgresError(kind: .connection, code: .connectionFailure, message: "connection is closed"))
+        }
+        switch state {
+        case .idle:
+            return .done(.success(.empty))
+        case .connecting(let request):
+            return pollConnect(request)
+        case .flushing(let step):
+            return flush(step, handle)
+        case .receiving(let step, let results):
+            guard PQconsumeInput(handle) == 1 else { return fail(connectionError(handle), clearing: results) }
+            return receive(step, results, handle)
+        case .copying(let request):
+            guard PQconsumeInput(handle) == 1 else { return fail(connectionError(handle)) }
+            return begin(request, handle)
+        }
+    }
+
+    /// Gives up on an open attempt that passed its deadline.
+    func timeOutConnect() -> Progress {
+        close()
+        return fail(PostgresError(
+            kind: .connection, code: .connectionException,
+            message: "timed out after \(configuration.connectTimeoutSeconds) s opening a connection"
+        ))
+    }
+
+    private func begin(_ request: Request, _ handle: OpaquePointer) -> Progress {
+        switch request {
+        case .query(let query):
+            let types = query.binds.map(\.dataType)
+            let key = StatementKey(sql: query.sql, types: types)
+            if let name = statementNames[key] {
+                return send(.execute, handle) { try sendPrepared(name, query, handle) }
+            }
+            guard statementNames.count < configuration.statementCacheCapacity else {
+                return send(.execute, handle) { try sendUnprepared(query, handle) }
+            }
+            let name = "s\(statementNames.count + 1)"
+            let oids = types.map { Oid($0.rawValue) }
+            return send(.prepare(name: name, key: key, then: query), handle) {
+                PQsendPrepare(handle, name, query.sql, Int32(oids.count), oids) == 1
+            }
+        case .script(let sql):
+            return send(.execute, handle) { PQsendQuery(handle, sql) == 1 }
+        case .copyBegin(let sql):
+            return send(.copyBegin, handle) { PQsendQuery(handle, sql) == 1 }
+        case .copyData(let bytes):
+            let queued = bytes.withUnsafeBytes { buffer in
+                PQputCopyData(handle, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(buffer.count))
+            }
+            return copyProgress(queued, request, .copyData, handle)
+        case .copyEnd(let abortReason):
+            return copyProgress(PQputCopyEnd(handle, abortReason), request, .execute, handle)
+        case .close:
+            close()
+            return .done(.success(.empty))
+        }
+    }
+
+    private func copyProgress(_ queued: Int32, _ request: Request, _ step: Step, _ handle: OpaquePointer) -> Progress {
+        switch queued {
+        case 1: return flush(step, handle)
+        case 0:
+            state = .copying(request)
+            return .waitForReadOrWrite
+        default: return fail(connectionError(handle))
+        }
+    }
+
+    private func send(_ step: Step, _ handle: OpaquePointer, _ body: () throws -> Bool) -> Progress {
+        do {
+            guard try body() else { return fail(connectionError(handle)) }
+        } catch let error as PostgresError {
+            return fail(error)
+        } catch {
+            return fail(PostgresError(kind: .encoding, message: "\(error)"))
+        }
+        return flush(step, handle)
+    }
+
+    private func flush(_ step: Step, _ handle: OpaquePointer) -> Progress {
+        switch PQflush(handle) {
+        case 0:
+            if case .copyData = step {
+                state = .idle
+                return .done(.success(.empty))
+            }
+            return receive(step, [], handle)
+        case 1:
+            // The server may be blocked writing to us: read what it sent before writing on.
+            guard PQconsumeInput(handle) == 1 else { return fail(connectionError(handle)) }
+            state = .flushing(step)
+            return .waitForReadOrWrite
+        default:
+            return fail(connectionError(handle))
+        }
+    }
+
+    /// Collects results until libpq has none left (or COPY IN starts), then finishes the step.
+    private func receive(_ step: Step, _ collected: [OpaquePointer], _ handle: OpaquePointer) -> Progress {
+        var results = collected
+        while PQisBusy(handle) == 0 {
+            guard let result = PQgetResult(handle) else {
+                return finish(step, results, handle)
+            }
+            results.append(result)
+            let status = PQresultStatus(result)
+            if status == PGRES_COPY_IN || status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH {
+                return finish(step, results, handle)
+            }
+        }
+        state = .receiving(step, results: results)
+        return .waitForRead
+    }
+
+    private func finish(_ step: Step, _ results: [OpaquePointer], _ handle: OpaquePointer) -> Progress {
+        defer { results.forEach { PQclear($0) } }
+        // The first error wins; otherwise the last result is the answer.
+        if let failed = results.first(where: { !Self.succeeded(PQresultStatus($0)) && PQresultStatus($0) != PGRES_COPY_IN }) {
+            return fail(serverError(failed, handle: handle))
+        }
+        switch step {
+        case .prepare(let name, let key, let query):
+            statementNames[key] = name
+            return send(.execute, handle) { try sendPrepared(name, query, handle) }
+        case .copyBegin:
+            guard results.last.map({ PQresultStatus($0) == PGRES_COPY_IN }) == true else {
+                return fail(PostgresError(kind: .unexpectedResponse, message: "the statement did not start COPY FROM STDIN"))
+            }
+            state = .idle
+            return .done(.success(.empty))
+        case .execute, .copyData:
+            state = .idle
+            return .done(.success(results.last.map(rows(from:)) ?? .empty))
+        }
+    }
+
+    private static func succeeded(_ status: ExecStatusType) -> Bool {
+        status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK || status == PGRES_EMPTY_QUERY
+    }
+
+    private func fail(_ error: PostgresError, clearing results: [OpaquePointer] = []) -> Progress {
+        results.forEach { PQclear($0) }
+        state = .idle
+        return .done(.failure(error))
+    }
+
+    private func sendPrepared(_ name: String, _ query: PostgresQuery, _ handle: OpaquePointer) throws -> Bool {
+        try ParameterBuffer(query.binds).withPointers { values, lengths, formats in
+            PQsendQueryPrepared(handle, name, Int32(query.binds.count), values, lengths, formats, 0) == 1
+        }
+    }
+
+    private func sendUnprepared(_ query: PostgresQuery, _ handle: OpaquePointer) throws -> Bool {
+        let oids = query.binds.map { Oid($0.dataType.rawValue) }
+        return try ParameterBuffer(query.binds).withPointers { values, lengths, formats in
+            PQsendQueryParams(handle, query.sql, Int32(query.binds.count), oids, values, lengths, formats, 0) == 1
+        }
+    }
+
     // MARK: Opening and health
 
-    func checkOnFirstUse() throws {
-        guard needsCheck else { return }
-        needsCheck = false
-        try ensureHealthy()
-    }
-
-    /// Makes sure the connection is open and idle, reopening it when the server went away
-    /// (restart, `pg_terminate_backend`, network loss). Called before each lease's first call.
-    func ensureHealthy() throws {
-        if let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE,
-            !hasUnexpectedInput(handle)
-        {
-            return
+    /// Open, idle, and nothing unexpected on the socket: an idle connection never has
+    /// anything to read, so bytes or end-of-file mean the server sent a termination
+    /// notice or went away (restart, `pg_terminate_backend`, network loss).
+    private var isHealthy: Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE else {
+            return false
         }
-        close()
-        try open()
-    }
-
-    /// An idle connection never has anything to read: bytes or end-of-file on its socket
-    /// mean the server sent a termination notice or closed it.
-    private func hasUnexpectedInput(_ handle: OpaquePointer) -> Bool {
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-        return poll(&descriptor, 1, 0) != 0
+        return poll(&descriptor, 1, 0) == 0
     }
 
-    /// True when the connection can go back to the pool for another lease as it is.
-    var isReusable: Bool {
-        guard let handle else { return false }
-        return PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
-    }
-
-    private func open() throws {
-        let parameters = configuration.connectionParameters(parsed: try parseConnectionString())
+    private func open(then request: Request) -> Progress {
+        close()
+        let parameters: [(String, String)]
+        do {
+            parameters = configuration.connectionParameters(parsed: try parseConnectionString())
+        } catch let error as PostgresError {
+            return fail(error)
+        } catch {
+            return fail(PostgresError(kind: .connection, message: "\(error)"))
+        }
         let keys = parameters.map { strdup($0.0) }
         let values = parameters.map { strdup($0.1) }
         defer {
@@ -79,18 +298,40 @@ final class PostgresConnection: @unchecked Sendable {
         }
         let keyPointers = keys.map { UnsafePointer($0) } + [nil]
         let valuePointers = values.map { UnsafePointer($0) } + [nil]
-        guard let connection = PQconnectdbParams(keyPointers, valuePointers, 0) else {
-            throw PostgresError(kind: .connection, code: .connectionException, message: "libpq could not allocate a connection")
+        guard let connection = PQconnectStartParams(keyPointers, valuePointers, 0) else {
+            return fail(PostgresError(kind: .connection, code: .connectionException, message: "libpq could not allocate a connection"))
         }
-        guard PQstatus(connection) == CONNECTION_OK else {
-            let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
-            PQfinish(connection)
-            throw PostgresError(kind: .connection, code: .connectionException, message: message)
-        }
-        // libpq prints notices to stderr by default; the server log has them anyway.
-        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
-        statementNames.removeAll()
+        guard PQstatus(connection) != CONNECTION_BAD else {
+            let error = connectionError(connection, code: .connectionException)
+            close()
+            return fail(error)
+        }
+        connectDeadline = .now + .seconds(max(configuration.connectTimeoutSeconds, 1))
+        // libpq's rule: after PQconnectStart, first wait until the socket is writable.
+        state = .connecting(request: request)
+        return .waitForWrite
+    }
+
+    private func pollConnect(_ request: Request) -> Progress {
+        guard let handle else { return timeOutConnect() }
+        switch PQconnectPoll(handle) {
+        case PGRES_POLLING_READING:
+            return .waitForRead
+        case PGRES_POLLING_WRITING:
+            return .waitForWrite
+        case PGRES_POLLING_OK:
+            connectDeadline = nil
+            PQsetnonblocking(handle, 1)
+            // libpq prints notices to stderr by default; the server log has them anyway.
+            PQsetNoticeProcessor(handle, { _, _ in }, nil)
+            state = .idle
+            return begin(request, handle)
+        default:
+            let error = connectionError(handle, code: .connectionException)
+            close()
+            return fail(error)
+        }
     }
 
     private func parseConnectionString() throws -> [(String, String)] {
@@ -116,109 +357,15 @@ final class PostgresConnection: @unchecked Sendable {
         return parsed
     }
 
-    func close() {
+    private func close() {
         if let handle { PQfinish(handle) }
         handle = nil
+        connectDeadline = nil
         statementNames.removeAll()
-    }
-
-    private func openHandle() throws -> OpaquePointer {
-        guard let handle else {
-            throw PostgresError(kind: .connection, code: .connectionFailure, message: "connection is closed")
-        }
-        return handle
-    }
-
-    // MARK: Statements
-
-    func query(_ query: PostgresQuery) throws -> PostgresRows {
-        let handle = try openHandle()
-        let types = query.binds.map(\.dataType)
-        let values = try ParameterBuffer(query.binds)
-        let result: OpaquePointer?
-        if let name = try statementName(for: query.sql, types: types, handle: handle) {
-            result = values.withPointers { values, lengths, formats in
-                PQexecPrepared(handle, name, Int32(query.binds.count), values, lengths, formats, 0)
-            }
-        } else {
-            let oids = types.map { Oid($0.rawValue) }
-            result = values.withPointers { values, lengths, formats in
-                PQexecParams(handle, query.sql, Int32(query.binds.count), oids, values, lengths, formats, 0)
-            }
-        }
-        return try consume(result, handle: handle)
-    }
-
-    /// The prepared statement for this SQL, preparing it on first use; nil once the cache is full.
-    private func statementName(for sql: String, types: [PostgresDataType], handle: OpaquePointer) throws -> String? {
-        let key = StatementKey(sql: sql, types: types)
-        if let name = statementNames[key] { return name }
-        guard statementNames.count < configuration.statementCacheCapacity else { return nil }
-        let name = "s\(statementNames.count + 1)"
-        let oids = types.map { Oid($0.rawValue) }
-        _ = try consume(PQprepare(handle, name, sql, Int32(types.count), oids), handle: handle)
-        statementNames[key] = name
-        return name
-    }
-
-    /// Runs SQL text that may hold several statements and no parameters (migrations, setup).
-    func runScript(_ sql: String) throws {
-        let handle = try openHandle()
-        _ = try consume(PQexec(handle, sql), handle: handle)
-    }
-
-    // MARK: COPY FROM STDIN
-
-    func beginCopy(_ sql: String) throws {
-        let handle = try openHandle()
-        guard let result = PQexec(handle, sql) else { throw connectionError(handle) }
-        defer { PQclear(result) }
-        guard PQresultStatus(result) == PGRES_COPY_IN else {
-            throw serverError(result, handle: handle)
-        }
-    }
-
-    func sendCopyData(_ bytes: [UInt8]) throws {
-        let handle = try openHandle()
-        let sent = bytes.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                PQputCopyData(handle, $0, Int32(buffer.count))
-            }
-        }
-        guard sent == 1 else { throw connectionError(handle) }
-    }
-
-    /// Ends the COPY: commits the data, or with `abortReason` makes the server reject it.
-    /// Returns the number of rows copied.
-    func endCopy(abortReason: String?) throws -> Int {
-        let handle = try openHandle()
-        guard PQputCopyEnd(handle, abortReason) == 1 else { throw connectionError(handle) }
-        var outcome: Result<Int, PostgresError>?
-        while let result = PQgetResult(handle) {
-            if outcome == nil {
-                outcome = Result { try consume(result, handle: handle).affectedRows }
-                    .mapError { $0 as! PostgresError }
-            } else {
-                PQclear(result)
-            }
-        }
-        guard let outcome else { throw connectionError(handle) }
-        return try outcome.get()
+        state = .idle
     }
 
     // MARK: Results
-
-    /// Turns a libpq result into rows or an error, and frees it.
-    private func consume(_ result: OpaquePointer?, handle: OpaquePointer) throws -> PostgresRows {
-        guard let result else { throw connectionError(handle) }
-        defer { PQclear(result) }
-        switch PQresultStatus(result) {
-        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY, PGRES_SINGLE_TUPLE:
-            return rows(from: result)
-        default:
-            throw serverError(result, handle: handle)
-        }
-    }
 
     private func rows(from result: OpaquePointer) -> PostgresRows {
         let columnCount = Int(PQnfields(result))
@@ -267,11 +414,9 @@ final class PostgresConnection: @unchecked Sendable {
             // No SQLSTATE: libpq itself failed, almost always because the connection broke.
             return PostgresError(kind: .connection, code: .connectionFailure, message: message)
         }
-        let code = PostgresError.Code(sqlstate)
-        let lostConnection = PQstatus(handle) != CONNECTION_OK
         return PostgresError(
-            kind: lostConnection ? .connection : .server,
-            code: code,
+            kind: PQstatus(handle) == CONNECTION_OK ? .server : .connection,
+            code: PostgresError.Code(sqlstate),
             message: message,
             detail: field("D"),
             hint: field("H"),
@@ -281,9 +426,9 @@ final class PostgresConnection: @unchecked Sendable {
         )
     }
 
-    private func connectionError(_ handle: OpaquePointer) -> PostgresError {
+    private func connectionError(_ handle: OpaquePointer, code: PostgresError.Code = .connectionFailure) -> PostgresError {
         let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
-        return PostgresError(kind: .connection, code: .connectionFailure, message: message)
+        return PostgresError(kind: .connection, code: code, message: message)
     }
 }
 
@@ -325,9 +470,7 @@ private struct ParameterBuffer {
         }
     }
 
-    func withPointers<T>(
-        _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> T
-    ) -> T {
+    func withPointers<T>(_ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> T) -> T {
         storage.withUnsafeBufferPointer { buffer in
             let base = UnsafeRawPointer(buffer.baseAddress!)
             let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in
@@ -336,4 +479,8 @@ private struct ParameterBuffer {
             return body(pointers, lengths, formats)
         }
     }
+}
+
+extension PostgresRows {
+    static let empty = PostgresRows(columns: [], affectedRows: 0, storage: [], cells: [])
 }

@@ -1,25 +1,25 @@
 /// A connection leased from the pool, valid inside the closure that received it.
-/// Its calls run one at a time, each on a libpq thread.
+/// Its calls run one after another on the pool's event loop.
 public struct PostgresSession: Sendable {
     let connection: PostgresConnection
-    let threads: LibPQThreads
+    let loop: PostgresEventLoop
 
     /// Runs a statement and returns its rows.
     @discardableResult
     public func query(_ query: PostgresQuery) async throws -> PostgresRows {
-        try await run { try $0.query(query) }
+        try await perform(.query(query))
     }
 
     /// Runs a statement and returns the number of rows it changed.
     @discardableResult
     public func execute(_ query: PostgresQuery) async throws -> Int {
-        try await run { try $0.query(query).affectedRows }
+        try await perform(.query(query)).affectedRows
     }
 
     /// Runs trusted SQL text that may hold several statements and no parameters, such as
     /// a migration file. Never build this text from input.
     public func runScript(_ sql: String) async throws {
-        try await run { try $0.runScript(sql) }
+        try await perform(.script(sql))
     }
 
     /// Streams rows into `COPY ... FROM STDIN` and returns how many were copied. If `body`
@@ -30,25 +30,21 @@ public struct PostgresSession: Sendable {
         _ body: (inout PostgresCopyWriter) async throws -> Void
     ) async throws -> Int {
         precondition(statement.binds.isEmpty, "COPY takes no parameters")
-        let sql = statement.sql
-        try await run { try $0.beginCopy(sql) }
+        try await perform(.copyBegin(statement.sql))
         var writer = PostgresCopyWriter(session: self)
         do {
             try await body(&writer)
             try await writer.flush()
         } catch {
-            _ = try? await run { try $0.endCopy(abortReason: "the client aborted the copy") }
+            _ = try? await perform(.copyEnd(abortReason: "the client aborted the copy"))
             throw error
         }
-        return try await run { try $0.endCopy(abortReason: nil) }
+        return try await perform(.copyEnd(abortReason: nil)).affectedRows
     }
 
-    func run<T: Sendable>(_ operation: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        let connection = self.connection
-        return try await threads.run {
-            try connection.checkOnFirstUse()
-            return try operation(connection)
-        }
+    @discardableResult
+    func perform(_ request: PostgresConnection.Request) async throws -> PostgresRows {
+        try await loop.perform(request, on: connection)
     }
 }
 
@@ -77,6 +73,6 @@ public struct PostgresCopyWriter {
         guard !buffer.isEmpty else { return }
         let chunk = buffer
         buffer.removeAll(keepingCapacity: true)
-        try await session.run { try $0.sendCopyData(chunk) }
+        try await session.perform(.copyData(chunk))
     }
 }

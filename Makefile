@@ -1,0 +1,52 @@
+# MockStock — `make run` to play, `make test` to check.
+SHELL := /bin/bash
+export PATH := $(PATH):/opt/swift/usr/bin
+
+SWIFT ?= swift
+PG_LOCAL := scripts/pg-local
+
+.PHONY: all build run migrate test test-postgres bench-driver db-start db-stop db-destroy deps clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	$(SWIFT) build
+
+# Starts the embedded PostgreSQL under .data/ unless DATABASE_URL points elsewhere,
+# then migrates and serves (migrations run at start-up).
+run: build
+	@if [ -z "$$DATABASE_URL" ]; then $(PG_LOCAL) start dev; export DATABASE_URL="$$($(PG_LOCAL) url dev)"; fi; \
+	exec .build/debug/mockstock serve
+
+migrate: build
+	@if [ -z "$$DATABASE_URL" ]; then $(PG_LOCAL) start dev; export DATABASE_URL="$$($(PG_LOCAL) url dev)"; fi; \
+	.build/debug/mockstock migrate
+
+# Builds, starts a throwaway cluster, runs every test, and removes the cluster even
+# when tests fail.
+test: deps
+	$(SWIFT) build --build-tests
+	@$(PG_LOCAL) destroy test; \
+	PG_LOCAL_FSYNC=off $(PG_LOCAL) start test || exit 1; \
+	TEST_DATABASE_URL="$$($(PG_LOCAL) url test)" $(SWIFT) test --skip-build; status=$$?; \
+	$(PG_LOCAL) destroy test; exit $$status
+
+# Point selects through the driver's pool beside pgbench on the same cluster.
+bench-driver:
+	@scripts/install-deps bench
+	scripts/bench-driver
+
+db-start:
+	$(PG_LOCAL) start dev
+
+db-stop:
+	$(PG_LOCAL) stop dev
+
+db-destroy:
+	$(PG_LOCAL) destroy dev
+
+clean:
+	rm -rf .build
