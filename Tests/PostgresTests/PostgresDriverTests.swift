@@ -132,6 +132,21 @@ struct PostgresDriverTests {
         }
     }
 
+    @Test("a statement is prepared once per connection and reused")
+    func preparedStatementsAreReused() async throws {
+        try await TemporaryDatabase.withPool(configure: { $0.maxConnections = 1 }) { pool in
+            try await pool.withConnection { session in
+                for value in 1...5 {
+                    #expect(try await session.query("SELECT \(value) * 2").decodeColumn(Int.self) == [value * 2])
+                }
+                let prepared = try await session.query(
+                    "SELECT count(*) FROM pg_prepared_statements WHERE statement = 'SELECT $1 * 2'"
+                ).decodeColumn(Int.self)
+                #expect(prepared == [1])
+            }
+        }
+    }
+
     @Test("array parameters work with ANY")
     func arrayParameters() async throws {
         try await TemporaryDatabase.withPool { pool in
