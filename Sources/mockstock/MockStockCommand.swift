@@ -12,7 +12,7 @@ struct MockStockCommand: AsyncParsableCommand {
         commandName: "mockstock",
         abstract: "The MockStock game server.",
         discussion: "Configuration comes from the environment; see the README.",
-        subcommands: [Serve.self, Migrate.self],
+        subcommands: [Serve.self, Migrate.self, Admin.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -61,5 +61,51 @@ struct Migrate: AsyncParsableCommand {
             throw error
         }
         await pool.close()
+    }
+}
+
+struct Admin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage admin accounts.",
+        subcommands: [Create.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an admin, or make an existing user an admin. Reads the password from standard input."
+        )
+
+        @Option(help: "The admin's username (3–32 of A–Z a–z 0–9 _ . -).")
+        var username: String
+
+        func run() async throws {
+            let (configuration, logger) = try loadConfiguration()
+            if isatty(STDIN_FILENO) == 1 {
+                FileHandle.standardError.write(Data("Password for \(username): ".utf8))
+            }
+            guard let password = readLine(strippingNewline: true), !password.isEmpty else {
+                throw ValidationError("Give the password on standard input, e.g. `printf %s \"$PASSWORD\" | mockstock admin create --username \(username)`")
+            }
+            do {
+                try Credentials.validateUsername(username)
+                try Credentials.validatePassword(password)
+            } catch let error as AppError {
+                throw ValidationError(error.detail)
+            }
+            let pool = PostgresConnectionPool(configuration: configuration.postgres(maxConnections: 2), logger: logger)
+            do {
+                try await migrate(pool: pool, configuration: configuration, logger: logger)
+                let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
+                try await accounts.ensureAdmin(username: username, password: password, logger: logger)
+            } catch let error as AppError {
+                await pool.close()
+                throw ValidationError(error.detail)
+            } catch {
+                await pool.close()
+                throw error
+            }
+            await pool.close()
+            print("\(username) is an admin.")
+        }
     }
 }

@@ -81,7 +81,7 @@ struct OperationsTests {
     @Test("an unknown route is a problem+json 404 carrying the request id")
     func unknownRoute() async throws {
         try await TestApp.run { client in
-            try await client.execute(uri: "/api/nothing-here", method: .get, headers: [.requestID: "r-1"]) { response in
+            try await client.execute(uri: "/nothing-here", method: .get, headers: [.requestID: "r-1"]) { response in
                 #expect(response.status == .notFound)
                 let problem = try decodeProblem(response)
                 #expect(problem.code == "not_found")

@@ -10,12 +10,17 @@ enum TestApp {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The signing secret test apps use, so tests can forge tokens to prove they are refused.
+    static let jwtSecret = "test-secret-long-enough-for-hs256-hs384-and-hs512-forgeries-0123456789"
+
     static func configuration(databaseURL: String) -> AppConfiguration {
         var configuration = AppConfiguration()
         configuration.environment = .test
         configuration.databaseURL = databaseURL
         configuration.databasePoolSize = 4
         configuration.resourceDirectory = repositoryRoot
+        configuration.passwordHashing = .test
+        configuration.jwtSecret = Array(jwtSecret.utf8)
         return configuration
     }
 
@@ -24,10 +29,19 @@ enum TestApp {
         _ body: @Sendable @escaping (any TestClientProtocol) async throws -> T
     ) async throws -> T where T: Sendable {
         try await TemporaryDatabase.with { database in
-            var configuration = configuration(databaseURL: database.connectionString)
-            configure(&configuration)
-            let app = try await buildApplication(configuration: configuration, logger: Logger(label: "test"))
-            return try await app.test(.router, body)
+            try await run(on: database, configure: configure, body)
         }
+    }
+
+    /// Runs the app on an existing database, e.g. to start it twice on the same data.
+    static func run<T>(
+        on database: TemporaryDatabase,
+        configure: (inout AppConfiguration) -> Void = { _ in },
+        _ body: @Sendable @escaping (any TestClientProtocol) async throws -> T
+    ) async throws -> T where T: Sendable {
+        var configuration = configuration(databaseURL: database.connectionString)
+        configure(&configuration)
+        let app = try await buildApplication(configuration: configuration, logger: Logger(label: "test"))
+        return try await app.test(.router, body)
     }
 }

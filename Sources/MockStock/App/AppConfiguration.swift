@@ -23,6 +23,17 @@ public struct AppConfiguration: Sendable {
     public var databaseStartupTimeout: Duration = .seconds(30)
     /// Whether `serve` applies pending migrations before it accepts requests.
     public var migrateOnStart = true
+    /// HS256 signing secret, at least 32 bytes; required in production.
+    public var jwtSecret: [UInt8]?
+    public var jwtLifetime: TimeInterval = 3600
+    /// How long a user's token version is cached: the longest a revoked token survives
+    /// on a server process other than the one that revoked it.
+    public var tokenCacheLifetime: Duration = .seconds(2)
+    public var passwordHashing: PasswordHasher.Parameters = .owasp
+    public var adminUsername: String?
+    public var adminPassword: String?
+    /// Cash in every new personal portfolio.
+    public var startingCash = Decimal(string: "10000.00")!
 
     public init() {}
 
@@ -65,6 +76,43 @@ public struct AppConfiguration: Sendable {
         }
         if let seconds = try integer("DATABASE_STARTUP_TIMEOUT_SECONDS", in: 0...3600) {
             databaseStartupTimeout = .seconds(seconds)
+        }
+        if let secret = value("JWT_SECRET") {
+            guard secret.utf8.count >= 32 else {
+                throw ConfigurationError("JWT_SECRET must be at least 32 bytes (256 bits); generate one with `openssl rand -base64 48`")
+            }
+            jwtSecret = Array(secret.utf8)
+        }
+        if let seconds = try integer("JWT_TTL_SECONDS", in: 60...2_592_000) {
+            jwtLifetime = TimeInterval(seconds)
+        }
+        if let profile = value("PASSWORD_HASH_PROFILE") {
+            switch profile.lowercased() {
+            case "default", "owasp": passwordHashing = .owasp
+            case "test": passwordHashing = .test
+            default: throw ConfigurationError("PASSWORD_HASH_PROFILE must be default or test, got \"\(profile)\"")
+            }
+        }
+        adminUsername = value("ADMIN_USERNAME")
+        adminPassword = value("ADMIN_PASSWORD")
+        if let text = value("STARTING_CASH") {
+            guard let cash = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), cash > 0,
+                cash <= 1_000_000_000_000, text.allSatisfy({ $0.isNumber || $0 == "." })
+            else {
+                throw ConfigurationError("STARTING_CASH must be a positive decimal such as 10000.00, got \"\(text)\"")
+            }
+            startingCash = cash
+        }
+    }
+
+    /// Refuses settings that are unsafe in production.
+    public func validateForEnvironment() throws {
+        guard environment == .production else { return }
+        guard jwtSecret != nil else {
+            throw ConfigurationError("JWT_SECRET must be set in production (at least 32 bytes)")
+        }
+        guard passwordHashing != .test else {
+            throw ConfigurationError("PASSWORD_HASH_PROFILE=test is unsafe and refused in production")
         }
     }
 

@@ -40,6 +40,12 @@ public struct AppError: Error, Sendable, Equatable {
         AppError(.unprocessableContent, code: "validation_failed", detail: detail)
     }
 
+    public static func rateLimited(retryAfter seconds: Int, _ detail: String) -> AppError {
+        var error = AppError(.tooManyRequests, code: "rate_limited", detail: detail)
+        error.headers[.retryAfter] = String(seconds)
+        return error
+    }
+
     public static let payloadTooLarge = AppError(
         .contentTooLarge, code: "payload_too_large",
         detail: "The request body is larger than the 1 MiB this route accepts."

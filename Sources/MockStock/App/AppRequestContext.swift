@@ -5,6 +5,8 @@ public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The request's id: the client's `X-Request-ID` when acceptable, else a new one.
     public var requestID = ""
+    /// The authenticated caller on `/api` routes; set by `AuthMiddleware`.
+    public var identity: Identity?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -3,28 +3,52 @@ import Hummingbird
 import Logging
 import Postgres
 
-/// Builds the server: database pool, migrations before start-up, router and middleware.
+/// Builds the server: database pool, migrations and admin account before start-up,
+/// router and middleware.
 public func buildApplication(
     configuration: AppConfiguration,
     logger: Logger,
     metrics: AppMetrics = AppMetrics()
 ) async throws -> some ApplicationProtocol {
+    try configuration.validateForEnvironment()
     var poolLogger = logger
     poolLogger[metadataKey: "component"] = "postgres"
     let pool = PostgresConnectionPool(configuration: configuration.postgres(), logger: poolLogger)
-    let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics)
+    let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
+    let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics, accounts: accounts)
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "MockStock"),
         services: [pool],
         logger: logger
     )
-    if configuration.migrateOnStart {
-        app.beforeServerStarts {
+    app.beforeServerStarts {
+        if configuration.migrateOnStart {
             try await migrate(pool: pool, configuration: configuration, logger: logger)
+        }
+        if let username = configuration.adminUsername, let password = configuration.adminPassword {
+            try await accounts.ensureAdmin(username: username, password: password, logger: logger)
         }
     }
     return app
+}
+
+/// The account rules wired to their stores; also used by the `admin` command.
+public func makeAccountService(configuration: AppConfiguration, pool: PostgresConnectionPool, logger: Logger) async -> AccountService {
+    let secret = configuration.jwtSecret ?? {
+        logger.warning("JWT_SECRET is not set: using a random secret, so tokens end when this process does")
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }()
+    let users = UserStore(pool: pool)
+    return AccountService(
+        users: users,
+        throttle: LoginThrottle(pool: pool),
+        hasher: PasswordHasher(parameters: configuration.passwordHashing),
+        tokens: await TokenService(secret: secret, lifetime: configuration.jwtLifetime),
+        versions: TokenVersionCache(store: users, lifetime: configuration.tokenCacheLifetime),
+        startingCash: configuration.startingCash
+    )
 }
 
 /// Applies pending migrations, waiting up to `databaseStartupTimeout` for the database to
@@ -49,13 +73,17 @@ public func migrate(pool: PostgresConnectionPool, configuration: AppConfiguratio
 func buildRouter(
     configuration: AppConfiguration,
     pool: PostgresConnectionPool,
-    metrics: AppMetrics
+    metrics: AppMetrics,
+    accounts: AccountService
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: BodyLimitMiddleware(maxBytes: AppRequestContext.maxBodySize))
+    router.add(middleware: AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions))
     OperationsController(pool: pool, metrics: metrics, openAPIFile: configuration.openAPIFile).addRoutes(to: router)
+    let api = router.group("api")
+    AccountsController(accounts: accounts).addRoutes(to: api)
     return router
 }

@@ -1,0 +1,65 @@
+import Foundation
+import Hummingbird
+
+/// A player's or admin's role.
+public enum Role: String, Codable, Sendable {
+    case player, admin
+}
+
+/// A user as clients see it; never carries a password hash.
+struct User: Codable, Sendable, Equatable {
+    let id: Int
+    let username: String
+    let role: Role
+    let createdAt: Date
+}
+
+/// Who made a request, established by `AuthMiddleware` from the bearer token.
+public struct Identity: Sendable {
+    public let userID: Int
+    public let role: Role
+}
+
+/// A user with what only the server may see.
+struct UserRecord: Sendable {
+    let user: User
+    let passwordHash: String
+    let tokenVersion: Int
+}
+
+/// The answer to register, login and password change.
+struct Session: ResponseEncodable {
+    let user: User
+    let token: String
+    let expiresAt: Date
+}
+
+/// Username and password rules from API.md.
+public enum Credentials {
+    public static func validateUsername(_ username: String) throws {
+        let allowed = username.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+        }
+        guard allowed, (3...32).contains(username.utf8.count) else {
+            throw AppError.validationFailed("username must be 3–32 characters of letters, digits, '_', '.' and '-'.")
+        }
+    }
+
+    public static func validatePassword(_ password: String, field: String = "password") throws {
+        guard (8...128).contains(password.count) else {
+            throw AppError.validationFailed("\(field) must be 8–128 characters.")
+        }
+    }
+
+    static func validateEmail(_ email: String?) throws {
+        guard let email else { return }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+            !email.contains(where: \.isWhitespace)
+        else {
+            throw AppError.validationFailed("email must be an address like name@example.org.")
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Logging
+
+/// The rules of accounts: validation, hashing, throttling, tokens and their revocation.
+public struct AccountService: Sendable {
+    let users: UserStore
+    let throttle: LoginThrottle
+    let hasher: PasswordHasher
+    let tokens: TokenService
+    let versions: TokenVersionCache
+    let startingCash: Decimal
+
+    func register(username: String, password: String, email: String?, role: Role = .player) async throws -> Session {
+        try Credentials.validateUsername(username)
+        try Credentials.validatePassword(password)
+        try Credentials.validateEmail(email)
+        let hash = try await hasher.hash(password)
+        let user = try await users.create(
+            username: username, email: email, passwordHash: hash, role: role, startingCash: startingCash
+        )
+        return try await session(for: user, version: 0)
+    }
+
+    /// Wrong username and wrong password get the same answer after the same work.
+    func login(username: String, password: String) async throws -> Session {
+        if let seconds = try await throttle.retryAfter(username: username) {
+            throw AppError.rateLimited(retryAfter: seconds, "Too many failed logins for this username; try again later.")
+        }
+        let record = try await users.find(username: username)
+        let matches: Bool
+        if let record {
+            matches = try await hasher.verify(password, against: record.passwordHash)
+        } else {
+            try await hasher.verifyAgainstNothing(password)
+            matches = false
+        }
+        guard let record, matches else {
+            try await throttle.recordFailure(username: username)
+            throw AppError.unauthorized("Wrong username or password.")
+        }
+        try await throttle.reset(username: username)
+        return try await session(for: record.user, version: record.tokenVersion)
+    }
+
+    func logout(userID: Int) async throws {
+        let version = try await users.bumpTokenVersion(id: userID)
+        if let record = try await users.find(id: userID) {
+            versions.remember(userID: userID, version: version, role: record.user.role)
+        }
+    }
+
+    /// Replaces the password, revokes every earlier token and returns a fresh one.
+    func changePassword(userID: Int, current: String, new: String) async throws -> Session {
+        try Credentials.validatePassword(new, field: "newPassword")
+        guard let record = try await users.find(id: userID) else { throw AppError.unauthorized() }
+        guard try await hasher.verify(current, against: record.passwordHash) else {
+            throw AppError.forbidden("The current password is wrong.")
+        }
+        let version = try await users.changePassword(id: userID, passwordHash: try await hasher.hash(new))
+        return try await session(for: record.user, version: version)
+    }
+
+    /// Creates the admin, or makes the existing user with that name an admin with this
+    /// password. Running it again with the same values changes nothing.
+    public func ensureAdmin(username: String, password: String, logger: Logger) async throws {
+        try Credentials.validateUsername(username)
+        try Credentials.validatePassword(password)
+        if let existing = try await users.find(username: username) {
+            let samePassword = try await hasher.verify(password, against: existing.passwordHash)
+            if samePassword && existing.user.role == .admin { return }
+            let hash = samePassword ? nil : try await hasher.hash(password)
+            _ = try await users.promoteToAdmin(username: username, passwordHash: hash)
+            logger.notice("admin account updated", metadata: ["username": "\(existing.user.username)"])
+            return
+        }
+        do {
+            _ = try await register(username: username, password: password, email: nil, role: .admin)
+            logger.notice("admin account created", metadata: ["username": "\(username)"])
+        } catch let error as AppError where error.code == "conflict" {
+            // Another server created it a moment ago: make sure it is an admin.
+            _ = try await users.promoteToAdmin(username: username, passwordHash: try await hasher.hash(password))
+        }
+    }
+
+    private func session(for user: User, version: Int) async throws -> Session {
+        versions.remember(userID: user.id, version: version, role: user.role)
+        let (token, expiresAt) = try await tokens.issue(userID: user.id, version: version)
+        return Session(user: user, token: token, expiresAt: expiresAt)
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Postgres
+
+/// Users, and the personal portfolio each one gets.
+struct UserStore: Sendable {
+    let pool: PostgresConnectionPool
+
+    /// Creates a user, the personal portfolio and its starting cash movement in one
+    /// statement, so either all exist or none. A taken username (any case) is 409.
+    func create(username: String, email: String?, passwordHash: String, role: Role, startingCash: Decimal) async throws -> User {
+        do {
+            let rows = try await pool.query(
+                """
+                WITH new_user AS (
+                    INSERT INTO users (username, email, password_hash, role)
+                    VALUES (\(username), \(email), \(passwordHash), \(role.rawValue))
+                    RETURNING id, username, role, created_at
+                ), personal AS (
+                    INSERT INTO portfolios (user_id, name, cash)
+                    SELECT id, 'Personal', \(startingCash) FROM new_user
+                    RETURNING id
+                ), funding AS (
+                    INSERT INTO cash_movements (portfolio_id, kind, amount, note)
+                    SELECT id, 'starting_cash', \(startingCash), 'Starting cash' FROM personal
+                )
+                SELECT id, username, role, created_at FROM new_user
+                """
+            )
+            return try Self.user(from: rows[0])
+        } catch let error as PostgresError where error.code == .uniqueViolation {
+            throw AppError.conflict("That username is taken.")
+        }
+    }
+
+    func find(username: String) async throws -> UserRecord? {
+        try await record(
+            """
+            SELECT id, username, role, created_at, password_hash, token_version
+            FROM users WHERE lower(username) = lower(\(username))
+            """
+        )
+    }
+
+    func find(id: Int) async throws -> UserRecord? {
+        try await record(
+            "SELECT id, username, role, created_at, password_hash, token_version FROM users WHERE id = \(id)"
+        )
+    }
+
+    /// The token version and role, read on every authenticated request (through a cache).
+    func tokenState(id: Int) async throws -> (version: Int, role: Role)? {
+        let rows = try await pool.query("SELECT token_version, role FROM users WHERE id = \(id)")
+        guard let row = rows.first else { return nil }
+        let (version, role) = try row.decode((Int, String).self)
+        return (version, Role(rawValue: role) ?? .player)
+    }
+
+    /// Revokes every token issued so far; returns the new version.
+    func bumpTokenVersion(id: Int) async throws -> Int {
+        try await pool.query(
+            "UPDATE users SET token_version = token_version + 1 WHERE id = \(id) RETURNING token_version"
+        ).decodeColumn(Int.self).first ?? 0
+    }
+
+    /// Sets a new password hash and revokes earlier tokens; returns the new version.
+    func changePassword(id: Int, passwordHash: String) async throws -> Int {
+        try await pool.query(
+            """
+            UPDATE users SET password_hash = \(passwordHash), token_version = token_version + 1
+            WHERE id = \(id) RETURNING token_version
+            """
+        ).decodeColumn(Int.self).first ?? 0
+    }
+
+    /// Makes an existing user an admin with this password hash; false when no such user.
+    func promoteToAdmin(username: String, passwordHash: String?) async throws -> Bool {
+        try await pool.execute(
+            """
+            UPDATE users
+            SET role = 'admin', password_hash = coalesce(\(passwordHash), password_hash),
+                token_version = token_version + CASE WHEN \(passwordHash)::text IS NULL THEN 0 ELSE 1 END
+            WHERE lower(username) = lower(\(username))
+            """
+        ) == 1
+    }
+
+    private func record(_ query: PostgresQuery) async throws -> UserRecord? {
+        guard let row = try await pool.query(query).first else { return nil }
+        let (id, username, role, createdAt, hash, version) = try row.decode((Int, String, String, Date, String, Int).self)
+        return UserRecord(
+            user: User(id: id, username: username, role: Role(rawValue: role) ?? .player, createdAt: createdAt),
+            passwordHash: hash,
+            tokenVersion: version
+        )
+    }
+
+    private static func user(from row: PostgresRow) throws -> User {
+        let (id, username, role, createdAt) = try row.decode((Int, String, String, Date).self)
+        return User(id: id, username: username, role: Role(rawValue: role) ?? .player, createdAt: createdAt)
+    }
+}
+
+/// Counts failed logins per username: more than `limit` within a minute are refused
+/// until the minute is over. Kept in the database so every server process agrees.
+struct LoginThrottle: Sendable {
+    let pool: PostgresConnectionPool
+    var limit = 10
+    var window = 60
+
+    /// Seconds until this username may try again, or nil when it may try now.
+    func retryAfter(username: String) async throws -> Int? {
+        let rows = try await pool.query(
+            """
+            SELECT ceil(extract(epoch FROM window_start + make_interval(secs => \(window)) - now()))::int8
+            FROM login_failures
+            WHERE username_key = lower(\(username)) AND failures >= \(limit)
+              AND window_start > now() - make_interval(secs => \(window))
+            """
+        )
+        return try rows.decodeColumn(Int.self).first.map { max($0, 1) }
+    }
+
+    func recordFailure(username: String) async throws {
+        // Now and then, forget windows long over, so guessed usernames do not pile up.
+        if Int.random(in: 0..<100) == 0 {
+            try await pool.execute("DELETE FROM login_failures WHERE window_start < now() - interval '1 hour'")
+        }
+        try await pool.execute(
+            """
+            INSERT INTO login_failures AS f (username_key, window_start, failures)
+            VALUES (lower(\(username)), now(), 1)
+            ON CONFLICT (username_key) DO UPDATE SET
+                failures = CASE WHEN f.window_start > now() - make_interval(secs => \(window))
+                                THEN f.failures + 1 ELSE 1 END,
+                window_start = CASE WHEN f.window_start > now() - make_interval(secs => \(window))
+                                    THEN f.window_start ELSE now() END
+            """
+        )
+    }
+
+    func reset(username: String) async throws {
+        try await pool.execute("DELETE FROM login_failures WHERE username_key = lower(\(username))")
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Hummingbird
+
+extension Request {
+    /// Decodes a JSON body: 400 `bad_request` when it is missing or not JSON, 422
+    /// `validation_failed` naming the field when a value is missing or of the wrong type,
+    /// 413 when it is over the size limit.
+    func decodeJSON<T: Decodable>(as type: T.Type, context: AppRequestContext) async throws -> T {
+        let buffer = try await body.collect(upTo: context.maxUploadSize)
+        guard buffer.readableBytes > 0 else { throw AppError.badRequest("A JSON body is required.") }
+        do {
+            return try context.requestDecoder.decode(T.self, from: Data(buffer.readableBytesView))
+        } catch DecodingError.dataCorrupted(let failure) where failure.codingPath.isEmpty {
+            throw AppError.badRequest("The request body is not valid JSON.")
+        } catch DecodingError.keyNotFound(let key, let failure) {
+            throw AppError.validationFailed("\(Self.field(failure.codingPath + [key])) is required.")
+        } catch DecodingError.valueNotFound(_, let failure) {
+            throw AppError.validationFailed("\(Self.field(failure.codingPath)) must not be null.")
+        } catch DecodingError.typeMismatch(_, let failure) {
+            throw AppError.validationFailed("\(Self.field(failure.codingPath)) has the wrong type.")
+        } catch DecodingError.dataCorrupted(let failure) {
+            throw AppError.validationFailed("\(Self.field(failure.codingPath)) is not valid.")
+        }
+    }
+
+    private static func field(_ path: [any CodingKey]) -> String {
+        path.isEmpty ? "The body" : path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+}
