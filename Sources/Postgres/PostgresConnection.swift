@@ -48,6 +48,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     private var handle: OpaquePointer?
     private var statementNames: [StatementKey: String] = [:]
+    private var statementsPrepared = 0
     private var state: State = .idle
 
     private struct StatementKey: Hashable {
@@ -71,6 +72,8 @@ final class PostgresConnection: @unchecked Sendable {
         /// Preparing `statement` as `name`, then running it.
         case prepare(name: String, key: StatementKey, then: PostgresQuery)
         case execute
+        /// Running a cached prepared statement.
+        case executePrepared(StatementKey, PostgresQuery)
         /// Waiting for the server to enter COPY IN.
         case copyBegin
         /// Flushing COPY data; no results follow.
@@ -139,12 +142,13 @@ final class PostgresConnection: @unchecked Sendable {
             let types = query.binds.map(\.dataType)
             let key = StatementKey(sql: query.sql, types: types)
             if let name = statementNames[key] {
-                return send(.execute, handle) { try sendPrepared(name, query, handle) }
+                return send(.executePrepared(key, query), handle) { try sendPrepared(name, query, handle) }
             }
             guard statementNames.count < configuration.statementCacheCapacity else {
                 return send(.execute, handle) { try sendUnprepared(query, handle) }
             }
-            let name = "s\(statementNames.count + 1)"
+            statementsPrepared += 1
+            let name = "s\(statementsPrepared)"
             let oids = types.map { Oid($0.rawValue) }
             return send(.prepare(name: name, key: key, then: query), handle) {
                 PQsendPrepare(handle, name, query.sql, Int32(oids.count), oids) == 1
@@ -226,7 +230,19 @@ final class PostgresConnection: @unchecked Sendable {
         defer { results.forEach { PQclear($0) } }
         // The first error wins; otherwise the last result is the answer.
         if let failed = results.first(where: { !Self.succeeded(PQresultStatus($0)) && PQresultStatus($0) != PGRES_COPY_IN }) {
-            return fail(serverError(failed, handle: handle))
+            let error = serverError(failed, handle: handle)
+            if case .executePrepared(let key, let query) = step, error.code == .featureNotSupported {
+                // "cached plan must not change result type": the schema changed under a
+                // prepared statement. Forget it; outside a transaction block nothing was
+                // done, so prepare it afresh and run it again at once.
+                statementNames[key] = nil
+                if PQtransactionStatus(handle) == PQTRANS_IDLE {
+                    state = .idle
+                    return begin(.query(query), handle)
+                }
+                return fail(error)
+            }
+            return fail(error)
         }
         switch step {
         case .prepare(let name, let key, let query):
@@ -238,7 +254,7 @@ final class PostgresConnection: @unchecked Sendable {
             }
             state = .idle
             return .done(.success(.empty))
-        case .execute, .copyData:
+        case .execute, .executePrepared, .copyData:
             state = .idle
             return .done(.success(results.last.map(rows(from:)) ?? .empty))
         }
@@ -362,6 +378,7 @@ final class PostgresConnection: @unchecked Sendable {
         handle = nil
         connectDeadline = nil
         statementNames.removeAll()
+        statementsPrepared = 0
         state = .idle
     }
 

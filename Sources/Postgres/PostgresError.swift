@@ -109,6 +109,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         public static let uniqueViolation = Code("23505")
         public static let checkViolation = Code("23514")
         public static let exclusionViolation = Code("23P01")
+        public static let featureNotSupported = Code("0A000")
         public static let invalidTransactionState = Code("25000")
         public static let readOnlySQLTransaction = Code("25006")
         public static let inFailedSQLTransaction = Code("25P02")

@@ -147,6 +147,18 @@ struct PostgresDriverTests {
         }
     }
 
+    @Test("a prepared statement invalidated by a schema change is prepared again without an error")
+    func schemaChangeUnderPreparedStatement() async throws {
+        try await TemporaryDatabase.withPool(configure: { $0.maxConnections = 1 }) { pool in
+            try await pool.query("CREATE TABLE t (a int8)")
+            try await pool.query("INSERT INTO t VALUES (1)")
+            #expect(try await pool.query("SELECT * FROM t").columns.count == 1)
+            try await pool.query("ALTER TABLE t ADD COLUMN b text DEFAULT 'x'")
+            let rows = try await pool.query("SELECT * FROM t")
+            #expect(try rows.decode((Int, String).self).map(\.1) == ["x"])
+        }
+    }
+
     @Test("array parameters work with ANY")
     func arrayParameters() async throws {
         try await TemporaryDatabase.withPool { pool in
@@ -181,7 +193,6 @@ struct PostgresDriverTests {
             var configuration = database.configuration
             configuration.maxConnections = 4
             let pool = PostgresConnectionPool(configuration: configuration)
-            defer { Task { await pool.close() } }
             try await runConcurrently(pool, count: 16)
             #expect(pool.statistics.connections == 4)
 
