@@ -258,6 +258,21 @@ extension Int: PostgresArrayElement {
     public var postgresArrayLiteral: String { String(self) }
 }
 
+extension Decimal: PostgresArrayElement {
+    public static var postgresArrayType: PostgresDataType { .numericArray }
+    public var postgresArrayLiteral: String { description }
+}
+
+extension Date: PostgresArrayElement {
+    public static var postgresArrayType: PostgresDataType { .timestamptzArray }
+    public var postgresArrayLiteral: String { "\"" + PostgresTimestamp.format(self) + "\"" }
+}
+
+extension Optional: PostgresArrayElement where Wrapped: PostgresArrayElement {
+    public static var postgresArrayType: PostgresDataType { Wrapped.postgresArrayType }
+    public var postgresArrayLiteral: String { self?.postgresArrayLiteral ?? "NULL" }
+}
+
 extension String: PostgresArrayElement {
     public static var postgresArrayType: PostgresDataType { .textArray }
 

@@ -24,6 +24,8 @@ public struct PostgresDataType: RawRepresentable, Hashable, Sendable, CustomStri
     public static let int8Array = PostgresDataType(1016)
     public static let bpchar = PostgresDataType(1042)
     public static let varchar = PostgresDataType(1043)
+    public static let timestamptzArray = PostgresDataType(1185)
+    public static let numericArray = PostgresDataType(1231)
     public static let date = PostgresDataType(1082)
     public static let timestamp = PostgresDataType(1114)
     public static let timestamptz = PostgresDataType(1184)
@@ -35,7 +37,7 @@ public struct PostgresDataType: RawRepresentable, Hashable, Sendable, CustomStri
         0: "unspecified", 16: "bool", 17: "bytea", 19: "name", 20: "int8", 21: "int2", 23: "int4",
         25: "text", 26: "oid", 114: "json", 700: "float4", 701: "float8", 705: "unknown",
         1000: "bool[]", 1007: "int4[]", 1009: "text[]", 1016: "int8[]", 1042: "bpchar",
-        1043: "varchar", 1082: "date", 1114: "timestamp", 1184: "timestamptz", 1700: "numeric",
+        1043: "varchar", 1082: "date", 1185: "timestamptz[]", 1231: "numeric[]", 1114: "timestamp", 1184: "timestamptz", 1700: "numeric",
         2950: "uuid", 3802: "jsonb",
     ]
 

@@ -96,6 +96,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 
         public static let connectionException = Code("08000")
         public static let connectionFailure = Code("08006")
+        public static let cardinalityViolation = Code("21000")
         public static let stringDataRightTruncation = Code("22001")
         public static let numericValueOutOfRange = Code("22003")
         public static let invalidDatetimeFormat = Code("22007")

@@ -9,6 +9,8 @@ public struct AppError: Error, Sendable, Equatable {
     /// A sentence for people; never holds SQL, driver messages or secrets.
     public let detail: String
     public var headers: HTTPFields = [:]
+    /// For uploads: the line of the file the error is about.
+    public var line: Int?
 
     public init(_ status: HTTPResponse.Status, code: String, detail: String) {
         self.status = status
@@ -30,6 +32,21 @@ public struct AppError: Error, Sendable, Equatable {
 
     public static func notFound(_ detail: String = "Nothing exists at this address.") -> AppError {
         AppError(.notFound, code: "not_found", detail: detail)
+    }
+
+    /// A bad line in an uploaded file; the detail starts with the line number.
+    public static func validationFailed(line: Int, _ detail: String) -> AppError {
+        var error = AppError(.unprocessableContent, code: "validation_failed", detail: "Line \(line): \(detail)")
+        error.line = line
+        return error
+    }
+
+    public static func unknownSymbol(_ symbol: String) -> AppError {
+        AppError(.notFound, code: "unknown_symbol", detail: "No instrument has the symbol \(symbol).")
+    }
+
+    public static func quoteUnavailable(_ detail: String = "No current price can be had right now; try again shortly.") -> AppError {
+        AppError(.serviceUnavailable, code: "quote_unavailable", detail: detail)
     }
 
     public static func conflict(_ detail: String) -> AppError {
@@ -94,7 +111,8 @@ public struct AppError: Error, Sendable, Equatable {
             status: status.code,
             detail: detail,
             code: code,
-            requestId: requestID
+            requestId: requestID,
+            line: line
         )
         var headers = self.headers
         headers[.contentType] = "application/problem+json"
@@ -109,5 +127,6 @@ public struct AppError: Error, Sendable, Equatable {
         let detail: String
         let code: String
         let requestId: String
+        let line: Int?
     }
 }

@@ -15,7 +15,11 @@ public func buildApplication(
     poolLogger[metadataKey: "component"] = "postgres"
     let pool = PostgresConnectionPool(configuration: configuration.postgres(), logger: poolLogger)
     let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
-    let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics, accounts: accounts)
+    let market = MarketStore(pool: pool)
+    let quotes = StoredQuoteProvider(store: market)
+    let router = buildRouter(
+        configuration: configuration, pool: pool, metrics: metrics, accounts: accounts, market: market, quotes: quotes
+    )
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "MockStock"),
@@ -74,16 +78,23 @@ func buildRouter(
     configuration: AppConfiguration,
     pool: PostgresConnectionPool,
     metrics: AppMetrics,
-    accounts: AccountService
+    accounts: AccountService,
+    market: MarketStore,
+    quotes: any QuoteProvider
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: ProblemMiddleware())
-    router.add(middleware: BodyLimitMiddleware(maxBytes: AppRequestContext.maxBodySize))
+    router.add(middleware: BodyLimitMiddleware(
+        maxBytes: AppRequestContext.maxBodySize,
+        routeLimits: ["/api/admin/prices": AdminController.maxPriceUpload]
+    ))
     router.add(middleware: AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions))
     OperationsController(pool: pool, metrics: metrics, openAPIFile: configuration.openAPIFile).addRoutes(to: router)
     let api = router.group("api")
     AccountsController(accounts: accounts).addRoutes(to: api)
+    MarketController(store: market, quotes: quotes).addRoutes(to: api)
+    AdminController(market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool)).addRoutes(to: api)
     return router
 }

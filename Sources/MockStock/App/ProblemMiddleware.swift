@@ -40,13 +40,17 @@ struct ProblemMiddleware: RouterMiddleware {
     }
 }
 
-/// Refuses bodies whose declared length is over the limit before reading them.
+/// Refuses bodies whose declared length is over the limit before reading them; bulk
+/// upload routes may have larger limits of their own.
 struct BodyLimitMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let maxBytes: Int
+    /// Larger limits by route pattern, e.g. `["/api/admin/prices": 1 << 30]`.
+    var routeLimits: [String: Int] = [:]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBytes {
+        let limit = context.endpointPath.flatMap { routeLimits[$0] } ?? maxBytes
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw AppError.payloadTooLarge
         }
         return try await next(request, context)

@@ -1,0 +1,120 @@
+import Foundation
+import Hummingbird
+
+/// Seeding the market: instruments, quotes and daily price history. Admins only.
+struct AdminController {
+    let market: MarketAdminStore
+    let prices: PriceImporter
+
+    /// Largest price upload accepted, in bytes.
+    static let maxPriceUpload = 1 << 30
+
+    func addRoutes(to api: RouterGroup<AppRequestContext>) {
+        let admin = api.group("admin").add(middleware: AdminOnlyMiddleware())
+        admin.put("instruments", use: putInstruments)
+        admin.post("quotes", use: postQuotes)
+        admin.post("prices", use: postPrices)
+    }
+
+    struct InstrumentInput: Decodable {
+        let symbol: String
+        let name: String
+        let description: String?
+        let sector: String?
+        let currency: String?
+    }
+
+    struct QuoteInput: Decodable {
+        let symbol: String
+        let price: DecimalInput
+        let asOf: Date?
+    }
+
+    struct Upserted: ResponseEncodable { let upserted: Int }
+    struct Accepted: ResponseEncodable { let accepted: Int }
+    struct Loaded: ResponseEncodable { let rows: Int }
+
+    @Sendable func putInstruments(_ request: Request, context: AppRequestContext) async throws -> Upserted {
+        let inputs = try await request.decodeJSON(as: [InstrumentInput].self, context: context)
+        let instruments = try inputs.enumerated().map { index, input in
+            try Instrument(input, at: index)
+        }
+        guard Set(instruments.map(\.symbol)).count == instruments.count else {
+            throw AppError.validationFailed("Each symbol may appear once per request.")
+        }
+        return Upserted(upserted: try await market.upsert(instruments))
+    }
+
+    @Sendable func postQuotes(_ request: Request, context: AppRequestContext) async throws -> Accepted {
+        let inputs = try await request.decodeJSON(as: [QuoteInput].self, context: context)
+        let latest = Date().addingTimeInterval(60)
+        let quotes = try inputs.enumerated().map { index, input in
+            let symbol = Symbol.normalize(input.symbol)
+            guard Symbol.isValid(symbol) else { throw AppError.unknownSymbol(symbol) }
+            guard input.price.value > 0, input.price.value < 1_000_000_000_000 else {
+                throw AppError.validationFailed("[\(index)].price must be a positive amount.")
+            }
+            let asOf = input.asOf ?? Date()
+            guard asOf <= latest else { throw AppError.validationFailed("[\(index)].asOf is in the future.") }
+            return PriceQuote(symbol: symbol, price: input.price.value, previousClose: nil, asOf: asOf)
+        }
+        guard Set(quotes.map(\.symbol)).count == quotes.count else {
+            throw AppError.validationFailed("Each symbol may appear once per request.")
+        }
+        return Accepted(accepted: try await market.setQuotes(quotes))
+    }
+
+    /// CSV daily bars, streamed into the database; see `PriceImporter`.
+    @Sendable func postPrices(_ request: Request, context: AppRequestContext) async throws -> Loaded {
+        Loaded(rows: try await prices.load(request.body))
+    }
+}
+
+/// Lets only admins through; everyone else gets 403.
+struct AdminOnlyMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard try context.requireIdentity().role == .admin else {
+            throw AppError.forbidden("Only admins may do this.")
+        }
+        return try await next(request, context)
+    }
+}
+
+/// A validated instrument to store.
+struct Instrument: Sendable {
+    let symbol: String
+    let name: String
+    let description: String
+    let sector: String
+    let currency: String
+
+    init(symbol: String, name: String, description: String, sector: String, currency: String) {
+        self.symbol = symbol
+        self.name = name
+        self.description = description
+        self.sector = sector
+        self.currency = currency
+    }
+
+    init(_ input: AdminController.InstrumentInput, at index: Int) throws {
+        let symbol = Symbol.normalize(input.symbol)
+        guard Symbol.isValid(symbol) else {
+            throw AppError.validationFailed("[\(index)].symbol must be 1–12 letters, digits, '.' or '-'.")
+        }
+        let name = input.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...200).contains(name.count) else { throw AppError.validationFailed("[\(index)].name must be 1–200 characters.") }
+        let currency = (input.currency ?? "USD").uppercased()
+        guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            throw AppError.validationFailed("[\(index)].currency must be a three-letter code such as USD.")
+        }
+        guard (input.description ?? "").count <= 2000, (input.sector ?? "").count <= 100 else {
+            throw AppError.validationFailed("[\(index)]: description is at most 2000 characters, sector at most 100.")
+        }
+        self.init(
+            symbol: symbol, name: name, description: input.description ?? "", sector: input.sector ?? "",
+            currency: currency
+        )
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Postgres
+
+/// Writes instruments and admin quotes.
+struct MarketAdminStore: Sendable {
+    let pool: PostgresConnectionPool
+
+    /// Inserts or replaces instruments; returns how many were written.
+    func upsert(_ instruments: [Instrument]) async throws -> Int {
+        guard !instruments.isEmpty else { return 0 }
+        return try await pool.execute(
+            """
+            INSERT INTO instruments (symbol, name, description, sector, currency)
+            SELECT * FROM unnest(\(instruments.map(\.symbol)), \(instruments.map(\.name)),
+                                 \(instruments.map(\.description)), \(instruments.map(\.sector)),
+                                 \(instruments.map(\.currency)))
+            ON CONFLICT (symbol) DO UPDATE SET
+                name = excluded.name, description = excluded.description, sector = excluded.sector,
+                currency = excluded.currency, active = true
+            """
+        )
+    }
+
+    /// Sets the latest prices. The previous close is the last daily close before the
+    /// quote's day or, without history, the last quote of an earlier day. Unknown
+    /// symbols store nothing and are reported.
+    func setQuotes(_ quotes: [PriceQuote]) async throws -> Int {
+        guard !quotes.isEmpty else { return 0 }
+        let symbols = quotes.map(\.symbol)
+        let known = Set(try await pool.query("SELECT symbol FROM instruments WHERE symbol = ANY(\(symbols))").decodeColumn(String.self))
+        if let unknown = symbols.first(where: { !known.contains($0) }) { throw AppError.unknownSymbol(unknown) }
+        return try await pool.execute(
+            """
+            INSERT INTO quotes AS q (symbol, price, previous_close, as_of, source)
+            SELECT input.symbol, input.price,
+                   (SELECT close FROM daily_bars d
+                    WHERE d.symbol = input.symbol AND d.day < (input.as_of AT TIME ZONE 'UTC')::date
+                    ORDER BY d.day DESC LIMIT 1),
+                   input.as_of, 'admin'
+            FROM unnest(\(symbols), \(quotes.map(\.price)), \(quotes.map(\.asOf))) AS input (symbol, price, as_of)
+            ON CONFLICT (symbol) DO UPDATE SET
+                price = excluded.price,
+                previous_close = coalesce(
+                    excluded.previous_close,
+                    CASE WHEN (q.as_of AT TIME ZONE 'UTC')::date < (excluded.as_of AT TIME ZONE 'UTC')::date
+                         THEN q.price ELSE q.previous_close END),
+                as_of = excluded.as_of,
+                source = 'admin'
+            """
+        )
+    }
+}

@@ -1,0 +1,271 @@
+import Foundation
+import NIOCore
+import Postgres
+
+/// Loads daily bars from CSV (`symbol,date,open,high,low,close,volume` and optionally
+/// `dividend,split`; other columns are ignored; CRLF or LF), streaming: each chunk is
+/// checked and passed on to `COPY` as it arrives, so an upload of any size needs little
+/// memory. One transaction: a bad row anywhere stores nothing and is reported by its line
+/// number. Rows already stored for the same symbol and day are replaced, so loading the
+/// same file twice changes nothing.
+struct PriceImporter: Sendable {
+    let pool: PostgresConnectionPool
+
+    /// Loads the chunks and returns the number of rows stored.
+    func load<Chunks: AsyncSequence>(_ chunks: Chunks) async throws -> Int where Chunks.Element == ByteBuffer {
+        try await pool.withTransaction { session in
+            try await session.runScript(
+                """
+                CREATE TEMP TABLE price_upload (
+                    line bigint, symbol text, day date, open numeric, high numeric, low numeric,
+                    close numeric, volume bigint, dividend numeric, split numeric
+                ) ON COMMIT DROP
+                """
+            )
+            var parser = PriceCSVParser()
+            _ = try await session.copyFrom("COPY price_upload FROM STDIN") { writer in
+                for try await chunk in chunks {
+                    let rows = try chunk.withUnsafeReadableBytes { try parser.consume($0) }
+                    try await writer.write(rows)
+                }
+                try await writer.write(try parser.finish())
+            }
+            guard parser.rows > 0 else {
+                throw AppError.validationFailed("The upload holds no price rows.")
+            }
+            if let line = try await session.query(
+                """
+                SELECT min(u.line) FROM price_upload u
+                WHERE NOT EXISTS (SELECT 1 FROM instruments i WHERE i.symbol = u.symbol)
+                """
+            ).decodeColumn(Int?.self).first ?? nil {
+                throw AppError.validationFailed(line: line, "unknown symbol; add the instrument first.")
+            }
+            try await session.runScript("SAVEPOINT before_upsert")
+            do {
+                return try await session.execute(
+                    """
+                    INSERT INTO daily_bars (symbol, day, open, high, low, close, volume, dividend, split)
+                    SELECT symbol, day, open, high, low, close, volume, dividend, split FROM price_upload
+                    ON CONFLICT (symbol, day) DO UPDATE SET
+                        open = excluded.open, high = excluded.high, low = excluded.low, close = excluded.close,
+                        volume = excluded.volume, dividend = excluded.dividend, split = excluded.split
+                    """
+                )
+            } catch let error as PostgresError where error.code == .cardinalityViolation {
+                try await session.runScript("ROLLBACK TO SAVEPOINT before_upsert")
+                let line = try await session.query(
+                    """
+                    SELECT min(line) FROM (
+                        SELECT line, row_number() OVER (PARTITION BY symbol, day ORDER BY line) AS seen
+                        FROM price_upload
+                    ) repeated WHERE seen > 1
+                    """
+                ).decodeColumn(Int?.self).first ?? nil
+                throw AppError.validationFailed(line: line ?? 0, "the same symbol and date appear twice in the upload.")
+            }
+        }
+    }
+}
+
+/// Turns CSV bytes into rows of `COPY ... FROM STDIN` text format, checking every value
+/// and counting lines (the header is line 1).
+struct PriceCSVParser {
+    private enum Column: String, CaseIterable {
+        case symbol, date, open, high, low, close, volume, dividend, split
+    }
+
+    /// Where each column is in a row, read from the header.
+    private struct Layout {
+        let symbol: Int, date: Int, close: Int
+        let open: Int?, high: Int?, low: Int?, volume: Int?, dividend: Int?, split: Int?
+    }
+
+    private var pending: [UInt8] = []
+    private var layout: Layout?
+    private var fieldCount = 0
+    private var line = 0
+    private(set) var rows = 0
+
+    /// Consumes a chunk and returns the COPY rows for the complete lines in it.
+    mutating func consume(_ bytes: UnsafeRawBufferPointer) throws -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + bytes.count / 4)
+        var start = 0
+        while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            if pending.isEmpty {
+                try process(UnsafeRawBufferPointer(rebasing: bytes[start..<newline]), into: &output)
+            } else {
+                pending.append(contentsOf: bytes[start..<newline])
+                let lineBytes = pending
+                pending.removeAll(keepingCapacity: true)
+                try lineBytes.withUnsafeBytes { try process($0, into: &output) }
+            }
+            start = newline + 1
+        }
+        pending.append(contentsOf: bytes[start...])
+        return output
+    }
+
+    /// Handles a last line without a newline.
+    mutating func finish() throws -> [UInt8] {
+        var output: [UInt8] = []
+        if !pending.isEmpty {
+            let lineBytes = pending
+            pending.removeAll()
+            try lineBytes.withUnsafeBytes { try process($0, into: &output) }
+        }
+        if layout == nil { throw AppError.validationFailed("The upload is empty: a header row and price rows are needed.") }
+        return output
+    }
+
+    private mutating func process(_ raw: UnsafeRawBufferPointer, into output: inout [UInt8]) throws {
+        line += 1
+        var bytes = raw
+        if bytes.last == UInt8(ascii: "\r") { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
+        if bytes.isEmpty { return }
+        guard !bytes.contains(UInt8(ascii: "\"")) else {
+            throw AppError.validationFailed(line: line, "quoted fields are not supported in price files.")
+        }
+        let fields = bytes.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+        guard let layout else {
+            try readHeader(fields)
+            return
+        }
+        guard fields.count == fieldCount else {
+            throw AppError.validationFailed(line: line, "expected \(fieldCount) fields, found \(fields.count).")
+        }
+        func field(_ index: Int?) -> Slice<UnsafeRawBufferPointer>? {
+            index.map { fields[$0] }
+        }
+
+        appendNumber(line, to: &output)
+        output.append(UInt8(ascii: "\t"))
+        let symbol = fields[layout.symbol]
+        guard (1...12).contains(symbol.count), symbol.allSatisfy(Self.isSymbolByte) else {
+            throw AppError.validationFailed(line: line, "symbol must be 1–12 letters, digits, '.' or '-'.")
+        }
+        output.append(contentsOf: symbol.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) ? $0 - 32 : $0 })
+        output.append(UInt8(ascii: "\t"))
+        let date = fields[layout.date]
+        guard Self.isDate(date) else {
+            throw AppError.validationFailed(line: line, "date must be a real day written YYYY-MM-DD.")
+        }
+        output.append(contentsOf: date)
+        for (index, name) in [(layout.open, "open"), (layout.high, "high"), (layout.low, "low"), (layout.close, "close")] {
+            output.append(UInt8(ascii: "\t"))
+            try appendPrice(field(index), name: name, required: name == "close", to: &output)
+        }
+        output.append(UInt8(ascii: "\t"))
+        if let volume = field(layout.volume), !volume.isEmpty {
+            let digits = volume.prefix { $0 != UInt8(ascii: ".") }
+            let fraction = volume.dropFirst(digits.count)
+            guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy(Self.isDigit),
+                fraction.isEmpty || fraction.dropFirst().allSatisfy({ $0 == UInt8(ascii: "0") })
+            else {
+                throw AppError.validationFailed(line: line, "volume must be a whole number of shares.")
+            }
+            output.append(contentsOf: digits)
+        } else {
+            output.append(UInt8(ascii: "0"))
+        }
+        output.append(UInt8(ascii: "\t"))
+        try appendAmount(field(layout.dividend), name: "dividend", default: "0", allowZero: true, to: &output)
+        output.append(UInt8(ascii: "\t"))
+        try appendAmount(field(layout.split), name: "split", default: "1", allowZero: false, to: &output)
+        output.append(UInt8(ascii: "\n"))
+        rows += 1
+    }
+
+    private mutating func readHeader(_ fields: [Slice<UnsafeRawBufferPointer>]) throws {
+        var positions: [Column: Int] = [:]
+        for (index, field) in fields.enumerated() {
+            let name = String(decoding: field, as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased()
+            if let column = Column(rawValue: name) { positions[column] = index }
+        }
+        guard let symbol = positions[.symbol], let date = positions[.date], let close = positions[.close] else {
+            let missing = [Column.symbol, .date, .close].filter { positions[$0] == nil }.map(\.rawValue)
+            throw AppError.validationFailed(
+                line: line, "the header lacks \(missing.joined(separator: ", ")); expected symbol,date,open,high,low,close,volume."
+            )
+        }
+        layout = Layout(
+            symbol: symbol, date: date, close: close, open: positions[.open], high: positions[.high],
+            low: positions[.low], volume: positions[.volume], dividend: positions[.dividend], split: positions[.split]
+        )
+        fieldCount = fields.count
+    }
+
+    private func appendPrice(_ field: Slice<UnsafeRawBufferPointer>?, name: String, required: Bool, to output: inout [UInt8]) throws {
+        guard let field, !field.isEmpty else {
+            if required { throw AppError.validationFailed(line: line, "\(name) is required.") }
+            output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
+            return
+        }
+        guard Self.isDecimal(field) else { throw AppError.validationFailed(line: line, "\(name) is not a number.") }
+        guard Self.isPositive(field) else { throw AppError.validationFailed(line: line, "\(name) must be greater than zero.") }
+        output.append(contentsOf: field)
+    }
+
+    private func appendAmount(
+        _ field: Slice<UnsafeRawBufferPointer>?, name: String, default fallback: String, allowZero: Bool,
+        to output: inout [UInt8]
+    ) throws {
+        guard let field, !field.isEmpty else {
+            output.append(contentsOf: fallback.utf8)
+            return
+        }
+        guard Self.isDecimal(field), field.first != UInt8(ascii: "-"), allowZero || Self.isPositive(field) else {
+            throw AppError.validationFailed(line: line, "\(name) must be a \(allowZero ? "non-negative" : "positive") number.")
+        }
+        output.append(contentsOf: field)
+    }
+
+    private func appendNumber(_ value: Int, to output: inout [UInt8]) {
+        output.append(contentsOf: String(value).utf8)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    private static func isSymbolByte(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+    }
+
+    /// `-?digits(.digits)?`, at most 30 digits.
+    private static func isDecimal(_ field: Slice<UnsafeRawBufferPointer>) -> Bool {
+        var body = field[...]
+        if body.first == UInt8(ascii: "-") { body = body.dropFirst() }
+        guard let dot = body.firstIndex(of: UInt8(ascii: ".")) else {
+            return !body.isEmpty && body.count <= 30 && body.allSatisfy(isDigit)
+        }
+        let whole = body[..<dot]
+        let fraction = body[(dot + 1)...]
+        return !whole.isEmpty && !fraction.isEmpty && whole.count + fraction.count <= 30
+            && whole.allSatisfy(isDigit) && fraction.allSatisfy(isDigit)
+    }
+
+    private static func isPositive(_ field: Slice<UnsafeRawBufferPointer>) -> Bool {
+        field.first != UInt8(ascii: "-") && field.contains { $0 != UInt8(ascii: "0") && $0 != UInt8(ascii: ".") }
+    }
+
+    /// YYYY-MM-DD naming a day that exists.
+    private static func isDate(_ field: Slice<UnsafeRawBufferPointer>) -> Bool {
+        let bytes = Array(field)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return false }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                guard isDigit(bytes[index]) else { return nil }
+                value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            year >= 1800, (1...12).contains(month), day >= 1
+        else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        return day <= lengths[month - 1]
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Hummingbird
+
+/// Quotes, the marketplace, movers, stock pages and charts.
+struct MarketController {
+    let store: MarketStore
+    let quotes: any QuoteProvider
+
+    func addRoutes(to api: RouterGroup<AppRequestContext>) {
+        api.get("stock/symbols", use: batch)
+        api.get("stock/market", use: market)
+        api.get("stock/movers", use: movers)
+        api.get("stock/{symbol}", use: detail)
+        api.get("stock/{symbol}/chart", use: chart)
+    }
+
+    /// Quotes for the known symbols among those asked, in the order asked.
+    @Sendable func batch(_ request: Request, context: AppRequestContext) async throws -> [Quote] {
+        let symbols = (request.uri.queryParameters.get("symbols") ?? "")
+            .split(separator: ",").map { Symbol.normalize(String($0)) }.filter { !$0.isEmpty }
+        guard symbols.count <= 200 else { throw AppError.validationFailed("At most 200 symbols per request.") }
+        let unique = Array(NSOrderedSet(array: symbols)) as? [String] ?? symbols
+        let found = try await quotes.quotes(for: unique.filter(Symbol.isValid))
+        let names = try await store.names(for: Array(found.keys))
+        return unique.compactMap { symbol in
+            found[symbol].map { Quote(name: names[symbol] ?? symbol, quote: $0) }
+        }
+    }
+
+    @Sendable func market(_ request: Request, context: AppRequestContext) async throws -> QuotePage {
+        let parameters = request.uri.queryParameters
+        let sortName = parameters.get("sort") ?? "symbol"
+        guard let sort = MarketStore.Sort(rawValue: sortName) else {
+            throw AppError.validationFailed(
+                "sort must be one of \(MarketStore.Sort.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        let page = try Pagination(parameters, defaultLimit: 50)
+        let search = parameters.get("search") ?? ""
+        guard search.count <= 100 else { throw AppError.validationFailed("search is at most 100 characters.") }
+        let (items, total) = try await store.page(search: search, sort: sort, limit: page.limit, offset: page.offset)
+        return QuotePage(items: items.map { Quote(name: $0.name, quote: $0.quote) }, total: total)
+    }
+
+    @Sendable func movers(_ request: Request, context: AppRequestContext) async throws -> Movers {
+        let limit = try Pagination.limit(request.uri.queryParameters, default: 5, maximum: 50)
+        let (winners, losers) = try await store.movers(limit: limit)
+        return Movers(
+            winners: winners.map { Quote(name: $0.name, quote: $0.quote) },
+            losers: losers.map { Quote(name: $0.name, quote: $0.quote) }
+        )
+    }
+
+    @Sendable func detail(_ request: Request, context: AppRequestContext) async throws -> StockDetail {
+        let symbol = try Symbol.known(context)
+        guard let info = try await store.instrument(symbol) else { throw AppError.unknownSymbol(symbol) }
+        let quote = Quote(name: info.name, quote: try await quotes.quote(for: symbol))
+        let price = Decimal(exactly: quote.price)!
+        let (yearAgo, high, low) = try await store.yearStatistics(symbol)
+        return StockDetail(
+            symbol: symbol, name: info.name, price: quote.price, previousClose: quote.previousClose,
+            change: quote.change, changePercent: quote.changePercent, asOf: quote.asOf,
+            description: info.description, sector: info.sector, currency: info.currency,
+            yearChangePercent: yearAgo.map { ((price - $0) / $0 * 100).rounded(2).moneyString },
+            yearHigh: high.map { max($0, price).moneyString },
+            yearLow: low.map { min($0, price).moneyString }
+        )
+    }
+
+    static let chartRanges = ["1m": 31, "3m": 92, "6m": 183, "1y": 366, "5y": 1827]
+
+    @Sendable func chart(_ request: Request, context: AppRequestContext) async throws -> Chart {
+        let symbol = try Symbol.known(context)
+        let range = request.uri.queryParameters.get("range") ?? "1m"
+        guard let days = Self.chartRanges[range] else {
+            throw AppError.validationFailed("range must be one of 1m, 3m, 6m, 1y, 5y.")
+        }
+        guard try await store.instrument(symbol) != nil else { throw AppError.unknownSymbol(symbol) }
+        return Chart(symbol: symbol, range: range, points: try await store.bars(symbol, days: days))
+    }
+}
+
+/// Ticker symbols: upper-case, 1–12 of letters, digits, '.' and '-'.
+enum Symbol {
+    static func normalize(_ text: String) -> String {
+        text.trimmingCharacters(in: .whitespaces).uppercased()
+    }
+
+    static func isValid(_ symbol: String) -> Bool {
+        (1...12).contains(symbol.count)
+            && symbol.unicodeScalars.allSatisfy { ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || $0 == "." || $0 == "-" }
+    }
+
+    /// The `{symbol}` path parameter, normalised; 404 `unknown_symbol` when it cannot be one.
+    static func known(_ context: AppRequestContext) throws -> String {
+        let symbol = normalize(context.parameters.get("symbol") ?? "")
+        guard isValid(symbol) else { throw AppError.unknownSymbol(symbol) }
+        return symbol
+    }
+}
+
+/// `limit` and `offset` query parameters as API.md defines them.
+struct Pagination {
+    let limit: Int
+    let offset: Int
+
+    init(_ parameters: Parameters, defaultLimit: Int, maximum: Int = 200) throws {
+        limit = try Self.limit(parameters, default: defaultLimit, maximum: maximum)
+        let offsetText = parameters.get("offset") ?? "0"
+        guard let offset = Int(offsetText), offset >= 0, offset <= 1_000_000_000 else {
+            throw AppError.validationFailed("offset must be a whole number, 0 or more.")
+        }
+        self.offset = offset
+    }
+
+    /// The limit: `default` when absent, clamped to `maximum`, 422 when not a positive number.
+    static func limit(_ parameters: Parameters, default fallback: Int, maximum: Int) throws -> Int {
+        guard let text = parameters.get("limit") else { return fallback }
+        guard let value = Int(text), value >= 1 else {
+            throw AppError.validationFailed("limit must be a whole number, 1 or more.")
+        }
+        return min(value, maximum)
+    }
+}

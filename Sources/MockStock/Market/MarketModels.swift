@@ -1,0 +1,130 @@
+import Foundation
+import Hummingbird
+
+/// An instrument's price at a moment, as a quote provider gives it.
+public struct PriceQuote: Sendable, Equatable {
+    public let symbol: String
+    public let price: Decimal
+    /// The previous day's close; `nil` when unknown (the change is then zero).
+    public let previousClose: Decimal?
+    public let asOf: Date
+
+    public init(symbol: String, price: Decimal, previousClose: Decimal?, asOf: Date) {
+        self.symbol = symbol
+        self.price = price
+        self.previousClose = previousClose
+        self.asOf = asOf
+    }
+}
+
+/// A quote as clients see it (API.md `Quote`).
+struct Quote: ResponseEncodable, Equatable {
+    let symbol: String
+    let name: String
+    let price: String
+    let previousClose: String
+    let change: String
+    let changePercent: String
+    let asOf: Date
+
+    init(name: String, quote: PriceQuote) {
+        let previous = quote.previousClose ?? quote.price
+        let change = quote.price - previous
+        symbol = quote.symbol
+        self.name = name
+        price = quote.price.moneyString
+        previousClose = previous.moneyString
+        self.change = change.moneyString
+        changePercent = (previous == 0 ? Decimal(0) : change / previous * 100).rounded(2).moneyString
+        asOf = quote.asOf
+    }
+}
+
+/// A stock's page (API.md `StockDetail`).
+struct StockDetail: ResponseEncodable {
+    let symbol: String
+    let name: String
+    let price: String
+    let previousClose: String
+    let change: String
+    let changePercent: String
+    let asOf: Date
+    let description: String
+    let sector: String
+    let currency: String
+    let yearChangePercent: String?
+    let yearHigh: String?
+    let yearLow: String?
+}
+
+struct QuotePage: ResponseEncodable {
+    let items: [Quote]
+    let total: Int
+}
+
+struct Movers: ResponseEncodable {
+    let winners: [Quote]
+    let losers: [Quote]
+}
+
+struct Chart: ResponseEncodable {
+    struct Point: Encodable {
+        let date: String
+        let open: String?
+        let high: String?
+        let low: String?
+        let close: String
+        let volume: Int
+    }
+
+    let symbol: String
+    let range: String
+    let points: [Point]
+}
+
+/// A decimal in a JSON body: a string such as `"187.43"` or a plain number, never
+/// passed through binary floating point.
+struct DecimalInput: Decodable, Sendable {
+    let value: Decimal
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            guard let value = Decimal(exactly: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a decimal number")
+            }
+            self.value = value
+        } else {
+            value = try container.decode(Decimal.self)
+        }
+    }
+}
+
+extension Decimal {
+    /// Parses `-?digits(.digits)?` only: no exponents, spaces, locales or `NaN`.
+    init?(exactly text: String) {
+        var body = Substring(text)
+        if body.first == "-" { body = body.dropFirst() }
+        let parts = body.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            body.count <= 40, let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        else { return nil }
+        self = value
+    }
+
+    /// Plain decimal notation with at least two fraction digits: `"10000.00"`, `"187.4312"`.
+    var moneyString: String {
+        var text = "\(self)"
+        if text == "-0" { text = "0" }
+        guard let dot = text.firstIndex(of: ".") else { return text + ".00" }
+        let fractionDigits = text.distance(from: dot, to: text.endIndex) - 1
+        return fractionDigits < 2 ? text + String(repeating: "0", count: 2 - fractionDigits) : text
+    }
+
+    func rounded(_ scale: Int) -> Decimal {
+        var value = self
+        var result = Decimal()
+        NSDecimalRound(&result, &value, scale, .plain)
+        return result
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Postgres
+
+/// Instruments, quotes and daily bars.
+struct MarketStore: Sendable {
+    let pool: PostgresConnectionPool
+
+    /// An instrument with its current price from `instrument_prices`.
+    struct PricedInstrument: Sendable {
+        let name: String
+        let quote: PriceQuote
+    }
+
+    enum Sort: String, CaseIterable {
+        case symbol, symbolDescending = "-symbol", price, priceDescending = "-price", change, changeDescending = "-change"
+
+        var orderBy: String {
+            switch self {
+            case .symbol: "symbol"
+            case .symbolDescending: "symbol DESC"
+            case .price: "price, symbol"
+            case .priceDescending: "price DESC, symbol"
+            case .change: "change_ratio, symbol"
+            case .changeDescending: "change_ratio DESC, symbol"
+            }
+        }
+    }
+
+    private static let pricedColumns = "symbol, name, price, previous_close, as_of"
+
+    func prices(for symbols: [String]) async throws -> [String: PriceQuote] {
+        guard !symbols.isEmpty else { return [:] }
+        let rows = try await pool.query(
+            """
+            SELECT \(unescaped: Self.pricedColumns) FROM instrument_prices
+            WHERE symbol = ANY(\(symbols)) AND price IS NOT NULL
+            """
+        )
+        return Dictionary(uniqueKeysWithValues: try rows.map { try Self.priced($0) }.map { ($0.quote.symbol, $0.quote) })
+    }
+
+    func names(for symbols: [String]) async throws -> [String: String] {
+        let rows = try await pool.query("SELECT symbol, name FROM instruments WHERE symbol = ANY(\(symbols))")
+        return Dictionary(uniqueKeysWithValues: try rows.decode((String, String).self).map { ($0.0, $0.1) })
+    }
+
+    /// Active priced instruments whose ticker starts with `search` or one of whose name's
+    /// words does, in `sort` order, with the total count for pagination.
+    func page(search: String, sort: Sort, limit: Int, offset: Int) async throws -> (items: [PricedInstrument], total: Int) {
+        let term = search.trimmingCharacters(in: .whitespaces)
+        let pattern = Self.escapeLike(term.lowercased()) + "%"
+        let rows = try await pool.query(
+            """
+            SELECT \(unescaped: Self.pricedColumns), count(*) OVER () FROM (
+                SELECT *, (price - coalesce(previous_close, price)) / coalesce(previous_close, price) AS change_ratio
+                FROM instrument_prices
+                WHERE active AND price IS NOT NULL
+                  AND (\(term) = '' OR lower(symbol) LIKE \(pattern)
+                       OR EXISTS (SELECT 1 FROM regexp_split_to_table(lower(name), '[^[:alnum:]]+') AS word
+                                  WHERE word LIKE \(pattern)))
+            ) matched
+            ORDER BY \(unescaped: sort.orderBy)
+            LIMIT \(limit) OFFSET \(offset)
+            """
+        )
+        let total = try rows.first?.decode(Int.self, column: 5) ?? 0
+        if rows.isEmpty && offset > 0 {
+            // Past the end: still report how many there are.
+            return ([], try await count(search: term, pattern: pattern))
+        }
+        return (try rows.map { try Self.priced($0) }, total)
+    }
+
+    private func count(search: String, pattern: String) async throws -> Int {
+        try await pool.query(
+            """
+            SELECT count(*) FROM instrument_prices
+            WHERE active AND price IS NOT NULL
+              AND (\(search) = '' OR lower(symbol) LIKE \(pattern)
+                   OR EXISTS (SELECT 1 FROM regexp_split_to_table(lower(name), '[^[:alnum:]]+') AS word
+                              WHERE word LIKE \(pattern)))
+            """
+        ).decodeColumn(Int.self).first ?? 0
+    }
+
+    /// The biggest rises and falls of the day by percent; only rises are winners and only
+    /// falls are losers.
+    func movers(limit: Int) async throws -> (winners: [PricedInstrument], losers: [PricedInstrument]) {
+        func select(_ condition: String, _ order: String) async throws -> [PricedInstrument] {
+            let rows = try await pool.query(
+                """
+                SELECT \(unescaped: Self.pricedColumns) FROM instrument_prices
+                WHERE active AND price IS NOT NULL AND previous_close IS NOT NULL AND \(unescaped: condition)
+                ORDER BY (price - previous_close) / previous_close \(unescaped: order), symbol
+                LIMIT \(limit)
+                """
+            )
+            return try rows.map { try Self.priced($0) }
+        }
+        return (try await select("price > previous_close", "DESC"), try await select("price < previous_close", "ASC"))
+    }
+
+    struct InstrumentInfo: Sendable {
+        let name: String
+        let description: String
+        let sector: String
+        let currency: String
+    }
+
+    func instrument(_ symbol: String) async throws -> InstrumentInfo? {
+        let rows = try await pool.query("SELECT name, description, sector, currency FROM instruments WHERE symbol = \(symbol)")
+        return try rows.first.map {
+            let (name, description, sector, currency) = try $0.decode((String, String, String, String).self)
+            return InstrumentInfo(name: name, description: description, sector: sector, currency: currency)
+        }
+    }
+
+    /// The close a year before the latest bar, and the 52-week high and low up to it.
+    func yearStatistics(_ symbol: String) async throws -> (yearAgoClose: Decimal?, high: Decimal?, low: Decimal?) {
+        let rows = try await pool.query(
+            """
+            WITH latest AS (SELECT max(day) AS day FROM daily_bars WHERE symbol = \(symbol))
+            SELECT
+                (SELECT close FROM daily_bars, latest
+                 WHERE symbol = \(symbol) AND daily_bars.day <= latest.day - interval '1 year'
+                 ORDER BY daily_bars.day DESC LIMIT 1),
+                max(coalesce(high, close)), min(coalesce(low, close))
+            FROM daily_bars, latest
+            WHERE symbol = \(symbol) AND daily_bars.day > latest.day - interval '52 weeks'
+            """
+        )
+        guard let row = rows.first else { return (nil, nil, nil) }
+        return try row.decode((Decimal?, Decimal?, Decimal?).self)
+    }
+
+    /// Daily bars within `days` of the latest one, oldest first.
+    func bars(_ symbol: String, days: Int) async throws -> [Chart.Point] {
+        let rows = try await pool.query(
+            """
+            SELECT to_char(day, 'YYYY-MM-DD'), open, high, low, close, volume FROM daily_bars
+            WHERE symbol = \(symbol)
+              AND day > (SELECT max(day) FROM daily_bars WHERE symbol = \(symbol)) - \(days)::int
+            ORDER BY day
+            """
+        )
+        return try rows.map { row in
+            let (day, open, high, low, close, volume) = try row.decode((String, Decimal?, Decimal?, Decimal?, Decimal, Int).self)
+            return Chart.Point(
+                date: day, open: open?.moneyString, high: high?.moneyString, low: low?.moneyString,
+                close: close.moneyString, volume: volume
+            )
+        }
+    }
+
+    private static func priced(_ row: PostgresRow) throws -> PricedInstrument {
+        let symbol = try row.decode(String.self, column: 0)
+        let name = try row.decode(String.self, column: 1)
+        let price = try row.decode(Decimal.self, column: 2)
+        let previous = try row.decode(Decimal?.self, column: 3)
+        let asOf = try row.decode(Date.self, column: 4)
+        return PricedInstrument(name: name, quote: PriceQuote(symbol: symbol, price: price, previousClose: previous, asOf: asOf))
+    }
+
+    static func escapeLike(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Where prices come from. Every trade and valuation asks the configured provider; what
+/// each one promises about freshness is in the README.
+public protocol QuoteProvider: Sendable {
+    /// Current quotes for upper-case symbols; symbols without a price are left out.
+    /// Throws `AppError.quoteUnavailable` when no usable price can be had.
+    func quotes(for symbols: [String]) async throws -> [String: PriceQuote]
+}
+
+extension QuoteProvider {
+    /// The quote for one symbol: `unknown_symbol` when there is no such instrument.
+    func quote(for symbol: String) async throws -> PriceQuote {
+        guard let quote = try await quotes(for: [symbol])[symbol] else { throw AppError.unknownSymbol(symbol) }
+        return quote
+    }
+}
+
+/// Prices kept in the database: the `quotes` table (set by admins, or by the simulated or
+/// replayed market), falling back to each instrument's last daily close.
+struct StoredQuoteProvider: QuoteProvider {
+    let store: MarketStore
+
+    func quotes(for symbols: [String]) async throws -> [String: PriceQuote] {
+        try await store.prices(for: symbols)
+    }
+}
