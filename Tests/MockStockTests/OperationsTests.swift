@@ -47,6 +47,7 @@ struct OperationsTests {
     func notReadyWithoutDatabase() async throws {
         var configuration = TestApp.configuration(databaseURL: "host=/nonexistent/mockstock port=1 dbname=none")
         configuration.migrateOnStart = false
+        configuration.adminUsername = nil
         let app = try await buildApplication(configuration: configuration, logger: Logger(label: "test"))
         try await app.test(.router) { client in
             try await client.execute(uri: "/readyz", method: .get) { response in
@@ -140,6 +141,7 @@ struct OperationsTests {
         try await TemporaryDatabase.with { database in
             var configuration = TestApp.configuration(databaseURL: database.connectionString)
             configuration.resourceDirectory = directory
+            configuration.adminUsername = nil
             let app = try await buildApplication(configuration: configuration, logger: Logger(label: "test"))
             try await app.test(.router) { client in
                 try await client.execute(uri: "/readyz", method: .get) { #expect($0.status == .ok) }

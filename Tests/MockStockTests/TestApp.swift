@@ -13,6 +13,9 @@ enum TestApp {
     /// The signing secret test apps use, so tests can forge tokens to prove they are refused.
     static let jwtSecret = "test-secret-long-enough-for-hs256-hs384-and-hs512-forgeries-0123456789"
 
+    static let adminUsername = "test_admin"
+    static let adminPassword = "test admin password"
+
     static func configuration(databaseURL: String) -> AppConfiguration {
         var configuration = AppConfiguration()
         configuration.environment = .test
@@ -21,6 +24,8 @@ enum TestApp {
         configuration.resourceDirectory = repositoryRoot
         configuration.passwordHashing = .test
         configuration.jwtSecret = Array(jwtSecret.utf8)
+        configuration.adminUsername = adminUsername
+        configuration.adminPassword = adminPassword
         return configuration
     }
 
@@ -41,7 +46,9 @@ enum TestApp {
     ) async throws -> T where T: Sendable {
         var configuration = configuration(databaseURL: database.connectionString)
         configure(&configuration)
-        let app = try await buildApplication(configuration: configuration, logger: Logger(label: "test"))
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let app = try await buildApplication(configuration: configuration, logger: logger)
         return try await app.test(.router, body)
     }
 }

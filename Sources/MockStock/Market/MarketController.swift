@@ -19,7 +19,8 @@ struct MarketController {
         let symbols = (request.uri.queryParameters.get("symbols") ?? "")
             .split(separator: ",").map { Symbol.normalize(String($0)) }.filter { !$0.isEmpty }
         guard symbols.count <= 200 else { throw AppError.validationFailed("At most 200 symbols per request.") }
-        let unique = Array(NSOrderedSet(array: symbols)) as? [String] ?? symbols
+        var seen = Set<String>()
+        let unique = symbols.filter { seen.insert($0).inserted }
         let found = try await quotes.quotes(for: unique.filter(Symbol.isValid))
         let names = try await store.names(for: Array(found.keys))
         return unique.compactMap { symbol in

@@ -9,9 +9,11 @@ public protocol QuoteProvider: Sendable {
 }
 
 extension QuoteProvider {
-    /// The quote for one symbol: `unknown_symbol` when there is no such instrument.
+    /// The quote for one known instrument: `quote_unavailable` when it has no price.
     func quote(for symbol: String) async throws -> PriceQuote {
-        guard let quote = try await quotes(for: [symbol])[symbol] else { throw AppError.unknownSymbol(symbol) }
+        guard let quote = try await quotes(for: [symbol])[symbol] else {
+            throw AppError.quoteUnavailable("\(symbol) has no price yet.")
+        }
         return quote
     }
 }
