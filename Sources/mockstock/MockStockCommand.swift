@@ -12,7 +12,7 @@ struct MockStockCommand: AsyncParsableCommand {
         commandName: "mockstock",
         abstract: "The MockStock game server.",
         discussion: "Configuration comes from the environment; see the README.",
-        subcommands: [Serve.self, Migrate.self, Admin.self],
+        subcommands: [Serve.self, Migrate.self, Seed.self, Admin.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -56,6 +56,50 @@ struct Migrate: AsyncParsableCommand {
         let pool = PostgresConnectionPool(configuration: configuration.postgres(maxConnections: 1), logger: logger)
         do {
             try await migrate(pool: pool, configuration: configuration, logger: logger)
+        } catch {
+            await pool.close()
+            throw error
+        }
+        await pool.close()
+    }
+}
+
+struct Seed: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Load instruments and daily prices from CSV files (.gz accepted). Loading the same files again changes nothing."
+    )
+
+    @Option(name: .customLong("instruments"), help: "CSV with symbol,name[,sector,description,currency] (or the S&P constituents list). Repeatable.")
+    var instrumentFiles: [String] = []
+
+    @Option(name: .customLong("prices"), help: "CSV with symbol,date,open,high,low,close,volume[,dividend,split]. Repeatable.")
+    var priceFiles: [String] = []
+
+    @Flag(help: "Do nothing when the database already has instruments (for a first start).")
+    var ifEmpty = false
+
+    func run() async throws {
+        let (configuration, logger) = try loadConfiguration()
+        let pool = PostgresConnectionPool(configuration: configuration.postgres(maxConnections: 2), logger: logger)
+        do {
+            try await migrate(pool: pool, configuration: configuration, logger: logger)
+            let seeder = MarketSeeder(pool: pool)
+            if ifEmpty, try await !seeder.isEmpty() {
+                print("The market already has instruments; nothing seeded.")
+            } else {
+                for file in instrumentFiles {
+                    let count = try await seeder.seedInstruments(csv: String(contentsOfFile: file, encoding: .utf8))
+                    print("\(file): \(count) instruments")
+                }
+                for file in priceFiles {
+                    let started = ContinuousClock.now
+                    let count = try await seeder.seedPrices(try FileChunks(path: file))
+                    print("\(file): \(count) daily bars in \(ContinuousClock.now - started)")
+                }
+            }
+        } catch let error as AppError {
+            await pool.close()
+            throw ValidationError(error.detail)
         } catch {
             await pool.close()
             throw error

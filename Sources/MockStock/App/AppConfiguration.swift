@@ -35,6 +35,15 @@ public struct AppConfiguration: Sendable {
     /// Cash in every new personal portfolio.
     public var startingCash = Decimal(string: "10000.00")!
 
+    public enum QuoteSource: String, Sendable, CaseIterable {
+        case database, simulated, replay, http
+    }
+
+    /// Where prices come from (`QUOTE_PROVIDER`).
+    public var quoteSource: QuoteSource = .database
+    public var simulation = SimulatedMarket.Settings()
+    public var replay = ReplayMarket.Settings()
+
     public init() {}
 
     /// Reads the configuration, refusing values that do not parse.
@@ -102,6 +111,28 @@ public struct AppConfiguration: Sendable {
                 throw ConfigurationError("STARTING_CASH must be a positive decimal such as 10000.00, got \"\(text)\"")
             }
             startingCash = cash
+        }
+        try readMarket(value, { try integer($0, in: $1) })
+    }
+
+    private mutating func readMarket(_ value: (String) -> String?, _ integer: (String, ClosedRange<Int>) throws -> Int?) throws {
+        if let text = value("QUOTE_PROVIDER") {
+            guard let source = QuoteSource(rawValue: text.lowercased()) else {
+                throw ConfigurationError("QUOTE_PROVIDER must be one of \(QuoteSource.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"")
+            }
+            quoteSource = source
+        }
+        simulation.tickSeconds = try integer("SIMULATION_TICK_SECONDS", 1...3600) ?? simulation.tickSeconds
+        simulation.seed = UInt64(try integer("SIMULATION_SEED", 0...Int.max) ?? 0)
+        simulation.minutesPerTick = Double(try integer("SIMULATION_MINUTES_PER_TICK", 1...390) ?? 1)
+        if let day = value("REPLAY_START") {
+            guard day.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil else {
+                throw ConfigurationError("REPLAY_START must be a day written YYYY-MM-DD, got \"\(day)\"")
+            }
+            replay.startDay = day
+        }
+        if let speed = try integer("REPLAY_DAYS_PER_MINUTE", 1...1440) {
+            replay.tradingDaysPerMinute = Double(speed)
         }
     }
 

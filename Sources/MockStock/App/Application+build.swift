@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Postgres
+import ServiceLifecycle
 
 /// Builds the server: database pool, migrations and admin account before start-up,
 /// router and middleware.
@@ -16,14 +17,25 @@ public func buildApplication(
     let pool = PostgresConnectionPool(configuration: configuration.postgres(), logger: poolLogger)
     let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
     let market = MarketStore(pool: pool)
-    let quotes = StoredQuoteProvider(store: market)
+    var quotes = StoredQuoteProvider(store: market)
+    var services: [any Service] = [pool]
+    switch configuration.quoteSource {
+    case .database, .http:
+        break
+    case .simulated:
+        services.append(SimulatedMarket(pool: pool, settings: configuration.simulation, logger: logger))
+    case .replay:
+        let replay = ReplayMarket(pool: pool, settings: configuration.replay, logger: logger)
+        quotes.replay = replay
+        services.append(replay)
+    }
     let router = buildRouter(
         configuration: configuration, pool: pool, metrics: metrics, accounts: accounts, market: market, quotes: quotes
     )
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "MockStock"),
-        services: [pool],
+        services: services,
         logger: logger
     )
     app.beforeServerStarts {

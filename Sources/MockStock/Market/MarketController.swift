@@ -56,7 +56,7 @@ struct MarketController {
         guard let info = try await store.instrument(symbol) else { throw AppError.unknownSymbol(symbol) }
         let quote = Quote(name: info.name, quote: try await quotes.quote(for: symbol))
         let price = Decimal(exactly: quote.price)!
-        let (yearAgo, high, low) = try await store.yearStatistics(symbol)
+        let (yearAgo, high, low) = try await store.yearStatistics(symbol, through: try await quotes.historyEnd())
         return StockDetail(
             symbol: symbol, name: info.name, price: quote.price, previousClose: quote.previousClose,
             change: quote.change, changePercent: quote.changePercent, asOf: quote.asOf,
@@ -76,7 +76,8 @@ struct MarketController {
             throw AppError.validationFailed("range must be one of 1m, 3m, 6m, 1y, 5y.")
         }
         guard try await store.instrument(symbol) != nil else { throw AppError.unknownSymbol(symbol) }
-        return Chart(symbol: symbol, range: range, points: try await store.bars(symbol, days: days))
+        let points = try await store.bars(symbol, days: days, through: try await quotes.historyEnd())
+        return Chart(symbol: symbol, range: range, points: points)
     }
 }
 

@@ -116,10 +116,13 @@ struct MarketStore: Sendable {
     }
 
     /// The close a year before the latest bar, and the 52-week high and low up to it.
-    func yearStatistics(_ symbol: String) async throws -> (yearAgoClose: Decimal?, high: Decimal?, low: Decimal?) {
+    func yearStatistics(_ symbol: String, through end: String?) async throws -> (yearAgoClose: Decimal?, high: Decimal?, low: Decimal?) {
         let rows = try await pool.query(
             """
-            WITH latest AS (SELECT max(day) AS day FROM daily_bars WHERE symbol = \(symbol))
+            WITH latest AS (
+                SELECT max(day) AS day FROM daily_bars
+                WHERE symbol = \(symbol) AND (\(end)::date IS NULL OR day <= \(end)::date)
+            )
             SELECT
                 (SELECT close FROM daily_bars, latest
                  WHERE symbol = \(symbol) AND daily_bars.day <= latest.day - interval '1 year'
@@ -133,13 +136,17 @@ struct MarketStore: Sendable {
         return try row.decode((Decimal?, Decimal?, Decimal?).self)
     }
 
-    /// Daily bars within `days` of the latest one, oldest first.
-    func bars(_ symbol: String, days: Int) async throws -> [Chart.Point] {
+    /// Daily bars within `days` of the latest one up to `end`, oldest first.
+    func bars(_ symbol: String, days: Int, through end: String?) async throws -> [Chart.Point] {
         let rows = try await pool.query(
             """
+            WITH latest AS (
+                SELECT max(day) AS day FROM daily_bars
+                WHERE symbol = \(symbol) AND (\(end)::date IS NULL OR day <= \(end)::date)
+            )
             SELECT to_char(day, 'YYYY-MM-DD'), open, high, low, close, volume FROM daily_bars
-            WHERE symbol = \(symbol)
-              AND day > (SELECT max(day) FROM daily_bars WHERE symbol = \(symbol)) - \(days)::int
+            WHERE symbol = \(symbol) AND day > (SELECT day FROM latest) - \(days)::int
+              AND day <= (SELECT day FROM latest)
             ORDER BY day
             """
         )

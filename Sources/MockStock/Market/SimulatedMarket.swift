@@ -1,0 +1,171 @@
+import Foundation
+import Logging
+import Postgres
+import ServiceLifecycle
+
+/// A living market: every tick, each price takes one step of a random walk whose
+/// volatility is the symbol's real daily volatility (over its last year of history),
+/// pulled gently back towards its last real close so prices stay plausible for ever.
+/// Prices live in the `quotes` table, so every server process and every restart sees
+/// the same market; a row lock on the market clock lets one process take each tick.
+///
+/// The walk itself uses floating point (it is a simulation); every price it produces is
+/// rounded to the cent and stored as an exact decimal.
+public struct SimulatedMarket: Service {
+    public struct Settings: Sendable {
+        /// Seconds between ticks.
+        public var tickSeconds = 5
+        /// Trading minutes one tick stands for; 1 gives realistic intraday moves.
+        public var minutesPerTick = 1.0
+        /// Seeds the random walk: the same seed, ticks and starting prices give the same prices.
+        public var seed: UInt64 = 0
+
+        public init() {}
+    }
+
+    let pool: PostgresConnectionPool
+    let settings: Settings
+    let logger: Logger
+
+    public init(pool: PostgresConnectionPool, settings: Settings, logger: Logger) {
+        self.pool = pool
+        self.settings = settings
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await tick(now: Date())
+                } catch {
+                    logger.warning("simulated market tick failed", metadata: ["error": "\(error)"])
+                }
+                try await Task.sleep(for: .seconds(settings.tickSeconds))
+            }
+        }
+    }
+
+    /// The tick number for a moment: ticks are counted from the Unix epoch.
+    func tickNumber(at date: Date) -> Int64 {
+        Int64(date.timeIntervalSince1970) / Int64(max(settings.tickSeconds, 1))
+    }
+
+    /// Moves every price one step if no process has done so for this tick yet. Returns
+    /// whether this call did the work.
+    @discardableResult
+    func tick(now: Date) async throws -> Bool {
+        let tick = tickNumber(at: now)
+        return try await pool.withTransaction { session in
+            try await session.execute(
+                "INSERT INTO market_clock (provider, tick) VALUES ('simulated', 0) ON CONFLICT DO NOTHING"
+            )
+            let (lastTick, lastDay) = try await session.query(
+                "SELECT tick, to_char(day, 'YYYY-MM-DD') FROM market_clock WHERE provider = 'simulated' FOR UPDATE"
+            )[0].decode((Int64, String?).self)
+            guard tick > lastTick else { return false }
+            let today = Self.dayString(now)
+            let newDay = lastDay != today
+            let rows = try await session.query(
+                """
+                WITH history AS (
+                    SELECT symbol, close, day,
+                           ln(close / lag(close) OVER (PARTITION BY symbol ORDER BY day)) AS log_return
+                    FROM daily_bars
+                    WHERE day > (SELECT max(day) FROM daily_bars) - 366
+                ), stats AS (
+                    SELECT symbol, stddev_samp(log_return) AS volatility,
+                           (array_agg(close ORDER BY day DESC))[1] AS last_close
+                    FROM history GROUP BY symbol
+                )
+                SELECT i.symbol, q.price, q.previous_close, coalesce(s.last_close, q.price), coalesce(s.volatility, 0.02)
+                FROM instruments i
+                LEFT JOIN quotes q ON q.symbol = i.symbol
+                LEFT JOIN stats s ON s.symbol = i.symbol
+                WHERE i.active AND coalesce(s.last_close, q.price) IS NOT NULL
+                """
+            )
+            var symbols: [String] = []
+            var prices: [Decimal] = []
+            var previousCloses: [Decimal] = []
+            for row in rows {
+                let (symbol, price, previous, anchor, volatility) = try row.decode((String, Decimal?, Decimal?, Decimal, Double).self)
+                let current = price ?? anchor
+                var random = SeededRandom(seed: settings.seed, tick: tick, symbol: symbol)
+                symbols.append(symbol)
+                prices.append(RandomWalk.step(
+                    price: current, anchor: anchor, dailyVolatility: volatility,
+                    minutes: settings.minutesPerTick, normal: random.nextNormal()
+                ))
+                // A new day's previous close is where the last day ended; the first one is the real close.
+                previousCloses.append(price == nil ? anchor : (newDay ? current : previous ?? anchor))
+            }
+            try await session.execute(
+                """
+                INSERT INTO quotes AS q (symbol, price, previous_close, as_of, source)
+                SELECT symbol, price, previous_close, \(now), 'simulated'
+                FROM unnest(\(symbols), \(prices), \(previousCloses)) AS input (symbol, price, previous_close)
+                ON CONFLICT (symbol) DO UPDATE SET
+                    price = excluded.price, previous_close = excluded.previous_close,
+                    as_of = excluded.as_of, source = 'simulated'
+                """
+            )
+            try await session.execute(
+                "UPDATE market_clock SET tick = \(tick), day = \(today)::date WHERE provider = 'simulated'"
+            )
+            return true
+        }
+    }
+
+    /// The UTC calendar day, `YYYY-MM-DD`.
+    static func dayString(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    }
+}
+
+/// One step of the walk, in log space: an Ornstein–Uhlenbeck process whose noise is the
+/// daily volatility scaled to the step (a trading day has 390 minutes) and whose pull
+/// back to the anchor halves any gap in about one simulated day.
+enum RandomWalk {
+    static let minutesPerDay = 390.0
+
+    static func step(price: Decimal, anchor: Decimal, dailyVolatility: Double, minutes: Double, normal: Double) -> Decimal {
+        let x = log(NSDecimalNumber(decimal: price).doubleValue)
+        let mean = log(NSDecimalNumber(decimal: anchor).doubleValue)
+        let fraction = minutes / minutesPerDay
+        let pull = 1 - pow(0.5, fraction)
+        let sigma = min(max(dailyVolatility, 0.001), 0.2) * sqrt(fraction)
+        let next = exp(x + pull * (mean - x) + sigma * normal)
+        let cents = max((next * 100).rounded(), 1)
+        return Decimal(Int64(cents)) / 100
+    }
+}
+
+/// SplitMix64 seeded by (seed, tick, symbol): reproducible, and the same in every process.
+struct SeededRandom {
+    private var state: UInt64
+
+    init(seed: UInt64, tick: Int64, symbol: String) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in symbol.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        state = seed &* 0x9e37_79b9_7f4a_7c15 ^ UInt64(bitPattern: tick) &* 0xbf58_476d_1ce4_e5b9 ^ hash
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+
+    /// A standard normal sample (Box–Muller).
+    mutating func nextNormal() -> Double {
+        let u1 = (Double(next() >> 11) + 0.5) / Double(1 << 53)
+        let u2 = Double(next() >> 11) / Double(1 << 53)
+        return sqrt(-2 * log(u1)) * cos(2 * .pi * u2)
+    }
+}

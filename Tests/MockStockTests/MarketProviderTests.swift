@@ -1,0 +1,138 @@
+import Foundation
+import HummingbirdTesting
+import Logging
+@testable import MockStock
+import Postgres
+import Testing
+import TestSupport
+
+@Suite("Quote providers")
+struct MarketProviderTests {
+    @Test("the random walk stays within sane bounds for a long time")
+    func walkStaysBounded() {
+        var price = Decimal(100)
+        var lowest = price
+        var highest = price
+        for tick in 0..<20_000 {
+            var random = SeededRandom(seed: 7, tick: Int64(tick), symbol: "VOLATILE")
+            price = RandomWalk.step(price: price, anchor: 100, dailyVolatility: 0.05, minutes: 5, normal: random.nextNormal())
+            lowest = min(lowest, price)
+            highest = max(highest, price)
+        }
+        #expect(lowest > 25 && highest < 400, "range \(lowest)...\(highest)")
+        #expect(highest > 110 && lowest < 90, "the walk should move: \(lowest)...\(highest)")
+    }
+
+    @Test("the same seed gives the same walk; another seed another")
+    func walkIsReproducible() {
+        func walk(seed: UInt64) -> [Decimal] {
+            var price = Decimal(50)
+            return (0..<200).map { tick in
+                var random = SeededRandom(seed: seed, tick: Int64(tick), symbol: "AAPL")
+                price = RandomWalk.step(price: price, anchor: 50, dailyVolatility: 0.02, minutes: 1, normal: random.nextNormal())
+                return price
+            }
+        }
+        #expect(walk(seed: 1) == walk(seed: 1))
+        #expect(walk(seed: 1) != walk(seed: 2))
+        #expect(walk(seed: 1).allSatisfy { $0 == $0.rounded(2) })
+    }
+
+    @Test("a simulated tick moves every price once, starting from the last real close; reruns of a tick do nothing")
+    func simulatedTick() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { client in _ = try await client.seedMarket() }
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            var settings = SimulatedMarket.Settings()
+            settings.seed = 42
+            let market = SimulatedMarket(pool: pool, settings: settings, logger: Logger(label: "test"))
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            #expect(try await market.tick(now: start))
+            #expect(try await !market.tick(now: start.addingTimeInterval(1)))
+            let first = try await quotes(pool)
+            #expect(first.keys.sorted() == ["AAL", "AAPL", "MSFT"])
+            #expect(first["AAPL"]?.previous == Decimal(string: "172.9"))
+            #expect(first.values.allSatisfy { $0.source == "simulated" })
+            #expect(abs(((first["AAPL"]!.price - 172.9) / 172.9 as NSDecimalNumber).doubleValue) < 0.05)
+
+            // Another server process takes the next tick; prices move again.
+            let other = SimulatedMarket(pool: pool, settings: settings, logger: Logger(label: "other"))
+            #expect(try await other.tick(now: start.addingTimeInterval(5)))
+            let second = try await quotes(pool)
+            #expect(second != first)
+            #expect(second["AAPL"]?.previous == first["AAPL"]?.previous)
+            await pool.close()
+        }
+    }
+
+    @Test("simulated prices are reproducible: the same seed and ticks give the same market")
+    func simulatedReproducible() async throws {
+        var markets: [[String: StoredQuote]] = []
+        for _ in 0..<2 {
+            try await TemporaryDatabase.with { database in
+                try await TestApp.run(on: database) { client in _ = try await client.seedMarket() }
+                let pool = PostgresConnectionPool(configuration: database.configuration)
+                var settings = SimulatedMarket.Settings()
+                settings.seed = 9
+                let market = SimulatedMarket(pool: pool, settings: settings, logger: Logger(label: "test"))
+                for step in 0..<5 {
+                    try await market.tick(now: Date(timeIntervalSince1970: 1_800_000_000 + Double(step * 5)))
+                }
+                markets.append(try await quotes(pool).mapValues { StoredQuote(price: $0.price, previous: $0.previous, source: $0.source) })
+                await pool.close()
+            }
+        }
+        #expect(markets[0] == markets[1])
+    }
+
+    @Test("replay prices each stock at the historical close of the replay day and hides later history")
+    func replay() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { client in _ = try await client.seedMarket() }
+            let days = MarketFixture.days
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            var settings = ReplayMarket.Settings()
+            settings.startDay = days[100]
+            settings.tradingDaysPerMinute = 2
+            let replay = ReplayMarket(pool: pool, settings: settings, logger: Logger(label: "test"))
+            #expect(try await replay.day(at: Date()) == days[100])
+            let startedAt = try await pool.query(
+                "SELECT started_at FROM market_clock WHERE provider = 'replay'"
+            ).decodeColumn(Date.self)[0]
+            // 91 seconds at two days a minute: the fourth day of the replay.
+            let now = startedAt.addingTimeInterval(91)
+            #expect(try await replay.day(at: now) == days[103])
+            try await replay.tick(now: now)
+            let stored = try await quotes(pool)
+            #expect(stored["AAPL"]?.price == Decimal(100) + Decimal(103) / 10)
+            #expect(stored["AAPL"]?.previous == Decimal(100) + Decimal(102) / 10)
+            #expect(stored["AAPL"]?.source == "replay")
+
+            // A server replaying from the same start sees the same day and no later bars.
+            try await TestApp.run(on: database, configure: {
+                $0.quoteSource = .replay
+                $0.replay = settings
+            }) { client in
+                let token = try await client.adminToken()
+                let chart = try await client.decode(ChartBody.self, "/api/stock/AAPL/chart?range=1y", token: token)
+                // The server's clock is now, a day or two into the replay: never past it.
+                #expect(chart.points.last.map { $0.date <= days[101] } == true)
+                #expect(chart.points.first.map { $0.date >= days[0] } == true)
+            }
+            await pool.close()
+        }
+    }
+
+    struct StoredQuote: Equatable, Sendable {
+        let price: Decimal
+        let previous: Decimal?
+        let source: String
+    }
+
+    private func quotes(_ pool: PostgresConnectionPool) async throws -> [String: StoredQuote] {
+        let rows = try await pool.query("SELECT symbol, price, previous_close, source FROM quotes")
+        return Dictionary(uniqueKeysWithValues: try rows.decode((String, Decimal, Decimal?, String).self).map {
+            ($0.0, StoredQuote(price: $0.1, previous: $0.2, source: $0.3))
+        })
+    }
+}
