@@ -43,6 +43,7 @@ public struct AppConfiguration: Sendable {
     public var quoteSource: QuoteSource = .database
     public var simulation = SimulatedMarket.Settings()
     public var replay = ReplayMarket.Settings()
+    var http = HTTPQuoteProvider.Settings(urlTemplate: "")
 
     public init() {}
 
@@ -134,6 +135,20 @@ public struct AppConfiguration: Sendable {
         if let speed = try integer("REPLAY_DAYS_PER_MINUTE", 1...1440) {
             replay.tradingDaysPerMinute = Double(speed)
         }
+        http.urlTemplate = value("HTTP_QUOTES_URL") ?? ""
+        if quoteSource == .http {
+            guard http.urlTemplate.hasPrefix("http://") || http.urlTemplate.hasPrefix("https://"),
+                http.urlTemplate.contains("{symbol}") || http.urlTemplate.contains("{symbols}")
+            else {
+                throw ConfigurationError("QUOTE_PROVIDER=http needs HTTP_QUOTES_URL, an http(s) URL holding {symbol} or {symbols}")
+            }
+        }
+        if let milliseconds = try integer("HTTP_QUOTES_TIMEOUT_MS", 1...60_000) { http.timeout = .milliseconds(milliseconds) }
+        if let seconds = try integer("HTTP_QUOTES_TTL_SECONDS", 0...86_400) { http.ttl = .seconds(seconds) }
+        http.rateLimit = try integer("HTTP_QUOTES_RATE_LIMIT", 1...1_000_000) ?? http.rateLimit
+        if let seconds = try integer("HTTP_QUOTES_RATE_INTERVAL_SECONDS", 1...86_400) { http.rateInterval = .seconds(seconds) }
+        if let seconds = try integer("HTTP_QUOTES_MAX_STALENESS_SECONDS", 0...604_800) { http.maxStaleness = .seconds(seconds) }
+        http.batchSize = try integer("HTTP_QUOTES_BATCH_SIZE", 1...500) ?? http.batchSize
     }
 
     /// Refuses settings that are unsafe in production.

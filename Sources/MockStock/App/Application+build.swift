@@ -17,17 +17,20 @@ public func buildApplication(
     let pool = PostgresConnectionPool(configuration: configuration.postgres(), logger: poolLogger)
     let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
     let market = MarketStore(pool: pool)
-    var quotes = StoredQuoteProvider(store: market)
+    let quotes: any QuoteProvider
     var services: [any Service] = [pool]
     switch configuration.quoteSource {
-    case .database, .http:
-        break
+    case .database:
+        quotes = StoredQuoteProvider(store: market)
     case .simulated:
+        quotes = StoredQuoteProvider(store: market)
         services.append(SimulatedMarket(pool: pool, settings: configuration.simulation, logger: logger))
     case .replay:
         let replay = ReplayMarket(pool: pool, settings: configuration.replay, logger: logger)
-        quotes.replay = replay
+        quotes = StoredQuoteProvider(store: market, replay: replay)
         services.append(replay)
+    case .http:
+        quotes = HTTPQuoteProvider(settings: configuration.http, store: market, logger: logger)
     }
     let router = buildRouter(
         configuration: configuration, pool: pool, metrics: metrics, accounts: accounts, market: market, quotes: quotes

@@ -39,6 +39,23 @@ struct MarketStore: Sendable {
         return Dictionary(uniqueKeysWithValues: try rows.map { try Self.priced($0) }.map { ($0.quote.symbol, $0.quote) })
     }
 
+    /// Stores quotes fetched from elsewhere; a quote without a previous close keeps the stored one.
+    func saveQuotes(_ quotes: [PriceQuote], source: String) async throws {
+        guard !quotes.isEmpty else { return }
+        try await pool.execute(
+            """
+            INSERT INTO quotes AS q (symbol, price, previous_close, as_of, source)
+            SELECT symbol, price, previous_close, as_of, \(source)
+            FROM unnest(\(quotes.map(\.symbol)), \(quotes.map(\.price)), \(quotes.map(\.previousClose)),
+                        \(quotes.map(\.asOf))) AS input (symbol, price, previous_close, as_of)
+            WHERE EXISTS (SELECT 1 FROM instruments i WHERE i.symbol = input.symbol)
+            ON CONFLICT (symbol) DO UPDATE SET
+                price = excluded.price, previous_close = coalesce(excluded.previous_close, q.previous_close),
+                as_of = excluded.as_of, source = excluded.source
+            """
+        )
+    }
+
     func names(for symbols: [String]) async throws -> [String: String] {
         let rows = try await pool.query("SELECT symbol, name FROM instruments WHERE symbol = ANY(\(symbols))")
         return Dictionary(uniqueKeysWithValues: try rows.decode((String, String).self).map { ($0.0, $0.1) })

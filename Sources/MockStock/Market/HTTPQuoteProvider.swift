@@ -1,0 +1,185 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import Synchronization
+
+/// Quotes from an upstream JSON API, for real-world prices.
+///
+/// - `urlTemplate` holds `{symbols}` (comma-separated, up to `batchSize` per request) or
+///   `{symbol}` (one request per symbol).
+/// - The upstream answers a JSON array of `{"symbol", "price" (or "latestPrice"),
+///   "previousClose"?, "asOf"?}`, an object with such an array under `"quotes"`, or one
+///   such object.
+/// - Answers are cached for `ttl`; at most `rateLimit` requests go out per
+///   `rateInterval` from this process; a request waits at most `timeout`.
+/// - When the upstream cannot answer (error, timeout, rate limit), the last known quote
+///   serves while it is younger than `maxStaleness`; after that, `503 quote_unavailable`.
+///   Last known quotes are kept in the `quotes` table, shared by every server process.
+final class HTTPQuoteProvider: QuoteProvider {
+    struct Settings: Sendable {
+        var urlTemplate: String
+        var timeout: Duration = .seconds(2)
+        var ttl: Duration = .seconds(15)
+        var rateLimit = 60
+        var rateInterval: Duration = .seconds(60)
+        var maxStaleness: Duration = .seconds(900)
+        var batchSize = 50
+    }
+
+    private struct Cached {
+        let quote: PriceQuote
+        let fetched: ContinuousClock.Instant
+    }
+
+    let settings: Settings
+    let store: MarketStore
+    let logger: Logger
+    private let client: HTTPClient
+    private let cache = Mutex<[String: Cached]>([:])
+    /// Start times of the requests sent within the last `rateInterval`.
+    private let sent = Mutex<[ContinuousClock.Instant]>([])
+
+    init(settings: Settings, store: MarketStore, logger: Logger, client: HTTPClient = .shared) {
+        self.settings = settings
+        self.store = store
+        self.logger = logger
+        self.client = client
+    }
+
+    func quotes(for symbols: [String]) async throws -> [String: PriceQuote] {
+        let names = try await store.names(for: symbols)
+        let known = symbols.filter { names[$0] != nil }
+        let now = ContinuousClock.now
+        var result: [String: PriceQuote] = [:]
+        var missing: [String] = []
+        cache.withLock { cache in
+            for symbol in known {
+                if let cached = cache[symbol], now - cached.fetched < settings.ttl {
+                    result[symbol] = cached.quote
+                } else {
+                    missing.append(symbol)
+                }
+            }
+        }
+        guard !missing.isEmpty else { return result }
+
+        for group in requests(for: missing) {
+            guard takeRateBudget() else {
+                logger.notice("upstream rate limit reached; serving last known quotes")
+                break
+            }
+            do {
+                let fetched = try await fetch(group.url)
+                let wanted = Set(group.symbols)
+                let fresh = fetched.filter { wanted.contains($0.symbol) }
+                let fetchedAt = ContinuousClock.now
+                cache.withLock { cache in
+                    for quote in fresh { cache[quote.symbol] = Cached(quote: quote, fetched: fetchedAt) }
+                }
+                try await store.saveQuotes(fresh, source: "http")
+                for quote in fresh { result[quote.symbol] = quote }
+            } catch {
+                logger.warning("upstream quote request failed", metadata: ["error": "\(error)"])
+            }
+        }
+
+        let unanswered = missing.filter { result[$0] == nil }
+        guard !unanswered.isEmpty else { return result }
+        let lastKnown = try await store.prices(for: unanswered)
+        let oldest = Date().addingTimeInterval(-Self.seconds(settings.maxStaleness))
+        for symbol in unanswered {
+            guard let quote = lastKnown[symbol], quote.asOf >= oldest else {
+                throw AppError.quoteUnavailable("The price source for \(symbol) is unavailable and its last price is too old.")
+            }
+            result[symbol] = quote
+        }
+        return result
+    }
+
+    private struct UpstreamRequest {
+        let url: String
+        let symbols: [String]
+    }
+
+    private func requests(for symbols: [String]) -> [UpstreamRequest] {
+        if settings.urlTemplate.contains("{symbols}") {
+            return stride(from: 0, to: symbols.count, by: max(settings.batchSize, 1)).map { start in
+                let batch = Array(symbols[start..<min(start + settings.batchSize, symbols.count)])
+                return UpstreamRequest(
+                    url: settings.urlTemplate.replacingOccurrences(of: "{symbols}", with: batch.joined(separator: ",")),
+                    symbols: batch
+                )
+            }
+        }
+        return symbols.map {
+            UpstreamRequest(url: settings.urlTemplate.replacingOccurrences(of: "{symbol}", with: $0), symbols: [$0])
+        }
+    }
+
+    /// Whether one more request fits in the rate limit now; if so it is counted.
+    private func takeRateBudget() -> Bool {
+        let now = ContinuousClock.now
+        return sent.withLock { sent in
+            sent.removeAll { now - $0 >= settings.rateInterval }
+            guard sent.count < settings.rateLimit else { return false }
+            sent.append(now)
+            return true
+        }
+    }
+
+    private func fetch(_ url: String) async throws -> [PriceQuote] {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Accept", value: "application/json")
+        let timeout = TimeAmount.nanoseconds(Int64(Self.seconds(settings.timeout) * 1e9))
+        let response = try await client.execute(request, timeout: timeout)
+        guard response.status == .ok else { throw UpstreamError.status(Int(response.status.code)) }
+        let body = try await response.body.collect(upTo: 4 << 20)
+        return try Self.decode(Data(body.readableBytesView))
+    }
+
+    enum UpstreamError: Error {
+        case status(Int)
+        case unreadable
+    }
+
+    struct UpstreamQuote: Decodable {
+        let symbol: String
+        let price: DecimalInput?
+        let latestPrice: DecimalInput?
+        let previousClose: DecimalInput?
+        let asOf: Date?
+    }
+
+    private struct Wrapped: Decodable {
+        let quotes: [UpstreamQuote]
+    }
+
+    static func decode(_ data: Data) throws -> [PriceQuote] {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let items: [UpstreamQuote]
+        if let array = try? decoder.decode([UpstreamQuote].self, from: data) {
+            items = array
+        } else if let wrapped = try? decoder.decode(Wrapped.self, from: data) {
+            items = wrapped.quotes
+        } else if let single = try? decoder.decode(UpstreamQuote.self, from: data) {
+            items = [single]
+        } else {
+            throw UpstreamError.unreadable
+        }
+        let now = Date()
+        return items.compactMap { item in
+            guard let price = (item.price ?? item.latestPrice)?.value, price > 0 else { return nil }
+            let previous = item.previousClose?.value
+            return PriceQuote(
+                symbol: Symbol.normalize(item.symbol), price: price,
+                previousClose: previous.flatMap { $0 > 0 ? $0 : nil }, asOf: min(item.asOf ?? now, now)
+            )
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

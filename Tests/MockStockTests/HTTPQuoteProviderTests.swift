@@ -1,0 +1,160 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+@testable import MockStock
+import Postgres
+import Testing
+import TestSupport
+
+/// A fake quote API on loopback that records requests and can be told to stall or fail.
+actor FakeUpstream {
+    private(set) var requests: [String] = []
+    var delay: Duration = .zero
+    var failing = false
+    var price = "187.25"
+
+    func record(_ uri: String) { requests.append(uri) }
+    func set(delay: Duration) { self.delay = delay }
+    func set(failing: Bool) { self.failing = failing }
+
+    func body(for symbols: [Substring]) -> String {
+        "[" + symbols.map { #"{"symbol":"\#($0)","price":"\#(price)","previousClose":185,"asOf":"2030-01-01T00:00:00Z"}"# }
+            .joined(separator: ",") + "]"
+    }
+
+    /// Runs `body` with the upstream listening; gives it the base URL.
+    func serve(_ body: @Sendable @escaping (String) async throws -> Void) async throws {
+        let router = Router()
+        router.get("quotes") { request, _ in try await self.answer(request, symbols: request.uri.queryParameters.get("symbols") ?? "") }
+        router.get("quote/{symbol}") { request, context in try await self.answer(request, symbols: context.parameters.get("symbol") ?? "") }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            try await body("http://127.0.0.1:\(client.port!)")
+        }
+    }
+
+    private func answer(_ request: Request, symbols: String) async throws -> Response {
+        record(request.uri.description)
+        if delay > .zero { try await Task.sleep(for: delay) }
+        if failing { throw HTTPError(.internalServerError) }
+        let text = body(for: symbols.split(separator: ","))
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+@Suite("HTTP quote provider")
+struct HTTPQuoteProviderTests {
+    /// A provider against the fake upstream, on a database that knows AAPL and MSFT.
+    func withProvider(
+        _ template: String = "/quotes?symbols={symbols}",
+        configure: @Sendable @escaping (inout HTTPQuoteProvider.Settings) -> Void = { _ in },
+        _ body: @Sendable @escaping (HTTPQuoteProvider, FakeUpstream, PostgresConnectionPool) async throws -> Void
+    ) async throws {
+        let upstream = FakeUpstream()
+        try await upstream.serve { base in
+            try await TemporaryDatabase.with { database in
+                var configuration = TestApp.configuration(databaseURL: database.connectionString)
+                configuration.adminUsername = nil
+                let pool = PostgresConnectionPool(configuration: database.configuration)
+                try await migrate(pool: pool, configuration: configuration, logger: Logger(label: "test"))
+                _ = try await MarketAdminStore(pool: pool).upsert([
+                    Instrument(symbol: "AAPL", name: "Apple Inc.", description: "", sector: "", currency: "USD"),
+                    Instrument(symbol: "MSFT", name: "Microsoft", description: "", sector: "", currency: "USD"),
+                ])
+                var settings = HTTPQuoteProvider.Settings(urlTemplate: base + template)
+                settings.timeout = .milliseconds(300)
+                configure(&settings)
+                let provider = HTTPQuoteProvider(settings: settings, store: MarketStore(pool: pool), logger: Logger(label: "test"))
+                do {
+                    try await body(provider, upstream, pool)
+                } catch {
+                    await pool.close()
+                    throw error
+                }
+                await pool.close()
+            }
+        }
+    }
+
+    @Test("symbols are batched into one request; unknown instruments are left out; quotes are kept")
+    func batching() async throws {
+        try await withProvider { provider, upstream, pool in
+            let quotes = try await provider.quotes(for: ["AAPL", "MSFT", "NOPE"])
+            #expect(quotes.keys.sorted() == ["AAPL", "MSFT"])
+            #expect(quotes["AAPL"]?.price == Decimal(string: "187.25"))
+            #expect(quotes["AAPL"]?.previousClose == 185)
+            #expect(await upstream.requests == ["/quotes?symbols=AAPL,MSFT"])
+            let stored = try await pool.query("SELECT count(*) FROM quotes WHERE source = 'http'").decodeColumn(Int.self)
+            #expect(stored == [2])
+        }
+    }
+
+    @Test("a {symbol} template sends one request per symbol")
+    func perSymbol() async throws {
+        try await withProvider("/quote/{symbol}") { provider, upstream, _ in
+            _ = try await provider.quotes(for: ["AAPL", "MSFT"])
+            #expect(await upstream.requests.sorted() == ["/quote/AAPL", "/quote/MSFT"])
+        }
+    }
+
+    @Test("answers are cached for the TTL, then fetched again")
+    func ttl() async throws {
+        try await withProvider(configure: { $0.ttl = .milliseconds(300) }) { provider, upstream, _ in
+            _ = try await provider.quotes(for: ["AAPL"])
+            _ = try await provider.quotes(for: ["AAPL"])
+            #expect(await upstream.requests.count == 1)
+            try await Task.sleep(for: .milliseconds(400))
+            _ = try await provider.quotes(for: ["AAPL"])
+            #expect(await upstream.requests.count == 2)
+        }
+    }
+
+    @Test("past the rate limit no request goes out and the last known quote serves")
+    func rateLimit() async throws {
+        try await withProvider(configure: {
+            $0.ttl = .zero
+            $0.rateLimit = 2
+            $0.rateInterval = .seconds(60)
+        }) { provider, upstream, _ in
+            for _ in 0..<5 {
+                let quotes = try await provider.quotes(for: ["AAPL"])
+                #expect(quotes["AAPL"]?.price == Decimal(string: "187.25"))
+            }
+            #expect(await upstream.requests.count == 2)
+        }
+    }
+
+    @Test("a slow upstream is cut off at the timeout; the last known quote serves, else 503")
+    func timeout() async throws {
+        try await withProvider(configure: { $0.ttl = .zero }) { provider, upstream, _ in
+            await upstream.set(delay: .seconds(2))
+            let started = ContinuousClock.now
+            let error = try await #require(throws: AppError.self) { try await provider.quotes(for: ["AAPL"]) }
+            #expect(error.code == "quote_unavailable")
+            #expect(ContinuousClock.now - started < .seconds(1))
+
+            await upstream.set(delay: .zero)
+            _ = try await provider.quotes(for: ["AAPL"])
+            await upstream.set(delay: .seconds(2))
+            let fallback = try await provider.quotes(for: ["AAPL"])
+            #expect(fallback["AAPL"]?.price == Decimal(string: "187.25"))
+        }
+    }
+
+    @Test("a last known quote older than the staleness limit is refused with 503")
+    func staleness() async throws {
+        try await withProvider(configure: {
+            $0.ttl = .zero
+            $0.maxStaleness = .seconds(1)
+        }) { provider, upstream, pool in
+            _ = try await provider.quotes(for: ["MSFT"])
+            await upstream.set(failing: true)
+            #expect(try await provider.quotes(for: ["MSFT"])["MSFT"] != nil)
+            try await pool.query("UPDATE quotes SET as_of = now() - interval '2 seconds'")
+            let error = try await #require(throws: AppError.self) { try await provider.quotes(for: ["MSFT"]) }
+            #expect(error.code == "quote_unavailable")
+            #expect(error.status == .serviceUnavailable)
+        }
+    }
+}
