@@ -236,7 +236,8 @@ struct PostgresDriverTests {
 
     @Test("a transaction that hits a serialization failure is retried and commits")
     func serializationFailureIsRetried() async throws {
-        try await TemporaryDatabase.withPool { pool in
+        // Under load both first attempts may abort and collide again; allow many rounds.
+        try await TemporaryDatabase.withPool(configure: { $0.transactionAttempts = 20 }) { pool in
             try await pool.query("CREATE TABLE duty (doctor text, on_call bool)")
             try await pool.query("INSERT INTO duty VALUES ('alice', true), ('bob', true)")
             let meeting = Rendezvous(parties: 2)
