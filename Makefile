@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run migrate test test-postgres bench-driver db-start db-stop db-destroy deps clean
+.PHONY: all build run migrate test bench-driver bench-seed db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -52,6 +52,11 @@ test: deps
 bench-driver:
 	@scripts/install-deps bench
 	scripts/bench-driver
+
+# The S&P 500 history through psql \copy, mockstock seed and the admin upload route.
+bench-seed:
+	@scripts/install-deps bench
+	scripts/bench-seed
 
 db-start:
 	$(PG_LOCAL) start dev

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Postgres
 import ServiceLifecycle
+import Synchronization
 
 /// A living market: every tick, each price takes one step of a random walk whose
 /// volatility is the symbol's real daily volatility (over its last year of history),
@@ -11,7 +12,7 @@ import ServiceLifecycle
 ///
 /// The walk itself uses floating point (it is a simulation); every price it produces is
 /// rounded to the cent and stored as an exact decimal.
-public struct SimulatedMarket: Service {
+public final class SimulatedMarket: Service, Sendable {
     public struct Settings: Sendable {
         /// Seconds between ticks.
         public var tickSeconds = 5
@@ -23,9 +24,17 @@ public struct SimulatedMarket: Service {
         public init() {}
     }
 
+    /// A symbol's anchor (last real close) and daily volatility, from its history.
+    struct History: Sendable {
+        let anchor: Decimal
+        let volatility: Double
+    }
+
     let pool: PostgresConnectionPool
     let settings: Settings
     let logger: Logger
+    /// History statistics, read at the first tick and refreshed every ten minutes.
+    private let history = Mutex<(read: ContinuousClock.Instant, bySymbol: [String: History])?>(nil)
 
     public init(pool: PostgresConnectionPool, settings: Settings, logger: Logger) {
         self.pool = pool
@@ -37,11 +46,11 @@ public struct SimulatedMarket: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await tick(now: Date())
+                    try await self.tick(now: Date())
                 } catch {
-                    logger.warning("simulated market tick failed", metadata: ["error": "\(error)"])
+                    self.logger.warning("simulated market tick failed", metadata: ["error": "\(error)"])
                 }
-                try await Task.sleep(for: .seconds(settings.tickSeconds))
+                try await Task.sleep(for: .seconds(self.settings.tickSeconds))
             }
         }
     }
@@ -56,6 +65,7 @@ public struct SimulatedMarket: Service {
     @discardableResult
     func tick(now: Date) async throws -> Bool {
         let tick = tickNumber(at: now)
+        let history = try await historyStatistics()
         return try await pool.withTransaction { session in
             try await session.execute(
                 "INSERT INTO market_clock (provider, tick) VALUES ('simulated', 0) ON CONFLICT DO NOTHING"
@@ -68,28 +78,19 @@ public struct SimulatedMarket: Service {
             let newDay = lastDay != today
             let rows = try await session.query(
                 """
-                WITH history AS (
-                    SELECT symbol, close, day,
-                           ln(close / lag(close) OVER (PARTITION BY symbol ORDER BY day)) AS log_return
-                    FROM daily_bars
-                    WHERE day > (SELECT max(day) FROM daily_bars) - 366
-                ), stats AS (
-                    SELECT symbol, stddev_samp(log_return) AS volatility,
-                           (array_agg(close ORDER BY day DESC))[1] AS last_close
-                    FROM history GROUP BY symbol
-                )
-                SELECT i.symbol, q.price, q.previous_close, coalesce(s.last_close, q.price), coalesce(s.volatility, 0.02)
-                FROM instruments i
+                SELECT i.symbol, q.price, q.previous_close FROM instruments i
                 LEFT JOIN quotes q ON q.symbol = i.symbol
-                LEFT JOIN stats s ON s.symbol = i.symbol
-                WHERE i.active AND coalesce(s.last_close, q.price) IS NOT NULL
+                WHERE i.active
                 """
             )
             var symbols: [String] = []
             var prices: [Decimal] = []
             var previousCloses: [Decimal] = []
             for row in rows {
-                let (symbol, price, previous, anchor, volatility) = try row.decode((String, Decimal?, Decimal?, Decimal, Double).self)
+                let (symbol, price, previous) = try row.decode((String, Decimal?, Decimal?).self)
+                // Instruments without history walk around their first price, at a typical 2% a day.
+                guard let anchor = history[symbol]?.anchor ?? price else { continue }
+                let volatility = history[symbol]?.volatility ?? 0.02
                 let current = price ?? anchor
                 var random = SeededRandom(seed: settings.seed, tick: tick, symbol: symbol)
                 symbols.append(symbol)
@@ -115,6 +116,35 @@ public struct SimulatedMarket: Service {
             )
             return true
         }
+    }
+
+    private func historyStatistics() async throws -> [String: History] {
+        if let cached = history.withLock({ $0 }), ContinuousClock.now - cached.read < .seconds(600) {
+            return cached.bySymbol
+        }
+        // Per symbol through the primary key: its last year (253 closes) of history.
+        let rows = try await pool.query(
+            """
+            SELECT i.symbol, s.last_close, coalesce(s.volatility, 0.02)
+            FROM instruments i
+            CROSS JOIN LATERAL (
+                SELECT (array_agg(close ORDER BY day DESC))[1] AS last_close,
+                       stddev_samp(ln(close / previous)) AS volatility
+                FROM (
+                    SELECT day, close, lag(close) OVER (ORDER BY day) AS previous
+                    FROM (SELECT day, close FROM daily_bars d WHERE d.symbol = i.symbol ORDER BY day DESC LIMIT 253) recent
+                ) returns
+            ) s
+            WHERE s.last_close IS NOT NULL
+            """
+        )
+        var bySymbol: [String: History] = [:]
+        for row in rows {
+            let (symbol, anchor, volatility) = try row.decode((String, Decimal, Double).self)
+            bySymbol[symbol] = History(anchor: anchor, volatility: volatility)
+        }
+        history.withLock { $0 = (.now, bySymbol) }
+        return bySymbol
     }
 
     /// The UTC calendar day, `YYYY-MM-DD`.
