@@ -53,15 +53,27 @@ struct Migrate: AsyncParsableCommand {
 
     func run() async throws {
         let (configuration, logger) = try loadConfiguration()
-        let pool = PostgresConnectionPool(configuration: configuration.postgres(maxConnections: 1), logger: logger)
-        do {
-            try await migrate(pool: pool, configuration: configuration, logger: logger)
-        } catch {
-            await pool.close()
-            throw error
-        }
-        await pool.close()
+        try await withDatabase(configuration, logger) { _ in }
     }
+}
+
+/// Migrates, runs `body` with a small pool and closes it; errors the input caused
+/// become usage errors with their plain message.
+func withDatabase(
+    _ configuration: AppConfiguration, _ logger: Logger, _ body: (PostgresConnectionPool) async throws -> Void
+) async throws {
+    let pool = PostgresConnectionPool(configuration: configuration.postgres(maxConnections: 2), logger: logger)
+    do {
+        try await migrate(pool: pool, configuration: configuration, logger: logger)
+        try await body(pool)
+    } catch let error as AppError {
+        await pool.close()
+        throw ValidationError(error.detail)
+    } catch {
+        await pool.close()
+        throw error
+    }
+    await pool.close()
 }
 
 struct Seed: AsyncParsableCommand {
@@ -80,31 +92,22 @@ struct Seed: AsyncParsableCommand {
 
     func run() async throws {
         let (configuration, logger) = try loadConfiguration()
-        let pool = PostgresConnectionPool(configuration: configuration.postgres(maxConnections: 2), logger: logger)
-        do {
-            try await migrate(pool: pool, configuration: configuration, logger: logger)
+        try await withDatabase(configuration, logger) { pool in
             let seeder = MarketSeeder(pool: pool)
             if ifEmpty, try await !seeder.isEmpty() {
                 print("The market already has instruments; nothing seeded.")
-            } else {
-                for file in instrumentFiles {
-                    let count = try await seeder.seedInstruments(csv: String(contentsOfFile: file, encoding: .utf8))
-                    print("\(file): \(count) instruments")
-                }
-                for file in priceFiles {
-                    let started = ContinuousClock.now
-                    let count = try await seeder.seedPrices(try FileChunks(path: file))
-                    print("\(file): \(count) daily bars in \(ContinuousClock.now - started)")
-                }
+                return
             }
-        } catch let error as AppError {
-            await pool.close()
-            throw ValidationError(error.detail)
-        } catch {
-            await pool.close()
-            throw error
+            for file in instrumentFiles {
+                let count = try await seeder.seedInstruments(csv: String(contentsOfFile: file, encoding: .utf8))
+                print("\(file): \(count) instruments")
+            }
+            for file in priceFiles {
+                let started = ContinuousClock.now
+                let count = try await seeder.seedPrices(try FileChunks(path: file))
+                print("\(file): \(count) daily bars in \(ContinuousClock.now - started)")
+            }
         }
-        await pool.close()
     }
 }
 
@@ -136,19 +139,10 @@ struct Admin: AsyncParsableCommand {
             } catch let error as AppError {
                 throw ValidationError(error.detail)
             }
-            let pool = PostgresConnectionPool(configuration: configuration.postgres(maxConnections: 2), logger: logger)
-            do {
-                try await migrate(pool: pool, configuration: configuration, logger: logger)
+            try await withDatabase(configuration, logger) { pool in
                 let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
                 try await accounts.ensureAdmin(username: username, password: password, logger: logger)
-            } catch let error as AppError {
-                await pool.close()
-                throw ValidationError(error.detail)
-            } catch {
-                await pool.close()
-                throw error
             }
-            await pool.close()
             print("\(username) is an admin.")
         }
     }

@@ -33,38 +33,49 @@ struct PriceImporter: Sendable {
             guard parser.rows > 0 else {
                 throw AppError.validationFailed("The upload holds no price rows.")
             }
-            if let line = try await session.query(
-                """
-                SELECT min(u.line) FROM price_upload u
-                WHERE NOT EXISTS (SELECT 1 FROM instruments i WHERE i.symbol = u.symbol)
-                """
-            ).decodeColumn(Int?.self).first ?? nil {
-                throw AppError.validationFailed(line: line, "unknown symbol; add the instrument first.")
-            }
-            try await session.runScript("SAVEPOINT before_upsert")
-            do {
-                return try await session.execute(
-                    """
-                    INSERT INTO daily_bars (symbol, day, open, high, low, close, volume, dividend, split)
-                    SELECT symbol, day, open, high, low, close, volume, dividend, split FROM price_upload
-                    ON CONFLICT (symbol, day) DO UPDATE SET
-                        open = excluded.open, high = excluded.high, low = excluded.low, close = excluded.close,
-                        volume = excluded.volume, dividend = excluded.dividend, split = excluded.split
-                    """
-                )
-            } catch let error as PostgresError where error.code == .cardinalityViolation {
-                try await session.runScript("ROLLBACK TO SAVEPOINT before_upsert")
-                let line = try await session.query(
-                    """
-                    SELECT min(line) FROM (
-                        SELECT line, row_number() OVER (PARTITION BY symbol, day ORDER BY line) AS seen
-                        FROM price_upload
-                    ) repeated WHERE seen > 1
-                    """
-                ).decodeColumn(Int?.self).first ?? nil
-                throw AppError.validationFailed(line: line ?? 0, "the same symbol and date appear twice in the upload.")
-            }
+            return try await store(session)
         }
+    }
+
+    /// Moves the checked rows into `daily_bars`. A first load is a plain insert; only when
+    /// some rows exist already does it run again as an upsert. Unknown symbols and repeated
+    /// rows are found by the constraints, and only then looked up to name their line.
+    private func store(_ session: PostgresSession) async throws -> Int {
+        let columns = "symbol, day, open, high, low, close, volume, dividend, split"
+        try await session.runScript("SAVEPOINT before_insert")
+        do {
+            return try await session.execute(
+                "INSERT INTO daily_bars (\(unescaped: columns)) SELECT \(unescaped: columns) FROM price_upload"
+            )
+        } catch let error as PostgresError where error.code == .uniqueViolation {
+            try await session.runScript("ROLLBACK TO SAVEPOINT before_insert")
+        } catch let error as PostgresError where error.code == .foreignKeyViolation {
+            try await session.runScript("ROLLBACK TO SAVEPOINT before_insert")
+            throw AppError.validationFailed(line: try await firstLine(session, "NOT EXISTS (SELECT 1 FROM instruments i WHERE i.symbol = u.symbol)"),
+                                            "unknown symbol; add the instrument first.")
+        }
+        do {
+            return try await session.execute(
+                """
+                INSERT INTO daily_bars (\(unescaped: columns)) SELECT \(unescaped: columns) FROM price_upload
+                ON CONFLICT (symbol, day) DO UPDATE SET
+                    open = excluded.open, high = excluded.high, low = excluded.low, close = excluded.close,
+                    volume = excluded.volume, dividend = excluded.dividend, split = excluded.split
+                """
+            )
+        } catch let error as PostgresError where error.code == .cardinalityViolation {
+            try await session.runScript("ROLLBACK TO SAVEPOINT before_insert")
+            throw AppError.validationFailed(
+                line: try await firstLine(session, "EXISTS (SELECT 1 FROM price_upload o WHERE o.symbol = u.symbol AND o.day = u.day AND o.line < u.line)"),
+                "the same symbol and date appear twice in the upload."
+            )
+        }
+    }
+
+    /// The first line of the upload meeting `condition` (trusted SQL over `u`).
+    private func firstLine(_ session: PostgresSession, _ condition: String) async throws -> Int {
+        try await session.query("SELECT min(line) FROM price_upload u WHERE \(unescaped: condition)")
+            .decodeColumn(Int?.self).first.flatMap { $0 } ?? 0
     }
 }
 

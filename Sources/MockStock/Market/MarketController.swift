@@ -58,9 +58,7 @@ struct MarketController {
         let price = Decimal(exactly: quote.price)!
         let (yearAgo, high, low) = try await store.yearStatistics(symbol, through: try await quotes.historyEnd())
         return StockDetail(
-            symbol: symbol, name: info.name, price: quote.price, previousClose: quote.previousClose,
-            change: quote.change, changePercent: quote.changePercent, asOf: quote.asOf,
-            description: info.description, sector: info.sector, currency: info.currency,
+            quote: quote, description: info.description, sector: info.sector, currency: info.currency,
             yearChangePercent: yearAgo.map { ((price - $0) / $0 * 100).rounded(2).moneyString },
             yearHigh: high.map { max($0, price).moneyString },
             yearLow: low.map { min($0, price).moneyString }

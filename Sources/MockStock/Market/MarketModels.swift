@@ -40,21 +40,31 @@ struct Quote: ResponseEncodable, Equatable {
     }
 }
 
-/// A stock's page (API.md `StockDetail`).
+/// A stock's page (API.md `StockDetail`): the quote's fields and more.
 struct StockDetail: ResponseEncodable {
-    let symbol: String
-    let name: String
-    let price: String
-    let previousClose: String
-    let change: String
-    let changePercent: String
-    let asOf: Date
+    let quote: Quote
     let description: String
     let sector: String
     let currency: String
     let yearChangePercent: String?
     let yearHigh: String?
     let yearLow: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case description, sector, currency, yearChangePercent, yearHigh, yearLow
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try quote.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(description, forKey: .description)
+        try container.encode(sector, forKey: .sector)
+        try container.encode(currency, forKey: .currency)
+        // Present as null when there is no history, as the contract lists every field.
+        try container.encode(yearChangePercent, forKey: .yearChangePercent)
+        try container.encode(yearHigh, forKey: .yearHigh)
+        try container.encode(yearLow, forKey: .yearLow)
+    }
 }
 
 struct QuotePage: ResponseEncodable {

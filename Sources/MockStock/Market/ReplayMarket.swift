@@ -33,15 +33,8 @@ public final class ReplayMarket: Service, Sendable {
     }
 
     public func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await self.tick(now: Date())
-                } catch {
-                    self.logger.warning("replay tick failed", metadata: ["error": "\(error)"])
-                }
-                try await Task.sleep(for: .seconds(self.settings.checkSeconds))
-            }
+        await repeatUntilShutdown(every: .seconds(settings.checkSeconds), logger: logger, task: "replay tick") {
+            try await self.tick(now: Date())
         }
     }
 

@@ -43,15 +43,8 @@ public final class SimulatedMarket: Service, Sendable {
     }
 
     public func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await self.tick(now: Date())
-                } catch {
-                    self.logger.warning("simulated market tick failed", metadata: ["error": "\(error)"])
-                }
-                try await Task.sleep(for: .seconds(self.settings.tickSeconds))
-            }
+        await repeatUntilShutdown(every: .seconds(settings.tickSeconds), logger: logger, task: "simulated market tick") {
+            try await self.tick(now: Date())
         }
     }
 
