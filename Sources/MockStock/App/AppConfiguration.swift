@@ -39,6 +39,8 @@ public struct AppConfiguration: Sendable {
         case database, simulated, replay, http
     }
 
+    /// Flat fee charged on every trade (`TRADE_FEE`).
+    public var tradeFee = Decimal(0)
     /// Where prices come from (`QUOTE_PROVIDER`).
     public var quoteSource: QuoteSource = .database
     public var simulation = SimulatedMarket.Settings()
@@ -114,6 +116,12 @@ public struct AppConfiguration: Sendable {
             startingCash = cash
         }
         try readMarket(value, { try integer($0, in: $1) })
+        if let text = value("TRADE_FEE") {
+            guard let fee = Decimal(exactly: text), fee >= 0, fee <= 1_000_000 else {
+                throw ConfigurationError("TRADE_FEE must be a non-negative decimal such as 0.00, got \"\(text)\"")
+            }
+            tradeFee = fee
+        }
     }
 
     private mutating func readMarket(_ value: (String) -> String?, _ integer: (String, ClosedRange<Int>) throws -> Int?) throws {

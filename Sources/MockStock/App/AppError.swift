@@ -116,7 +116,9 @@ public struct AppError: Error, Sendable, Equatable {
         )
         var headers = self.headers
         headers[.contentType] = "application/problem+json"
-        let body = (try? JSONEncoder().encode(problem)) ?? Data()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(problem)) ?? Data()
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 

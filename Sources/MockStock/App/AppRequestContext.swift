@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 
 /// The per-request context every route receives.
@@ -16,4 +17,12 @@ public struct AppRequestContext: RequestContext {
     public static let maxBodySize = 1 << 20
 
     public var maxUploadSize: Int { Self.maxBodySize }
+
+    /// JSON with sorted keys and RFC 3339 dates, so the same answer is always the same bytes.
+    public var responseEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
 }

@@ -110,6 +110,8 @@ func buildRouter(
     let api = router.group("api")
     AccountsController(accounts: accounts).addRoutes(to: api)
     MarketController(store: market, quotes: quotes).addRoutes(to: api)
+    let trading = TradingService(store: TradingStore(pool: pool), market: market, quotes: quotes, fee: configuration.tradeFee)
+    TradingController(trading: trading).addRoutes(to: api)
     AdminController(market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool)).addRoutes(to: api)
     return router
 }

@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Portfolios, buying and selling, and the history of trades and cash movements.
+struct TradingController {
+    let trading: TradingService
+
+    func addRoutes(to api: RouterGroup<AppRequestContext>) {
+        api.get("portfolios", use: portfolios)
+        api.get("portfolio", use: portfolio)
+        api.post("stock/buy") { request, context in try await trade(.buy, request, context) }
+        api.post("stock/sell") { request, context in try await trade(.sell, request, context) }
+        api.get("transactions", use: transactions)
+        api.get("transactions.csv") { request, context in try await transactionsCSV(request, context) }
+        api.get("cash-movements", use: cashMovements)
+    }
+
+    struct TradeRequest: Decodable {
+        let symbol: String
+        let amount: ShareQuantity
+        let portfolioId: Int?
+    }
+
+    @Sendable func portfolios(_ request: Request, context: AppRequestContext) async throws -> [PortfolioSummary] {
+        try await trading.portfolios(userID: context.requireIdentity().userID)
+    }
+
+    @Sendable func portfolio(_ request: Request, context: AppRequestContext) async throws -> Portfolio {
+        try await trading.portfolio(userID: context.requireIdentity().userID, id: try Self.integer("portfolioId", request))
+    }
+
+    func trade(_ side: TradingService.Side, _ request: Request, _ context: AppRequestContext) async throws -> TradeResult {
+        let identity = try context.requireIdentity()
+        let key = request.headers[.idempotencyKey]
+        if let key, !(1...255).contains(key.count) {
+            throw AppError.validationFailed("Idempotency-Key must be 1–255 characters.")
+        }
+        let body = try await request.decodeJSON(as: TradeRequest.self, context: context)
+        return try await trading.trade(
+            side, userID: identity.userID, symbol: body.symbol, quantity: body.amount.value,
+            portfolioID: body.portfolioId, idempotencyKey: key
+        )
+    }
+
+    @Sendable func transactions(_ request: Request, context: AppRequestContext) async throws -> Response {
+        if request.headers[.accept]?.contains("text/csv") == true {
+            return try await transactionsCSV(request, context)
+        }
+        let page = try await trading.trades(
+            userID: context.requireIdentity().userID, portfolioID: try Self.integer("portfolioId", request),
+            symbol: request.uri.queryParameters.get("symbol"), before: try Self.integer("before", request),
+            limit: try Pagination.limit(request.uri.queryParameters, default: 50, maximum: 200)
+        )
+        return try page.response(from: request, context: context)
+    }
+
+    /// The whole history of a portfolio as CSV, streamed a page at a time.
+    func transactionsCSV(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let userID = try context.requireIdentity().userID
+        let portfolioID = try Self.integer("portfolioId", request)
+        let symbol = request.uri.queryParameters.get("symbol")
+        // Fail before the body starts, while an error can still be a problem+json answer.
+        let first = try await trading.trades(userID: userID, portfolioID: portfolioID, symbol: symbol, before: nil, limit: 1000)
+        let trading = self.trading
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: "id,portfolioId,symbol,side,quantity,price,amount,fee,createdAt\n"))
+            var page = first
+            let formatter = ISO8601DateFormatter()
+            while true {
+                let lines = page.items.map {
+                    "\($0.id),\($0.portfolioId),\($0.symbol),\($0.side),\($0.quantity),\($0.price),\($0.amount),\($0.fee),\(formatter.string(from: $0.createdAt))\n"
+                }.joined()
+                try await writer.write(ByteBuffer(string: lines))
+                guard let next = page.nextBefore else { break }
+                page = try await trading.trades(userID: userID, portfolioID: portfolioID, symbol: symbol, before: next, limit: 1000)
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: #"attachment; filename="transactions.csv""#],
+            body: body
+        )
+    }
+
+    @Sendable func cashMovements(_ request: Request, context: AppRequestContext) async throws -> CashMovementPage {
+        try await trading.cashMovements(
+            userID: context.requireIdentity().userID, portfolioID: try Self.integer("portfolioId", request),
+            before: try Self.integer("before", request),
+            limit: try Pagination.limit(request.uri.queryParameters, default: 50, maximum: 200)
+        )
+    }
+
+    /// An optional whole-number query parameter; 422 when present but not a number.
+    static func integer(_ name: String, _ request: Request) throws -> Int? {
+        guard let text = request.uri.queryParameters.get(name), !text.isEmpty else { return nil }
+        guard let value = Int(text), value > 0 else { throw AppError.validationFailed("\(name) must be a positive whole number.") }
+        return value
+    }
+}
+
+extension HTTPField.Name {
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Hummingbird
+
+/// A trade as clients see it (API.md `Trade`).
+struct Trade: Codable, Sendable, Equatable {
+    let id: Int
+    let portfolioId: Int
+    let symbol: String
+    let side: String
+    let quantity: Int
+    let price: String
+    let amount: String
+    let fee: String
+    let createdAt: Date
+
+    init(_ record: TradingStore.TradeRecord) {
+        id = record.id
+        portfolioId = record.portfolioID
+        symbol = record.symbol
+        side = record.side
+        quantity = record.quantity
+        price = record.price.moneyString
+        amount = record.amount.moneyString
+        fee = record.fee.moneyString
+        createdAt = record.createdAt
+    }
+}
+
+/// The answer to a buy or sell (API.md `TradeResult`).
+struct TradeResult: ResponseEncodable, Equatable {
+    struct Position: Codable, Equatable {
+        let symbol: String
+        let quantity: Int
+    }
+
+    let trade: Trade
+    let cash: String
+    let position: Position
+}
+
+struct PortfolioSummary: ResponseEncodable {
+    let id: Int
+    let leagueId: Int?
+    let name: String
+    let cash: String
+    let netWorth: String
+
+    private enum CodingKeys: String, CodingKey { case id, leagueId, name, cash, netWorth }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(leagueId, forKey: .leagueId)
+        try container.encode(name, forKey: .name)
+        try container.encode(cash, forKey: .cash)
+        try container.encode(netWorth, forKey: .netWorth)
+    }
+}
+
+/// A portfolio valued at current prices (API.md `Portfolio`).
+struct Portfolio: ResponseEncodable {
+    struct Holding: Encodable {
+        let symbol: String
+        let name: String
+        let quantity: Int
+        let price: String
+        let value: String
+        let averageCost: String
+        let unrealizedGain: String
+        let dayChange: String
+    }
+
+    let id: Int
+    let leagueId: Int?
+    let cash: String
+    let holdingsValue: String
+    let netWorth: String
+    let holdings: [Holding]
+
+    private enum CodingKeys: String, CodingKey { case id, leagueId, cash, holdingsValue, netWorth, holdings }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(leagueId, forKey: .leagueId)
+        try container.encode(cash, forKey: .cash)
+        try container.encode(holdingsValue, forKey: .holdingsValue)
+        try container.encode(netWorth, forKey: .netWorth)
+        try container.encode(holdings, forKey: .holdings)
+    }
+}
+
+struct TradePage: ResponseEncodable {
+    let items: [Trade]
+    let nextBefore: Int?
+
+    private enum CodingKeys: String, CodingKey { case items, nextBefore }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(items, forKey: .items)
+        try container.encode(nextBefore, forKey: .nextBefore)
+    }
+}
+
+struct CashMovement: Encodable {
+    let id: Int
+    let portfolioId: Int
+    let kind: String
+    let amount: String
+    let note: String
+    let createdAt: Date
+}
+
+struct CashMovementPage: ResponseEncodable {
+    let items: [CashMovement]
+    let nextBefore: Int?
+
+    private enum CodingKeys: String, CodingKey { case items, nextBefore }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(items, forKey: .items)
+        try container.encode(nextBefore, forKey: .nextBefore)
+    }
+}
+
+/// A number of shares from JSON: a whole number 1...1,000,000,000 (a JSON number or a
+/// string of digits); anything else is 422.
+struct ShareQuantity: Decodable, Sendable {
+    static let maximum = 1_000_000_000
+    let value: Int
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let number: Decimal?
+        if let text = try? container.decode(String.self) {
+            number = text.allSatisfy({ $0.isASCII && $0.isNumber }) ? Decimal(exactly: text) : nil
+        } else {
+            number = try? container.decode(Decimal.self)
+        }
+        guard let number, number >= 1, number <= Decimal(Self.maximum), number == number.rounded(0) else {
+            throw AppError.validationFailed("amount must be a whole number of shares from 1 to 1000000000.")
+        }
+        value = NSDecimalNumber(decimal: number).intValue
+    }
+}

@@ -1,0 +1,143 @@
+import Crypto
+import Foundation
+import Postgres
+
+/// Buying, selling and valuing portfolios.
+struct TradingService: Sendable {
+    enum Side: String, Sendable { case buy, sell }
+
+    let store: TradingStore
+    let market: MarketStore
+    let quotes: any QuoteProvider
+    /// Flat fee charged on every trade.
+    let fee: Decimal
+
+    /// Trades at the provider's current price. The price is asked for before anything is
+    /// locked; the trade itself is one SQL statement. With an idempotency key, the first
+    /// outcome is remembered and returned to every repeat of the same request.
+    func trade(_ side: Side, userID: Int, symbol rawSymbol: String, quantity: Int, portfolioID: Int?, idempotencyKey: String?) async throws -> TradeResult {
+        let symbol = Symbol.normalize(rawSymbol)
+        let idempotency = idempotencyKey.map { key in
+            (key: key, requestHash: Self.hash(side, symbol, quantity, portfolioID))
+        }
+        if let idempotency, let earlier = try await store.remembered(userID: userID, key: idempotency.key) {
+            return try replay(earlier, idempotency.requestHash, symbol: symbol)
+        }
+        guard Symbol.isValid(symbol), try await market.names(for: [symbol])[symbol] != nil else {
+            throw AppError.unknownSymbol(symbol)
+        }
+        let quote = try await quotes.quote(for: symbol)
+        let order = TradingStore.Order(
+            userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
+            price: quote.price, fee: fee, idempotency: idempotency
+        )
+        let execution: TradingStore.Execution
+        do {
+            execution = side == .buy ? try await store.buy(order) : try await store.sell(order)
+        } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "idempotency_keys_pkey" {
+            // The same request ran at the same moment and won: answer what it answered.
+            guard let idempotency, let earlier = try await store.remembered(userID: userID, key: idempotency.key) else { throw error }
+            return try replay(earlier, idempotency.requestHash, symbol: symbol)
+        }
+        if Int.random(in: 0..<1000) == 0 { try? await store.forgetOldKeys() }
+        return try Self.result(execution, symbol: symbol)
+    }
+
+    private func replay(_ earlier: (requestHash: String, execution: TradingStore.Execution), _ requestHash: String, symbol: String) throws -> TradeResult {
+        guard earlier.requestHash == requestHash else {
+            throw AppError(.unprocessableContent, code: "idempotency_key_reused",
+                           detail: "This Idempotency-Key was used for a different request.")
+        }
+        return try Self.result(earlier.execution, symbol: symbol)
+    }
+
+    private static func result(_ execution: TradingStore.Execution, symbol: String) throws -> TradeResult {
+        switch execution.outcome {
+        case "ok":
+            guard let trade = execution.trade, let cash = execution.cash, let position = execution.position else {
+                throw AppError.internalError
+            }
+            return TradeResult(trade: Trade(trade), cash: cash.moneyString, position: .init(symbol: symbol, quantity: position))
+        case "insufficient_funds":
+            throw AppError(.unprocessableContent, code: "insufficient_funds", detail: "There is not enough cash for this purchase.")
+        case "insufficient_shares":
+            throw AppError(.unprocessableContent, code: "insufficient_shares", detail: "The portfolio does not hold that many shares.")
+        default:
+            throw AppError.notFound("No such portfolio of yours.")
+        }
+    }
+
+    private static func hash(_ side: Side, _ symbol: String, _ quantity: Int, _ portfolioID: Int?) -> String {
+        let text = "\(side.rawValue)\n\(symbol)\n\(quantity)\n\(portfolioID.map(String.init) ?? "personal")"
+        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    // MARK: Valuation
+
+    func portfolios(userID: Int) async throws -> [PortfolioSummary] {
+        let portfolios = try await store.portfolios(userID: userID)
+        let holdings = try await store.holdings(portfolioIDs: portfolios.map(\.id))
+        let prices = try await currentPrices(holdings.values.flatMap { $0 })
+        return portfolios.map { portfolio in
+            let value = (holdings[portfolio.id] ?? []).reduce(Decimal(0)) { $0 + (prices[$1.symbol]?.price ?? 0) * Decimal($1.quantity) }
+            return PortfolioSummary(
+                id: portfolio.id, leagueId: portfolio.leagueID, name: portfolio.name,
+                cash: portfolio.cash.moneyString, netWorth: (portfolio.cash + value).moneyString
+            )
+        }
+    }
+
+    func portfolio(userID: Int, id: Int?) async throws -> Portfolio {
+        guard let portfolio = try await store.portfolio(userID: userID, id: id) else {
+            throw AppError.notFound("No such portfolio of yours.")
+        }
+        let held = try await store.holdings(portfolioIDs: [portfolio.id])[portfolio.id] ?? []
+        let prices = try await currentPrices(held)
+        var total = Decimal(0)
+        let holdings = held.map { holding in
+            let quote = prices[holding.symbol]
+            let price = quote?.price ?? 0
+            let quantity = Decimal(holding.quantity)
+            let value = price * quantity
+            total += value
+            return Portfolio.Holding(
+                symbol: holding.symbol, name: holding.name, quantity: holding.quantity, price: price.moneyString,
+                value: value.moneyString, averageCost: (holding.costBasis / quantity).rounded(4).moneyString,
+                unrealizedGain: (value - holding.costBasis).rounded(4).moneyString,
+                dayChange: ((price - (quote?.previousClose ?? price)) * quantity).moneyString
+            )
+        }
+        return Portfolio(
+            id: portfolio.id, leagueId: portfolio.leagueID, cash: portfolio.cash.moneyString,
+            holdingsValue: total.moneyString, netWorth: (portfolio.cash + total).moneyString, holdings: holdings
+        )
+    }
+
+    private func currentPrices(_ holdings: [TradingStore.HoldingRecord]) async throws -> [String: PriceQuote] {
+        let symbols = Array(Set(holdings.map(\.symbol))).sorted()
+        return symbols.isEmpty ? [:] : try await quotes.quotes(for: symbols)
+    }
+
+    // MARK: History
+
+    func trades(userID: Int, portfolioID: Int?, symbol: String?, before: Int?, limit: Int) async throws -> TradePage {
+        guard let portfolio = try await store.portfolio(userID: userID, id: portfolioID) else {
+            throw AppError.notFound("No such portfolio of yours.")
+        }
+        let rows = try await store.trades(portfolioID: portfolio.id, symbol: symbol.map(Symbol.normalize), before: before, limit: limit + 1)
+        let items = rows.prefix(limit).map(Trade.init)
+        return TradePage(items: Array(items), nextBefore: rows.count > limit ? items.last?.id : nil)
+    }
+
+    func cashMovements(userID: Int, portfolioID: Int?, before: Int?, limit: Int) async throws -> CashMovementPage {
+        guard let portfolio = try await store.portfolio(userID: userID, id: portfolioID) else {
+            throw AppError.notFound("No such portfolio of yours.")
+        }
+        let rows = try await store.cashMovements(portfolioID: portfolio.id, before: before, limit: limit + 1)
+        let items = rows.prefix(limit).map {
+            CashMovement(id: $0.id, portfolioId: $0.portfolioID, kind: $0.kind, amount: $0.amount.moneyString,
+                         note: $0.note, createdAt: $0.createdAt)
+        }
+        return CashMovementPage(items: Array(items), nextBefore: rows.count > limit ? items.last?.id : nil)
+    }
+}

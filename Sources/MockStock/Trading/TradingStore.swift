@@ -1,0 +1,256 @@
+import Foundation
+import Postgres
+
+/// Portfolios, holdings, trades and cash movements.
+struct TradingStore: Sendable {
+    let pool: PostgresConnectionPool
+
+    /// What one trade statement reports.
+    struct Execution: Sendable {
+        /// `ok`, `not_found`, `insufficient_funds` or `insufficient_shares`.
+        let outcome: String
+        let trade: TradeRecord?
+        let cash: Decimal?
+        let position: Int?
+    }
+
+    struct TradeRecord: Sendable {
+        let id: Int
+        let portfolioID: Int
+        let symbol: String
+        let side: String
+        let quantity: Int
+        let price: Decimal
+        let amount: Decimal
+        let fee: Decimal
+        let createdAt: Date
+    }
+
+    struct Order: Sendable {
+        let userID: Int
+        /// nil: the user's personal portfolio.
+        let portfolioID: Int?
+        let symbol: String
+        let quantity: Int
+        let price: Decimal
+        let fee: Decimal
+        /// The Idempotency-Key and a hash of the request, to remember the outcome under.
+        let idempotency: (key: String, requestHash: String)?
+
+        var amount: Decimal { price * Decimal(quantity) }
+    }
+
+    /// The portfolio the order names, when it belongs to the user.
+    private static let ownedPortfolio = """
+        owned AS (
+            SELECT id FROM portfolios
+            WHERE user_id = $1 AND CASE WHEN $2::int8 IS NULL THEN league_id IS NULL ELSE id = $2::int8 END
+        )
+        """
+
+    /// Records the outcome under the idempotency key (if any) and reports it; the insert
+    /// of a concurrent duplicate waits for this one and then fails, undoing that statement.
+    private static let rememberAndReport = """
+        remembered AS (
+            INSERT INTO idempotency_keys (user_id, key, request_hash, outcome, trade_id, cash, position)
+            SELECT $1, $9::text, $10::text, outcome.outcome, (SELECT id FROM trade),
+                   (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
+            FROM outcome WHERE $9::text IS NOT NULL
+        )
+        SELECT outcome.outcome, trade.id, trade.portfolio_id, trade.created_at,
+               (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
+        FROM outcome LEFT JOIN trade ON true
+        """
+
+    /// Buys in one statement: the cash is taken only if it covers the cost (checked by
+    /// the row update itself, so no interleaving can overspend), then the holding and the
+    /// trade row are written.
+    func buy(_ order: Order) async throws -> Execution {
+        try await execute(order, side: "buy", statement: """
+            WITH \(Self.ownedPortfolio), cash_after AS (
+                UPDATE portfolios p SET cash = p.cash - ($6::numeric + $8::numeric)
+                FROM owned WHERE p.id = owned.id AND p.cash >= $6::numeric + $8::numeric
+                RETURNING p.id, p.cash
+            ), position_after AS (
+                INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
+                SELECT id, $3, $4::int8, $6::numeric FROM cash_after
+                ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
+                    quantity = h.quantity + excluded.quantity, cost_basis = h.cost_basis + excluded.cost_basis
+                RETURNING quantity
+            ), trade AS (
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee)
+                SELECT id, $3, $7::text, $4::int8, $5::numeric, $6::numeric, $8::numeric FROM cash_after
+                RETURNING id, portfolio_id, created_at
+            ), outcome AS (
+                SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN 'not_found'
+                            WHEN NOT EXISTS (SELECT 1 FROM trade) THEN 'insufficient_funds'
+                            ELSE 'ok' END AS outcome
+            ), \(Self.rememberAndReport)
+            """)
+    }
+
+    /// Sells in one statement: the shares are taken only if enough are held (checked by
+    /// the row update itself), the cost basis shrinks in proportion, and the proceeds are
+    /// credited. A holding sold to zero stays as a hidden row.
+    func sell(_ order: Order) async throws -> Execution {
+        try await execute(order, side: "sell", statement: """
+            WITH \(Self.ownedPortfolio), position_after AS (
+                UPDATE holdings h SET
+                    quantity = h.quantity - $4::int8,
+                    cost_basis = CASE WHEN h.quantity = $4::int8 THEN 0
+                                      ELSE round(h.cost_basis * (h.quantity - $4::int8) / h.quantity, 10) END
+                FROM owned WHERE h.portfolio_id = owned.id AND h.symbol = $3 AND h.quantity >= $4::int8
+                RETURNING h.portfolio_id, h.quantity
+            ), cash_after AS (
+                UPDATE portfolios p SET cash = p.cash + $6::numeric - $8::numeric
+                FROM position_after WHERE p.id = position_after.portfolio_id
+                RETURNING p.id, p.cash
+            ), trade AS (
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee)
+                SELECT id, $3, $7::text, $4::int8, $5::numeric, $6::numeric, $8::numeric FROM cash_after
+                RETURNING id, portfolio_id, created_at
+            ), outcome AS (
+                SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN 'not_found'
+                            WHEN NOT EXISTS (SELECT 1 FROM trade) THEN 'insufficient_shares'
+                            ELSE 'ok' END AS outcome
+            ), \(Self.rememberAndReport)
+            """)
+    }
+
+    private func execute(_ order: Order, side: String, statement: String) async throws -> Execution {
+        let binds: [PostgresBind] = [
+            PostgresBind(order.userID), PostgresBind(order.portfolioID), PostgresBind(order.symbol),
+            PostgresBind(order.quantity), PostgresBind(order.price), PostgresBind(order.amount), PostgresBind(side),
+            PostgresBind(order.fee), PostgresBind(order.idempotency?.key), PostgresBind(order.idempotency?.requestHash),
+        ]
+        let row = try await pool.query(PostgresQuery(unsafeSQL: statement, binds: binds))[0]
+        let (outcome, tradeID, portfolioID, createdAt, cash, position) = try row.decode((String, Int?, Int?, Date?, Decimal?, Int?).self)
+        let trade = tradeID.map { id in
+            TradeRecord(
+                id: id, portfolioID: portfolioID!, symbol: order.symbol, side: side, quantity: order.quantity,
+                price: order.price, amount: order.amount, fee: order.fee, createdAt: createdAt!
+            )
+        }
+        return Execution(outcome: outcome, trade: trade, cash: cash, position: position)
+    }
+
+    /// The outcome first remembered under this key, with its request hash.
+    func remembered(userID: Int, key: String) async throws -> (requestHash: String, execution: Execution)? {
+        let rows = try await pool.query(
+            """
+            SELECT k.request_hash, k.outcome, k.cash, k.position,
+                   t.id, t.portfolio_id, t.symbol, t.side, t.quantity, t.price, t.amount, t.fee, t.created_at
+            FROM idempotency_keys k LEFT JOIN trades t ON t.id = k.trade_id
+            WHERE k.user_id = \(userID) AND k.key = \(key)
+            """
+        )
+        guard let row = rows.first else { return nil }
+        let (hash, outcome, cash, position) = try (
+            row.decode(String.self, column: 0), row.decode(String.self, column: 1),
+            row.decode(Decimal?.self, column: 2), row.decode(Int?.self, column: 3)
+        )
+        let trade = try row.decode(Int?.self, column: 4).map { id in
+            TradeRecord(
+                id: id, portfolioID: try row.decode(Int.self, column: 5), symbol: try row.decode(String.self, column: 6),
+                side: try row.decode(String.self, column: 7), quantity: try row.decode(Int.self, column: 8),
+                price: try row.decode(Decimal.self, column: 9), amount: try row.decode(Decimal.self, column: 10),
+                fee: try row.decode(Decimal.self, column: 11), createdAt: try row.decode(Date.self, column: 12)
+            )
+        }
+        return (hash, Execution(outcome: outcome, trade: trade, cash: cash, position: position))
+    }
+
+    /// Forgets idempotency keys older than two days (API.md promises at least one).
+    func forgetOldKeys() async throws {
+        try await pool.execute("DELETE FROM idempotency_keys WHERE created_at < now() - interval '2 days'")
+    }
+
+    // MARK: Reading
+
+    struct PortfolioRecord: Sendable {
+        let id: Int
+        let leagueID: Int?
+        let name: String
+        let cash: Decimal
+    }
+
+    struct HoldingRecord: Sendable {
+        let symbol: String
+        let name: String
+        let quantity: Int
+        let costBasis: Decimal
+    }
+
+    func portfolios(userID: Int) async throws -> [PortfolioRecord] {
+        try await pool.query(
+            "SELECT id, league_id, name, cash FROM portfolios WHERE user_id = \(userID) ORDER BY league_id NULLS FIRST, id"
+        ).decode((Int, Int?, String, Decimal).self).map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3) }
+    }
+
+    /// The user's portfolio by id, or the personal one for nil; nil when not theirs.
+    func portfolio(userID: Int, id: Int?) async throws -> PortfolioRecord? {
+        try await pool.query(
+            """
+            SELECT id, league_id, name, cash FROM portfolios
+            WHERE user_id = \(userID) AND CASE WHEN \(id)::int8 IS NULL THEN league_id IS NULL ELSE id = \(id)::int8 END
+            """
+        ).decode((Int, Int?, String, Decimal).self).first.map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3) }
+    }
+
+    /// Shares held (quantity above zero) in these portfolios, by portfolio.
+    func holdings(portfolioIDs: [Int]) async throws -> [Int: [HoldingRecord]] {
+        let rows = try await pool.query(
+            """
+            SELECT h.portfolio_id, h.symbol, i.name, h.quantity, h.cost_basis
+            FROM holdings h JOIN instruments i ON i.symbol = h.symbol
+            WHERE h.portfolio_id = ANY(\(portfolioIDs)) AND h.quantity > 0
+            ORDER BY h.symbol
+            """
+        )
+        var byPortfolio: [Int: [HoldingRecord]] = [:]
+        for row in rows {
+            let (portfolio, symbol, name, quantity, basis) = try row.decode((Int, String, String, Int, Decimal).self)
+            byPortfolio[portfolio, default: []].append(HoldingRecord(symbol: symbol, name: name, quantity: quantity, costBasis: basis))
+        }
+        return byPortfolio
+    }
+
+    /// Trades of one portfolio, newest first, with ids below `before`.
+    func trades(portfolioID: Int, symbol: String?, before: Int?, limit: Int) async throws -> [TradeRecord] {
+        let rows = try await pool.query(
+            """
+            SELECT id, portfolio_id, symbol, side, quantity, price, amount, fee, created_at FROM trades
+            WHERE portfolio_id = \(portfolioID)
+              AND (\(symbol)::text IS NULL OR symbol = \(symbol)::text)
+              AND (\(before)::int8 IS NULL OR id < \(before)::int8)
+            ORDER BY id DESC LIMIT \(limit)
+            """
+        )
+        return try rows.decode((Int, Int, String, String, Int, Decimal, Decimal, Decimal, Date).self).map {
+            TradeRecord(id: $0.0, portfolioID: $0.1, symbol: $0.2, side: $0.3, quantity: $0.4, price: $0.5,
+                        amount: $0.6, fee: $0.7, createdAt: $0.8)
+        }
+    }
+
+    struct CashMovementRecord: Sendable {
+        let id: Int
+        let portfolioID: Int
+        let kind: String
+        let amount: Decimal
+        let note: String
+        let createdAt: Date
+    }
+
+    func cashMovements(portfolioID: Int, before: Int?, limit: Int) async throws -> [CashMovementRecord] {
+        let rows = try await pool.query(
+            """
+            SELECT id, portfolio_id, kind, amount, note, created_at FROM cash_movements
+            WHERE portfolio_id = \(portfolioID) AND (\(before)::int8 IS NULL OR id < \(before)::int8)
+            ORDER BY id DESC LIMIT \(limit)
+            """
+        )
+        return try rows.decode((Int, Int, String, Decimal, String, Date).self).map {
+            CashMovementRecord(id: $0.0, portfolioID: $0.1, kind: $0.2, amount: $0.3, note: $0.4, createdAt: $0.5)
+        }
+    }
+}
