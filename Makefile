@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run migrate test bench-driver bench-seed db-start db-stop db-destroy deps clean
+.PHONY: all build run migrate test bench bench-driver bench-seed db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -47,6 +47,11 @@ test: deps
 	PG_LOCAL_FSYNC=off $(PG_LOCAL) start test || exit 1; \
 	TEST_DATABASE_URL="$$($(PG_LOCAL) url test)" $(SWIFT) test --skip-build; status=$$?; \
 	$(PG_LOCAL) destroy test; exit $$status
+
+# Buys and sells over HTTP with wrk beside pgbench running the same statements.
+bench:
+	@scripts/install-deps bench
+	scripts/bench-trade
 
 # Point selects through the driver's pool beside pgbench on the same cluster.
 bench-driver:

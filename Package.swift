@@ -74,6 +74,7 @@ let package = Package(
         .executableTarget(
             name: "mockstock-bench",
             dependencies: [
+                "MockStock",
                 "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MockStock
 import Postgres
 
 @main
@@ -7,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mockstock-bench",
         abstract: "Load generators behind the scripts/bench-* benchmarks.",
-        subcommands: [DriverBench.self]
+        subcommands: [DriverBench.self, TradeScript.self]
     )
 }
 
@@ -76,5 +77,45 @@ struct DriverBench: AsyncParsableCommand {
                 + " p50 \(milliseconds(atPercentile: 0.5)) ms, p99 \(milliseconds(atPercentile: 0.99)) ms"
         )
         print("driver_tps=\(String(format: "%.0f", perSecond))")
+    }
+}
+
+/// The server's own trade statement as a pgbench script: a random user buys or sells
+/// 1–5 shares of one of the symbols S1...Sn at a fixed price.
+struct TradeScript: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pgbench-trade",
+        abstract: "Print the buy or sell statement as a pgbench script."
+    )
+
+    @Option(help: "buy or sell")
+    var side: String
+
+    @Option(help: "Lowest and highest user id, as min:max.")
+    var users: String
+
+    @Option(help: "Number of symbols, named S1...Sn.")
+    var symbols = 10
+
+    @Option(help: "The fixed price.")
+    var price = "100.00"
+
+    func run() throws {
+        let parts = users.split(separator: ":")
+        guard parts.count == 2, side == "buy" || side == "sell" else { throw ValidationError("--users min:max and --side buy|sell") }
+        var sql = side == "buy" ? TradeSQL.buy : TradeSQL.sell
+        // From $10 down, so that $1 does not match the start of $10.
+        let values = [
+            "NULL::text", "NULL::text", "0::numeric", "'\(side)'::text", "(\(price) * :qty)::numeric", "\(price)::numeric",
+            ":qty", "('S' || :sym)", "NULL::int8", ":uid",
+        ]
+        for (offset, value) in values.enumerated() {
+            sql = sql.replacingOccurrences(of: "$\(10 - offset)", with: value)
+        }
+        print("\\set uid random(\(parts[0]), \(parts[1]))")
+        print("\\set qty random(1, 5)")
+        print("\\set sym random(1, \(symbols))")
+        // pgbench reads one statement per line unless it ends with a semicolon.
+        print(sql.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") + ";")
     }
 }

@@ -40,81 +40,12 @@ struct TradingStore: Sendable {
         var amount: Decimal { price * Decimal(quantity) }
     }
 
-    /// The portfolio the order names, when it belongs to the user.
-    private static let ownedPortfolio = """
-        owned AS (
-            SELECT id FROM portfolios
-            WHERE user_id = $1 AND CASE WHEN $2::int8 IS NULL THEN league_id IS NULL ELSE id = $2::int8 END
-        )
-        """
-
-    /// Records the outcome under the idempotency key (if any) and reports it; the insert
-    /// of a concurrent duplicate waits for this one and then fails, undoing that statement.
-    private static let rememberAndReport = """
-        remembered AS (
-            INSERT INTO idempotency_keys (user_id, key, request_hash, outcome, trade_id, cash, position)
-            SELECT $1, $9::text, $10::text, outcome.outcome, (SELECT id FROM trade),
-                   (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
-            FROM outcome WHERE $9::text IS NOT NULL
-        )
-        SELECT outcome.outcome, trade.id, trade.portfolio_id, trade.created_at,
-               (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
-        FROM outcome LEFT JOIN trade ON true
-        """
-
-    /// Buys in one statement: the cash is taken only if it covers the cost (checked by
-    /// the row update itself, so no interleaving can overspend), then the holding and the
-    /// trade row are written.
     func buy(_ order: Order) async throws -> Execution {
-        try await execute(order, side: "buy", statement: """
-            WITH \(Self.ownedPortfolio), cash_after AS (
-                UPDATE portfolios p SET cash = p.cash - ($6::numeric + $8::numeric)
-                FROM owned WHERE p.id = owned.id AND p.cash >= $6::numeric + $8::numeric
-                RETURNING p.id, p.cash
-            ), position_after AS (
-                INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
-                SELECT id, $3, $4::int8, $6::numeric FROM cash_after
-                ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
-                    quantity = h.quantity + excluded.quantity, cost_basis = h.cost_basis + excluded.cost_basis
-                RETURNING quantity
-            ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee)
-                SELECT id, $3, $7::text, $4::int8, $5::numeric, $6::numeric, $8::numeric FROM cash_after
-                RETURNING id, portfolio_id, created_at
-            ), outcome AS (
-                SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN 'not_found'
-                            WHEN NOT EXISTS (SELECT 1 FROM trade) THEN 'insufficient_funds'
-                            ELSE 'ok' END AS outcome
-            ), \(Self.rememberAndReport)
-            """)
+        try await execute(order, side: "buy", statement: TradeSQL.buy)
     }
 
-    /// Sells in one statement: the shares are taken only if enough are held (checked by
-    /// the row update itself), the cost basis shrinks in proportion, and the proceeds are
-    /// credited. A holding sold to zero stays as a hidden row.
     func sell(_ order: Order) async throws -> Execution {
-        try await execute(order, side: "sell", statement: """
-            WITH \(Self.ownedPortfolio), position_after AS (
-                UPDATE holdings h SET
-                    quantity = h.quantity - $4::int8,
-                    cost_basis = CASE WHEN h.quantity = $4::int8 THEN 0
-                                      ELSE round(h.cost_basis * (h.quantity - $4::int8) / h.quantity, 10) END
-                FROM owned WHERE h.portfolio_id = owned.id AND h.symbol = $3 AND h.quantity >= $4::int8
-                RETURNING h.portfolio_id, h.quantity
-            ), cash_after AS (
-                UPDATE portfolios p SET cash = p.cash + $6::numeric - $8::numeric
-                FROM position_after WHERE p.id = position_after.portfolio_id
-                RETURNING p.id, p.cash
-            ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee)
-                SELECT id, $3, $7::text, $4::int8, $5::numeric, $6::numeric, $8::numeric FROM cash_after
-                RETURNING id, portfolio_id, created_at
-            ), outcome AS (
-                SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN 'not_found'
-                            WHEN NOT EXISTS (SELECT 1 FROM trade) THEN 'insufficient_shares'
-                            ELSE 'ok' END AS outcome
-            ), \(Self.rememberAndReport)
-            """)
+        try await execute(order, side: "sell", statement: TradeSQL.sell)
     }
 
     private func execute(_ order: Order, side: String, statement: String) async throws -> Execution {
@@ -253,4 +184,83 @@ struct TradingStore: Sendable {
             CashMovementRecord(id: $0.0, portfolioID: $0.1, kind: $0.2, amount: $0.3, note: $0.4, createdAt: $0.5)
         }
     }
+}
+
+/// The trade statements. Parameters: $1 user id, $2 portfolio id (NULL: personal),
+/// $3 symbol, $4 quantity, $5 price, $6 amount (price × quantity), $7 side, $8 fee,
+/// $9 idempotency key, $10 request hash (both NULL without a key). Public so the
+/// benchmark can run the very same SQL through pgbench.
+public enum TradeSQL {
+    /// The portfolio the order names, when it belongs to the user.
+    static let ownedPortfolio = """
+        owned AS (
+            SELECT id FROM portfolios
+            WHERE user_id = $1 AND CASE WHEN $2::int8 IS NULL THEN league_id IS NULL ELSE id = $2::int8 END
+        )
+        """
+
+    /// Records the outcome under the idempotency key (if any) and reports it; the insert
+    /// of a concurrent duplicate waits for this one and then fails, undoing that statement.
+    static let rememberAndReport = """
+        remembered AS (
+            INSERT INTO idempotency_keys (user_id, key, request_hash, outcome, trade_id, cash, position)
+            SELECT $1, $9::text, $10::text, outcome.outcome, (SELECT id FROM trade),
+                   (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
+            FROM outcome WHERE $9::text IS NOT NULL
+        )
+        SELECT outcome.outcome, trade.id, trade.portfolio_id, trade.created_at,
+               (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
+        FROM outcome LEFT JOIN trade ON true
+        """
+
+    /// Buys in one statement: the cash is taken only if it covers the cost (checked by
+    /// the row update itself, so no interleaving can overspend), then the holding and the
+    /// trade row are written.
+    public static let buy = """
+            WITH \(ownedPortfolio), cash_after AS (
+                UPDATE portfolios p SET cash = p.cash - ($6::numeric + $8::numeric)
+                FROM owned WHERE p.id = owned.id AND p.cash >= $6::numeric + $8::numeric
+                RETURNING p.id, p.cash
+            ), position_after AS (
+                INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
+                SELECT id, $3, $4::int8, $6::numeric FROM cash_after
+                ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
+                    quantity = h.quantity + excluded.quantity, cost_basis = h.cost_basis + excluded.cost_basis
+                RETURNING quantity
+            ), trade AS (
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee)
+                SELECT id, $3, $7::text, $4::int8, $5::numeric, $6::numeric, $8::numeric FROM cash_after
+                RETURNING id, portfolio_id, created_at
+            ), outcome AS (
+                SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN 'not_found'
+                            WHEN NOT EXISTS (SELECT 1 FROM trade) THEN 'insufficient_funds'
+                            ELSE 'ok' END AS outcome
+            ), \(rememberAndReport)
+            """
+
+    /// Sells in one statement: the shares are taken only if enough are held (checked by
+    /// the row update itself), the cost basis shrinks in proportion, and the proceeds are
+    /// credited. A holding sold to zero stays as a hidden row.
+    public static let sell = """
+            WITH \(ownedPortfolio), position_after AS (
+                UPDATE holdings h SET
+                    quantity = h.quantity - $4::int8,
+                    cost_basis = CASE WHEN h.quantity = $4::int8 THEN 0
+                                      ELSE round(h.cost_basis * (h.quantity - $4::int8) / h.quantity, 10) END
+                FROM owned WHERE h.portfolio_id = owned.id AND h.symbol = $3 AND h.quantity >= $4::int8
+                RETURNING h.portfolio_id, h.quantity
+            ), cash_after AS (
+                UPDATE portfolios p SET cash = p.cash + $6::numeric - $8::numeric
+                FROM position_after WHERE p.id = position_after.portfolio_id
+                RETURNING p.id, p.cash
+            ), trade AS (
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee)
+                SELECT id, $3, $7::text, $4::int8, $5::numeric, $6::numeric, $8::numeric FROM cash_after
+                RETURNING id, portfolio_id, created_at
+            ), outcome AS (
+                SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN 'not_found'
+                            WHEN NOT EXISTS (SELECT 1 FROM trade) THEN 'insufficient_shares'
+                            ELSE 'ok' END AS outcome
+            ), \(rememberAndReport)
+            """
 }

@@ -1,0 +1,25 @@
+-- wrk script for scripts/bench-trade: random buys (60%) and sells (40%) of 1-5 shares
+-- of S1..S10 by random users, each with their own token, over keep-alive connections.
+local tokens = {}
+for line in io.lines(os.getenv("BENCH_TOKENS")) do tokens[#tokens + 1] = line end
+local symbols = tonumber(os.getenv("BENCH_SYMBOLS") or "10")
+
+function init(args)
+    math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
+end
+
+function request()
+    local side = math.random() < 0.6 and "buy" or "sell"
+    local body = string.format('{"symbol":"S%d","amount":%d}', math.random(symbols), math.random(5))
+    return wrk.format("POST", "/api/stock/" .. side, {
+        ["Content-Type"] = "application/json",
+        ["Authorization"] = "Bearer " .. tokens[math.random(#tokens)],
+    }, body)
+end
+
+function done(summary, latency, requests)
+    io.write(string.format("wrk_requests=%d\nwrk_non2xx=%d\nwrk_socket_errors=%d\nwrk_seconds=%.3f\nwrk_p50_ms=%.2f\nwrk_p99_ms=%.2f\n",
+        summary.requests, summary.errors.status,
+        summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
+        summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000))
+end
