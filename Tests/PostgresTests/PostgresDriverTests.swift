@@ -317,10 +317,12 @@ struct PostgresDriverTests {
             $0.maxConnections = 1
             $0.acquireTimeout = .milliseconds(100)
         }) { pool in
+            let leased = Rendezvous(parties: 2)
             async let holder: Void = pool.withConnection { session in
+                await leased.arrive()
                 _ = try await session.query("SELECT pg_sleep(0.5)")
             }
-            try await Task.sleep(for: .milliseconds(50))
+            await leased.arrive()
             let error = try await #require(throws: PostgresError.self) { try await pool.query("SELECT 1") }
             #expect(error.kind == .acquireTimeout)
             try await holder

@@ -2,6 +2,34 @@ import Foundation
 import Logging
 import Postgres
 
+/// At most this many test databases exist at once, so that tests running in parallel
+/// stay within the cluster's connection limit.
+private let permits = AsyncSemaphore(permits: 12)
+
+/// A counting semaphore for tasks.
+actor AsyncSemaphore {
+    private var available: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(permits: Int) { available = permits }
+
+    func acquire() async {
+        if available > 0 {
+            available -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            available += 1
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+}
+
 /// A database created for one test and dropped after it, on the cluster named by
 /// `TEST_DATABASE_URL` (`make test` starts one and sets it).
 public struct TemporaryDatabase: Sendable {
@@ -25,6 +53,8 @@ public struct TemporaryDatabase: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (TemporaryDatabase) async throws -> T
     ) async throws -> T {
+        await permits.acquire()
+        defer { Task { await permits.release() } }
         let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let admin = adminPool()
         var configuration = PostgresConfiguration(connectionString: clusterConnectionString)

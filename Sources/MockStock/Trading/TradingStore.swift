@@ -54,7 +54,7 @@ struct TradingStore: Sendable {
             PostgresBind(order.quantity), PostgresBind(order.price), PostgresBind(order.amount), PostgresBind(side),
             PostgresBind(order.fee), PostgresBind(order.idempotency?.key), PostgresBind(order.idempotency?.requestHash),
         ]
-        let row = try await pool.query(PostgresQuery(unsafeSQL: statement, binds: binds))[0]
+        let row = try await runRetryingTransientFailures(PostgresQuery(unsafeSQL: statement, binds: binds))[0]
         let (outcome, tradeID, portfolioID, createdAt, cash, position) = try row.decode((String, Int?, Int?, Date?, Decimal?, Int?).self)
         let trade = tradeID.map { id in
             TradeRecord(
@@ -63,6 +63,20 @@ struct TradingStore: Sendable {
             )
         }
         return Execution(outcome: outcome, trade: trade, cash: cash, position: position)
+    }
+
+    /// A trade is one statement: when it fails on a serialization failure or deadlock,
+    /// nothing of it happened, so it simply runs again (a few times at most).
+    private func runRetryingTransientFailures(_ query: PostgresQuery) async throws -> PostgresRows {
+        var attempt = 1
+        while true {
+            do {
+                return try await pool.query(query)
+            } catch let error as PostgresError where error.isTransient && attempt < pool.configuration.transactionAttempts {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(1 << min(attempt + 1, 6)))))
+            }
+        }
     }
 
     /// The outcome first remembered under this key, with its request hash.
@@ -191,11 +205,13 @@ struct TradingStore: Sendable {
 /// $9 idempotency key, $10 request hash (both NULL without a key). Public so the
 /// benchmark can run the very same SQL through pgbench.
 public enum TradeSQL {
-    /// The portfolio the order names, when it belongs to the user.
+    /// The portfolio the order names, when it belongs to the user. Locking it first gives
+    /// buys and sells one lock order (portfolio, then holding), so they cannot deadlock.
     static let ownedPortfolio = """
         owned AS (
             SELECT id FROM portfolios
             WHERE user_id = $1 AND CASE WHEN $2::int8 IS NULL THEN league_id IS NULL ELSE id = $2::int8 END
+            FOR UPDATE
         )
         """
 
