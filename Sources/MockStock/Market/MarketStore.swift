@@ -28,15 +28,31 @@ struct MarketStore: Sendable {
 
     private static let pricedColumns = "symbol, name, price, previous_close, as_of"
 
+    /// Current prices: the `quotes` table by primary key, and the last daily close only
+    /// for symbols without a quote.
     func prices(for symbols: [String]) async throws -> [String: PriceQuote] {
         guard !symbols.isEmpty else { return [:] }
         let rows = try await pool.query(
+            "SELECT symbol, price, previous_close, as_of FROM quotes WHERE symbol = ANY(\(symbols))"
+        )
+        var prices: [String: PriceQuote] = [:]
+        for row in rows {
+            let (symbol, price, previous, asOf) = try row.decode((String, Decimal, Decimal?, Date).self)
+            prices[symbol] = PriceQuote(symbol: symbol, price: price, previousClose: previous, asOf: asOf)
+        }
+        let unquoted = symbols.filter { prices[$0] == nil }
+        guard !unquoted.isEmpty else { return prices }
+        let fallback = try await pool.query(
             """
             SELECT \(unescaped: Self.pricedColumns) FROM instrument_prices
-            WHERE symbol = ANY(\(symbols)) AND price IS NOT NULL
+            WHERE symbol = ANY(\(unquoted)) AND price IS NOT NULL
             """
         )
-        return Dictionary(uniqueKeysWithValues: try rows.map { try Self.priced($0) }.map { ($0.quote.symbol, $0.quote) })
+        for row in fallback {
+            let quote = try Self.priced(row).quote
+            prices[quote.symbol] = quote
+        }
+        return prices
     }
 
     /// Stores quotes fetched from elsewhere; a quote without a previous close keeps the stored one.

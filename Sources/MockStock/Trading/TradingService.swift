@@ -23,10 +23,12 @@ struct TradingService: Sendable {
         if let idempotency, let earlier = try await store.remembered(userID: userID, key: idempotency.key) {
             return try replay(earlier, idempotency.requestHash, symbol: symbol)
         }
-        guard Symbol.isValid(symbol), try await market.names(for: [symbol])[symbol] != nil else {
-            throw AppError.unknownSymbol(symbol)
+        guard Symbol.isValid(symbol) else { throw AppError.unknownSymbol(symbol) }
+        guard let quote = try await quotes.quotes(for: [symbol])[symbol] else {
+            // Only now tell an unknown symbol from a known one without a price.
+            if try await market.names(for: [symbol])[symbol] == nil { throw AppError.unknownSymbol(symbol) }
+            throw AppError.quoteUnavailable("\(symbol) has no price yet.")
         }
-        let quote = try await quotes.quote(for: symbol)
         let order = TradingStore.Order(
             userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
             price: quote.price, fee: fee, idempotency: idempotency
