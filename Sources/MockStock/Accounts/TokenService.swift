@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import Synchronization
 
 /// The claims of an access token.
 struct AccessToken: JWTPayload {
@@ -34,6 +35,10 @@ struct AccessToken: JWTPayload {
 public struct TokenService: Sendable {
     private let keys: JWTKeyCollection
     public let lifetime: TimeInterval
+    /// Tokens already verified, by their exact text: a client sends the same token with
+    /// every request, and checking the signature and claims again each time is wasted
+    /// work. Expiry is still checked on every use.
+    private let verified = VerifiedTokens()
 
     /// `secret` must hold at least 32 bytes (256 bits).
     public init(secret: [UInt8], lifetime: TimeInterval) async {
@@ -59,6 +64,15 @@ public struct TokenService: Sendable {
 
     /// The token's claims, or nil for anything not signed by us with HS256 and currently valid.
     func verify(_ token: String) async -> AccessToken? {
+        if let claims = verified.claims(for: token) {
+            return claims.exp.value > Date() ? claims : nil
+        }
+        guard let claims = await verifySignatureAndClaims(token) else { return nil }
+        verified.remember(token, claims)
+        return claims
+    }
+
+    private func verifySignatureAndClaims(_ token: String) async -> AccessToken? {
         // Pin the algorithm: refuse `none`, RS256 and everything else before looking further.
         guard let header = token.split(separator: ".", omittingEmptySubsequences: false).first,
             let headerJSON = Self.base64URLDecode(header),
@@ -76,5 +90,22 @@ public struct TokenService: Sendable {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         return Data(base64Encoded: base64)
+    }
+}
+
+/// A bounded set of verified tokens; cleared whole when full.
+private final class VerifiedTokens: Sendable {
+    private let tokens = Mutex<[String: AccessToken]>([:])
+    private static let capacity = 50_000
+
+    func claims(for token: String) -> AccessToken? {
+        tokens.withLock { $0[token] }
+    }
+
+    func remember(_ token: String, _ claims: AccessToken) {
+        tokens.withLock { tokens in
+            if tokens.count >= Self.capacity { tokens.removeAll(keepingCapacity: true) }
+            tokens[token] = claims
+        }
     }
 }

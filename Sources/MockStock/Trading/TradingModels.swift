@@ -133,6 +133,10 @@ struct ShareQuantity: Decodable, Sendable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        if let whole = try? container.decode(Int.self), (1...Self.maximum).contains(whole) {
+            value = whole
+            return
+        }
         let number: Decimal?
         if let text = try? container.decode(String.self) {
             number = text.allSatisfy({ $0.isASCII && $0.isNumber }) ? Decimal(exactly: text) : nil
