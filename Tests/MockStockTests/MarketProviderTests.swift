@@ -123,6 +123,32 @@ struct MarketProviderTests {
         }
     }
 
+    @Test("the quote cache answers from memory within its lifetime and asks the source again after")
+    func quoteCache() async throws {
+        let source = CountingProvider()
+        let cache = CachingQuoteProvider(source, lifetime: .milliseconds(200))
+        _ = try await cache.quotes(for: ["AAPL", "MSFT"])
+        let again = try await cache.quotes(for: ["MSFT", "AAPL"])
+        #expect(again["AAPL"]?.price == 1)
+        #expect(await source.calls == [["AAPL", "MSFT"]])
+        try await Task.sleep(for: .milliseconds(250))
+        _ = try await cache.quotes(for: ["AAPL"])
+        #expect(await source.calls == [["AAPL", "MSFT"], ["AAPL"]])
+    }
+
+    actor CountingProvider: QuoteProvider {
+        private(set) var calls: [[String]] = []
+
+        func quotes(for symbols: [String]) async throws -> [String: PriceQuote] {
+            calls.append(symbols)
+            return Dictionary(uniqueKeysWithValues: symbols.map {
+                ($0, PriceQuote(symbol: $0, price: 1, previousClose: nil, asOf: Date()))
+            })
+        }
+
+        nonisolated func historyEnd() async throws -> String? { nil }
+    }
+
     struct StoredQuote: Equatable, Sendable {
         let price: Decimal
         let previous: Decimal?

@@ -26,6 +26,8 @@ enum TestApp {
         configuration.jwtSecret = Array(jwtSecret.utf8)
         configuration.adminUsername = adminUsername
         configuration.adminPassword = adminPassword
+        // Tests set a price and trade at it at once.
+        configuration.quoteCacheLifetime = .zero
         return configuration
     }
 

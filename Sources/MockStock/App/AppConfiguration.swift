@@ -41,6 +41,8 @@ public struct AppConfiguration: Sendable {
 
     /// Flat fee charged on every trade (`TRADE_FEE`).
     public var tradeFee = Decimal(0)
+    /// How long each process reuses a stored quote (`QUOTE_CACHE_MS`); zero reads every time.
+    public var quoteCacheLifetime: Duration = .milliseconds(500)
     /// Where prices come from (`QUOTE_PROVIDER`).
     public var quoteSource: QuoteSource = .database
     public var simulation = SimulatedMarket.Settings()
@@ -116,6 +118,9 @@ public struct AppConfiguration: Sendable {
             startingCash = cash
         }
         try readMarket(value, { try integer($0, in: $1) })
+        if let milliseconds = try integer("QUOTE_CACHE_MS", in: 0...60_000) {
+            quoteCacheLifetime = .milliseconds(milliseconds)
+        }
         if let text = value("TRADE_FEE") {
             guard let fee = Decimal(exactly: text), fee >= 0, fee <= 1_000_000 else {
                 throw ConfigurationError("TRADE_FEE must be a non-negative decimal such as 0.00, got \"\(text)\"")

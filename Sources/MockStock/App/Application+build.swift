@@ -17,7 +17,7 @@ public func buildApplication(
     let pool = PostgresConnectionPool(configuration: configuration.postgres(), logger: poolLogger)
     let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
     let market = MarketStore(pool: pool)
-    let quotes: any QuoteProvider
+    var quotes: any QuoteProvider
     var services: [any Service] = [pool]
     switch configuration.quoteSource {
     case .database:
@@ -31,6 +31,9 @@ public func buildApplication(
         services.append(replay)
     case .http:
         quotes = HTTPQuoteProvider(settings: configuration.http, store: market, logger: logger)
+    }
+    if configuration.quoteCacheLifetime > .zero && configuration.quoteSource != .http {
+        quotes = CachingQuoteProvider(quotes, lifetime: configuration.quoteCacheLifetime)
     }
     let router = buildRouter(
         configuration: configuration, pool: pool, metrics: metrics, accounts: accounts, market: market, quotes: quotes

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where prices come from. Every trade and valuation asks the configured provider; what
 /// each one promises about freshness is in the README.
@@ -36,5 +37,46 @@ struct StoredQuoteProvider: QuoteProvider {
 
     func historyEnd() async throws -> String? {
         try await replay?.day(at: Date())
+    }
+}
+
+/// Keeps each quote for `lifetime`, so busy symbols are read from the database a few
+/// times a second rather than on every trade. Prices are then at most `lifetime` older
+/// than their source.
+final class CachingQuoteProvider: QuoteProvider {
+    private struct Entry {
+        let quote: PriceQuote
+        let read: ContinuousClock.Instant
+    }
+
+    private let source: any QuoteProvider
+    private let lifetime: Duration
+    private let entries = Mutex<[String: Entry]>([:])
+
+    init(_ source: any QuoteProvider, lifetime: Duration) {
+        self.source = source
+        self.lifetime = lifetime
+    }
+
+    func quotes(for symbols: [String]) async throws -> [String: PriceQuote] {
+        let now = ContinuousClock.now
+        var result: [String: PriceQuote] = [:]
+        entries.withLock { entries in
+            for symbol in symbols {
+                if let entry = entries[symbol], now - entry.read < lifetime { result[symbol] = entry.quote }
+            }
+        }
+        let missing = symbols.filter { result[$0] == nil }
+        guard !missing.isEmpty else { return result }
+        let fresh = try await source.quotes(for: missing)
+        entries.withLock { entries in
+            if entries.count > 10_000 { entries.removeAll(keepingCapacity: true) }
+            for (symbol, quote) in fresh { entries[symbol] = Entry(quote: quote, read: now) }
+        }
+        return result.merging(fresh) { $1 }
+    }
+
+    func historyEnd() async throws -> String? {
+        try await source.historyEnd()
     }
 }
