@@ -84,7 +84,7 @@ struct TradingController {
         )
     }
 
-    @Sendable func cashMovements(_ request: Request, context: AppRequestContext) async throws -> CashMovementPage {
+    @Sendable func cashMovements(_ request: Request, context: AppRequestContext) async throws -> CursorPage<CashMovement> {
         try await trading.cashMovements(
             userID: context.requireIdentity().userID, portfolioID: try Self.integer("portfolioId", request),
             before: try Self.integer("before", request),

@@ -90,8 +90,10 @@ struct Portfolio: ResponseEncodable {
     }
 }
 
-struct TradePage: ResponseEncodable {
-    let items: [Trade]
+/// A page of history, newest first; `nextBefore` is the cursor for the next page (null
+/// on the last one).
+struct CursorPage<Item: Encodable & Sendable>: ResponseEncodable {
+    let items: [Item]
     let nextBefore: Int?
 
     private enum CodingKeys: String, CodingKey { case items, nextBefore }
@@ -103,26 +105,13 @@ struct TradePage: ResponseEncodable {
     }
 }
 
-struct CashMovement: Encodable {
+struct CashMovement: Encodable, Sendable {
     let id: Int
     let portfolioId: Int
     let kind: String
     let amount: String
     let note: String
     let createdAt: Date
-}
-
-struct CashMovementPage: ResponseEncodable {
-    let items: [CashMovement]
-    let nextBefore: Int?
-
-    private enum CodingKeys: String, CodingKey { case items, nextBefore }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(items, forKey: .items)
-        try container.encode(nextBefore, forKey: .nextBefore)
-    }
 }
 
 /// A number of shares from JSON: a whole number 1...1,000,000,000 (a JSON number or a

@@ -122,16 +122,16 @@ struct TradingService: Sendable {
 
     // MARK: History
 
-    func trades(userID: Int, portfolioID: Int?, symbol: String?, before: Int?, limit: Int) async throws -> TradePage {
+    func trades(userID: Int, portfolioID: Int?, symbol: String?, before: Int?, limit: Int) async throws -> CursorPage<Trade> {
         guard let portfolio = try await store.portfolio(userID: userID, id: portfolioID) else {
             throw AppError.notFound("No such portfolio of yours.")
         }
         let rows = try await store.trades(portfolioID: portfolio.id, symbol: symbol.map(Symbol.normalize), before: before, limit: limit + 1)
         let items = rows.prefix(limit).map(Trade.init)
-        return TradePage(items: Array(items), nextBefore: rows.count > limit ? items.last?.id : nil)
+        return CursorPage(items: Array(items), nextBefore: rows.count > limit ? items.last?.id : nil)
     }
 
-    func cashMovements(userID: Int, portfolioID: Int?, before: Int?, limit: Int) async throws -> CashMovementPage {
+    func cashMovements(userID: Int, portfolioID: Int?, before: Int?, limit: Int) async throws -> CursorPage<CashMovement> {
         guard let portfolio = try await store.portfolio(userID: userID, id: portfolioID) else {
             throw AppError.notFound("No such portfolio of yours.")
         }
@@ -140,6 +140,6 @@ struct TradingService: Sendable {
             CashMovement(id: $0.id, portfolioId: $0.portfolioID, kind: $0.kind, amount: $0.amount.moneyString,
                          note: $0.note, createdAt: $0.createdAt)
         }
-        return CashMovementPage(items: Array(items), nextBefore: rows.count > limit ? items.last?.id : nil)
+        return CursorPage(items: Array(items), nextBefore: rows.count > limit ? items.last?.id : nil)
     }
 }
