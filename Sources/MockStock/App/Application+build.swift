@@ -115,6 +115,7 @@ func buildRouter(
     MarketController(store: market, quotes: quotes).addRoutes(to: api)
     let trading = TradingService(store: TradingStore(pool: pool), market: market, quotes: quotes, fee: configuration.tradeFee)
     TradingController(trading: trading).addRoutes(to: api)
+    LeagueController(store: LeagueStore(pool: pool)).addRoutes(to: api)
     AdminController(market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool)).addRoutes(to: api)
     return router
 }

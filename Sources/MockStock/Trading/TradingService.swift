@@ -62,6 +62,8 @@ struct TradingService: Sendable {
             return TradeResult(trade: Trade(trade), cash: cash.moneyString, position: .init(symbol: symbol, quantity: position))
         case "insufficient_funds":
             throw AppError(.unprocessableContent, code: "insufficient_funds", detail: "There is not enough cash for this purchase.")
+        case "closed":
+            throw AppError.conflict("This league portfolio trades only while its league runs.")
         case "insufficient_shares":
             throw AppError(.unprocessableContent, code: "insufficient_shares", detail: "The portfolio does not hold that many shares.")
         default:

@@ -128,7 +128,10 @@ struct TradingStore: Sendable {
 
     func portfolios(userID: Int) async throws -> [PortfolioRecord] {
         try await pool.query(
-            "SELECT id, league_id, name, cash FROM portfolios WHERE user_id = \(userID) ORDER BY league_id NULLS FIRST, id"
+            """
+            SELECT id, league_id, name, cash FROM portfolios
+            WHERE user_id = \(userID) AND archived_at IS NULL ORDER BY league_id NULLS FIRST, id
+            """
         ).decode((Int, Int?, String, Decimal).self).map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3) }
     }
 
@@ -137,7 +140,8 @@ struct TradingStore: Sendable {
         try await pool.query(
             """
             SELECT id, league_id, name, cash FROM portfolios
-            WHERE user_id = \(userID) AND CASE WHEN \(id)::int8 IS NULL THEN league_id IS NULL ELSE id = \(id)::int8 END
+            WHERE user_id = \(userID) AND archived_at IS NULL
+              AND CASE WHEN \(id)::int8 IS NULL THEN league_id IS NULL ELSE id = \(id)::int8 END
             """
         ).decode((Int, Int?, String, Decimal).self).first.map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3) }
     }
@@ -207,11 +211,14 @@ struct TradingStore: Sendable {
 public enum TradeSQL {
     /// The portfolio the order names, when it belongs to the user. Locking it first gives
     /// buys and sells one lock order (portfolio, then holding), so they cannot deadlock.
+    /// A league portfolio trades only while its league runs (`open`).
     static let ownedPortfolio = """
         owned AS (
-            SELECT id FROM portfolios
-            WHERE user_id = $1 AND CASE WHEN $2::int8 IS NULL THEN league_id IS NULL ELSE id = $2::int8 END
-            FOR UPDATE
+            SELECT p.id, (l.id IS NULL OR (now() >= l.starts_at AND (l.ends_at IS NULL OR now() < l.ends_at))) AS open
+            FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
+            WHERE p.user_id = $1 AND p.archived_at IS NULL
+              AND CASE WHEN $2::int8 IS NULL THEN p.league_id IS NULL ELSE p.id = $2::int8 END
+            FOR UPDATE OF p
         )
         """
 
@@ -235,7 +242,7 @@ public enum TradeSQL {
     public static let buy = """
             WITH \(ownedPortfolio), cash_after AS (
                 UPDATE portfolios p SET cash = p.cash - ($6::numeric + $8::numeric)
-                FROM owned WHERE p.id = owned.id AND p.cash >= $6::numeric + $8::numeric
+                FROM owned WHERE p.id = owned.id AND owned.open AND p.cash >= $6::numeric + $8::numeric
                 RETURNING p.id, p.cash
             ), position_after AS (
                 INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
@@ -249,6 +256,7 @@ public enum TradeSQL {
                 RETURNING id, portfolio_id, created_at
             ), outcome AS (
                 SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN 'not_found'
+                            WHEN NOT (SELECT open FROM owned) THEN 'closed'
                             WHEN NOT EXISTS (SELECT 1 FROM trade) THEN 'insufficient_funds'
                             ELSE 'ok' END AS outcome
             ), \(rememberAndReport)
@@ -263,7 +271,7 @@ public enum TradeSQL {
                     quantity = h.quantity - $4::int8,
                     cost_basis = CASE WHEN h.quantity = $4::int8 THEN 0
                                       ELSE round(h.cost_basis * (h.quantity - $4::int8) / h.quantity, 10) END
-                FROM owned WHERE h.portfolio_id = owned.id AND h.symbol = $3 AND h.quantity >= $4::int8
+                FROM owned WHERE h.portfolio_id = owned.id AND owned.open AND h.symbol = $3 AND h.quantity >= $4::int8
                 RETURNING h.portfolio_id, h.quantity
             ), cash_after AS (
                 UPDATE portfolios p SET cash = p.cash + $6::numeric - $8::numeric
@@ -275,6 +283,7 @@ public enum TradeSQL {
                 RETURNING id, portfolio_id, created_at
             ), outcome AS (
                 SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN 'not_found'
+                            WHEN NOT (SELECT open FROM owned) THEN 'closed'
                             WHEN NOT EXISTS (SELECT 1 FROM trade) THEN 'insufficient_shares'
                             ELSE 'ok' END AS outcome
             ), \(rememberAndReport)

@@ -1,0 +1,179 @@
+import Foundation
+import Hummingbird
+
+/// A league as clients see it (API.md `League`).
+struct League: ResponseEncodable {
+    let record: LeagueStore.LeagueRecord
+    var members: [Standing]?
+
+    private enum CodingKeys: String, CodingKey {
+        case id, name, code, ownerId, mode, startingCash, startsAt, endsAt, maxMembers, memberCount, createdAt, members
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(record.id, forKey: .id)
+        try container.encode(record.name, forKey: .name)
+        try container.encode(record.code, forKey: .code)
+        try container.encode(record.ownerID, forKey: .ownerId)
+        try container.encode(record.mode, forKey: .mode)
+        try container.encode(record.startingCash.moneyString, forKey: .startingCash)
+        try container.encode(record.startsAt, forKey: .startsAt)
+        try container.encode(record.endsAt, forKey: .endsAt)
+        try container.encode(record.maxMembers, forKey: .maxMembers)
+        try container.encode(record.memberCount, forKey: .memberCount)
+        try container.encode(record.createdAt, forKey: .createdAt)
+        if let members { try container.encode(members, forKey: .members) }
+    }
+}
+
+/// A member's place (API.md `Standing`).
+struct Standing: Encodable {
+    let rank: Int
+    let userId: Int
+    let username: String
+    let netWorth: String
+    let cash: String
+    let holdingsValue: String
+    let returnPercent: String
+
+    init(_ record: LeagueStore.StandingRecord) {
+        rank = record.rank
+        userId = record.userID
+        username = record.username
+        netWorth = record.netWorth.moneyString
+        cash = record.cash.moneyString
+        holdingsValue = record.holdingsValue.moneyString
+        returnPercent = record.invested > 0
+            ? ((record.netWorth - record.invested) / record.invested * 100).rounded(2).moneyString : "0.00"
+    }
+}
+
+struct StandingPage: ResponseEncodable {
+    let items: [Standing]
+    let total: Int
+}
+
+/// Creating, joining, leaving and running leagues.
+struct LeagueController {
+    let store: LeagueStore
+
+    func addRoutes(to api: RouterGroup<AppRequestContext>) {
+        api.post("leagues/create", use: create)
+        api.get("leagues", use: list)
+        api.get("leagues/{id}", use: details)
+        api.get("leagues/{id}/leaderboard", use: leaderboard)
+        api.post("leagues/join/{code}", use: join)
+        api.delete("leagues/leave/{id}", use: leave)
+        api.delete("leagues/kick/{id}/{userId}", use: kick)
+        api.delete("leagues/{id}", use: delete)
+    }
+
+    struct CreateRequest: Decodable {
+        let name: String
+        let mode: String?
+        let startingCash: DecimalInput?
+        let startsAt: Date?
+        let endsAt: Date?
+        let maxMembers: Int?
+    }
+
+    @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<League> {
+        let identity = try context.requireIdentity()
+        let body = try await request.decodeJSON(as: CreateRequest.self, context: context)
+        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...64).contains(name.count) else { throw AppError.validationFailed("name must be 1–64 characters.") }
+        let mode = body.mode ?? "shared"
+        guard mode == "shared" || mode == "isolated" else { throw AppError.validationFailed("mode must be shared or isolated.") }
+        let startingCash = body.startingCash?.value ?? Decimal(string: "100000.00")!
+        guard startingCash > 0, startingCash <= 1_000_000_000 else {
+            throw AppError.validationFailed("startingCash must be a positive amount up to 1000000000.")
+        }
+        let startsAt = body.startsAt ?? Date()
+        if let endsAt = body.endsAt, endsAt <= startsAt {
+            throw AppError.validationFailed("endsAt must be after startsAt.")
+        }
+        if let maxMembers = body.maxMembers, !(1...1_000_000).contains(maxMembers) {
+            throw AppError.validationFailed("maxMembers must be from 1 to 1000000.")
+        }
+        let league = try await store.create(
+            .init(name: name, mode: mode, startingCash: startingCash, startsAt: startsAt, endsAt: body.endsAt,
+                  maxMembers: body.maxMembers),
+            ownerID: identity.userID
+        )
+        return EditedResponse(status: .created, response: League(record: league))
+    }
+
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> [League] {
+        try await store.leagues(member: context.requireIdentity().userID).map { League(record: $0) }
+    }
+
+    @Sendable func details(_ request: Request, context: AppRequestContext) async throws -> League {
+        let league = try await memberLeague(context)
+        let standings = try await store.standings(league: league, limit: 200, offset: 0)
+        return League(record: league, members: standings.items.map(Standing.init))
+    }
+
+    @Sendable func leaderboard(_ request: Request, context: AppRequestContext) async throws -> StandingPage {
+        let league = try await memberLeague(context)
+        let page = try Pagination(request.uri.queryParameters, defaultLimit: 50)
+        let standings = try await store.standings(league: league, limit: page.limit, offset: page.offset)
+        return StandingPage(items: standings.items.map(Standing.init), total: standings.total)
+    }
+
+    @Sendable func join(_ request: Request, context: AppRequestContext) async throws -> League {
+        let identity = try context.requireIdentity()
+        let code = context.parameters.get("code") ?? ""
+        guard (8...64).contains(code.count) else { throw AppError.notFound("No league has that code.") }
+        let (outcome, league) = try await store.join(code: code, userID: identity.userID)
+        switch outcome {
+        case .ok: return League(record: league!)
+        case .notFound: throw AppError.notFound("No league has that code.")
+        case .banned: throw AppError(.forbidden, code: "banned_from_league", detail: "You were removed from this league and cannot rejoin.")
+        case .alreadyMember: throw AppError(.conflict, code: "already_member", detail: "You are already a member of this league.")
+        case .ended: throw AppError.conflict("This league has ended.")
+        case .full: throw AppError(.conflict, code: "league_full", detail: "This league is full.")
+        }
+    }
+
+    /// Leaving; when the owner leaves, the league is deleted.
+    @Sendable func leave(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let identity = try context.requireIdentity()
+        let league = try await memberLeague(context)
+        if league.ownerID == identity.userID {
+            try await store.delete(leagueID: league.id)
+        } else {
+            _ = try await store.removeMember(leagueID: league.id, userID: identity.userID, ban: false)
+        }
+        return .noContent
+    }
+
+    @Sendable func kick(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let identity = try context.requireIdentity()
+        let league = try await memberLeague(context)
+        guard league.ownerID == identity.userID else { throw AppError.forbidden("Only the league's owner may kick members.") }
+        guard let target = context.parameters.get("userId").flatMap(Int.init) else { throw AppError.notFound("No such member.") }
+        guard target != identity.userID else { throw AppError.validationFailed("The owner cannot kick themself; leave or delete the league.") }
+        guard try await store.removeMember(leagueID: league.id, userID: target, ban: true) else {
+            throw AppError.notFound("No such member.")
+        }
+        return .noContent
+    }
+
+    @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let identity = try context.requireIdentity()
+        let league = try await memberLeague(context)
+        guard league.ownerID == identity.userID else { throw AppError.forbidden("Only the league's owner may delete it.") }
+        try await store.delete(leagueID: league.id)
+        return .noContent
+    }
+
+    /// The `{id}` league if the caller is a member; 404 otherwise, so non-members learn nothing.
+    private func memberLeague(_ context: AppRequestContext) async throws -> LeagueStore.LeagueRecord {
+        let identity = try context.requireIdentity()
+        guard let id = context.parameters.get("id").flatMap(Int.init),
+            let league = try await store.league(id: id, member: identity.userID)
+        else { throw AppError.notFound("No such league of yours.") }
+        return league
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Postgres
+
+/// Leagues, membership and standings.
+struct LeagueStore: Sendable {
+    let pool: PostgresConnectionPool
+
+    struct LeagueRecord: Sendable {
+        let id: Int
+        let name: String
+        let code: String
+        let ownerID: Int
+        let mode: String
+        let startingCash: Decimal
+        let startsAt: Date
+        let endsAt: Date?
+        let maxMembers: Int?
+        let memberCount: Int
+        let createdAt: Date
+    }
+
+    struct NewLeague: Sendable {
+        let name: String
+        let mode: String
+        let startingCash: Decimal
+        let startsAt: Date
+        let endsAt: Date?
+        let maxMembers: Int?
+    }
+
+    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at"
+
+    /// Creates the league with its owner as first member (and, for an isolated league,
+    /// the owner's league portfolio with its starting cash), in one statement.
+    func create(_ league: NewLeague, ownerID: Int) async throws -> LeagueRecord {
+        for _ in 0..<5 {
+            do {
+                let rows = try await pool.query(
+                    """
+                    WITH league AS (
+                        INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count)
+                        VALUES (\(league.name), \(JoinCode.generate()), \(ownerID), \(league.mode), \(league.startingCash),
+                                \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)), 1)
+                        RETURNING \(unescaped: Self.columns)
+                    ), member AS (
+                        INSERT INTO league_members (league_id, user_id) SELECT id, owner_id FROM league
+                    ), \(unescaped: Self.fundIsolated("league", userID: "owner_id"))
+                    SELECT \(unescaped: Self.columns) FROM league
+                    """
+                )
+                return try Self.record(rows[0])
+            } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "leagues_code_key" {
+                continue
+            }
+        }
+        throw AppError.serviceUnavailable("Could not find a free join code; try again.")
+    }
+
+    /// For an isolated league, a league portfolio with the starting cash as a cash movement.
+    private static func fundIsolated(_ source: String, userID: String) -> String {
+        """
+        portfolio AS (
+            INSERT INTO portfolios (user_id, league_id, name, cash)
+            SELECT \(userID), id, name, starting_cash FROM \(source) WHERE mode = 'isolated'
+            RETURNING id, cash
+        ), funding AS (
+            INSERT INTO cash_movements (portfolio_id, kind, amount, note)
+            SELECT id, 'starting_cash', cash, 'League starting cash' FROM portfolio
+        )
+        """
+    }
+
+    enum JoinOutcome: String {
+        case ok, notFound = "not_found", banned, alreadyMember = "already_member", ended, full
+    }
+
+    /// Joins in one statement. The seat is taken by a conditional update of the league
+    /// row, so concurrent joins never pass `max_members`.
+    func join(code: String, userID: Int) async throws -> (JoinOutcome, LeagueRecord?) {
+        do {
+            let rows = try await pool.query(
+                """
+                WITH league AS (SELECT * FROM leagues WHERE code = \(code)),
+                barred AS (SELECT 1 FROM league_bans b JOIN league ON b.league_id = league.id WHERE b.user_id = \(userID)),
+                existing AS (SELECT 1 FROM league_members m JOIN league ON m.league_id = league.id WHERE m.user_id = \(userID)),
+                seat AS (
+                    UPDATE leagues l SET member_count = l.member_count + 1
+                    FROM league
+                    WHERE l.id = league.id AND NOT EXISTS (SELECT 1 FROM barred) AND NOT EXISTS (SELECT 1 FROM existing)
+                      AND (l.ends_at IS NULL OR l.ends_at > now())
+                      AND (l.max_members IS NULL OR l.member_count < l.max_members)
+                    RETURNING l.*
+                ), member AS (
+                    INSERT INTO league_members (league_id, user_id) SELECT id, \(userID) FROM seat
+                ), \(unescaped: Self.fundIsolated("seat", userID: "\(userID)"))
+                SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM league) THEN 'not_found'
+                            WHEN EXISTS (SELECT 1 FROM barred) THEN 'banned'
+                            WHEN EXISTS (SELECT 1 FROM existing) THEN 'already_member'
+                            WHEN EXISTS (SELECT 1 FROM seat) THEN 'ok'
+                            WHEN (SELECT ends_at <= now() FROM league) THEN 'ended'
+                            ELSE 'full' END,
+                       (SELECT id FROM league)
+                """
+            )
+            let (outcome, id) = try rows[0].decode((String, Int?).self)
+            var record: LeagueRecord?
+            if let id { record = try await league(id: id) }
+            return (JoinOutcome(rawValue: outcome) ?? .notFound, record)
+        } catch let error as PostgresError where error.code == .uniqueViolation {
+            // The same user joining twice at once: the second finds the first's membership.
+            return (.alreadyMember, nil)
+        }
+    }
+
+    func league(id: Int) async throws -> LeagueRecord? {
+        try await pool.query("SELECT \(unescaped: Self.columns) FROM leagues WHERE id = \(id)").first.map(Self.record)
+    }
+
+    /// The league if `userID` is a member of it.
+    func league(id: Int, member userID: Int) async throws -> LeagueRecord? {
+        try await pool.query(
+            """
+            SELECT \(unescaped: Self.columns) FROM leagues
+            WHERE id = \(id) AND EXISTS (SELECT 1 FROM league_members m WHERE m.league_id = \(id) AND m.user_id = \(userID))
+            """
+        ).first.map(Self.record)
+    }
+
+    func leagues(member userID: Int) async throws -> [LeagueRecord] {
+        try await pool.query(
+            """
+            SELECT \(unescaped: Self.columns) FROM leagues
+            WHERE id IN (SELECT league_id FROM league_members WHERE user_id = \(userID))
+            ORDER BY created_at DESC, id DESC
+            """
+        ).map(Self.record)
+    }
+
+    /// Removes a member (and bans them when kicked); their league portfolio is archived.
+    /// Returns false when they were not a member.
+    func removeMember(leagueID: Int, userID: Int, ban: Bool) async throws -> Bool {
+        try await pool.withTransaction { session in
+            let removed = try await session.execute(
+                "DELETE FROM league_members WHERE league_id = \(leagueID) AND user_id = \(userID)"
+            )
+            guard removed == 1 else { return false }
+            try await session.execute("UPDATE leagues SET member_count = member_count - 1 WHERE id = \(leagueID)")
+            try await session.execute(
+                """
+                UPDATE portfolios SET archived_at = now()
+                WHERE league_id = \(leagueID) AND user_id = \(userID) AND archived_at IS NULL
+                """
+            )
+            if ban {
+                try await session.execute(
+                    "INSERT INTO league_bans (league_id, user_id) VALUES (\(leagueID), \(userID)) ON CONFLICT DO NOTHING"
+                )
+            }
+            return true
+        }
+    }
+
+    /// Deletes the league; its portfolios are archived, keeping their history.
+    func delete(leagueID: Int) async throws {
+        try await pool.withTransaction { session in
+            try await session.execute("UPDATE portfolios SET archived_at = now() WHERE league_id = \(leagueID) AND archived_at IS NULL")
+            try await session.execute("DELETE FROM leagues WHERE id = \(leagueID)")
+        }
+    }
+
+    struct StandingRecord: Sendable {
+        let rank: Int
+        let userID: Int
+        let username: String
+        let netWorth: Decimal
+        let cash: Decimal
+        let holdingsValue: Decimal
+        let invested: Decimal
+    }
+
+    /// Members ranked by net worth (ties share a rank), computed live from their
+    /// portfolios — the personal one in a shared league, the league one in an isolated league.
+    func standings(league: LeagueRecord, limit: Int, offset: Int) async throws -> (items: [StandingRecord], total: Int) {
+        let rows = try await pool.query(
+            """
+            WITH ranked AS (
+                SELECT m.user_id, u.username, p.cash,
+                       coalesce((SELECT sum(h.quantity * ip.price) FROM holdings h
+                                 JOIN instrument_prices ip ON ip.symbol = h.symbol
+                                 WHERE h.portfolio_id = p.id AND h.quantity > 0), 0) AS holdings_value,
+                       coalesce((SELECT sum(c.amount) FROM cash_movements c WHERE c.portfolio_id = p.id), 0) AS invested
+                FROM league_members m
+                JOIN users u ON u.id = m.user_id
+                JOIN portfolios p ON p.user_id = m.user_id AND p.archived_at IS NULL
+                     AND CASE WHEN \(league.mode) = 'isolated' THEN p.league_id = \(league.id) ELSE p.league_id IS NULL END
+                WHERE m.league_id = \(league.id)
+            )
+            SELECT rank() OVER (ORDER BY cash + holdings_value DESC)::int8, user_id, username,
+                   cash + holdings_value, cash, holdings_value, invested, count(*) OVER ()
+            FROM ranked
+            ORDER BY cash + holdings_value DESC, username
+            LIMIT \(limit) OFFSET \(offset)
+            """
+        )
+        let items = try rows.map { row in
+            let (rank, userID, username, netWorth, cash, holdings, invested, _) =
+                try row.decode((Int, Int, String, Decimal, Decimal, Decimal, Decimal, Int).self)
+            return StandingRecord(rank: rank, userID: userID, username: username, netWorth: netWorth, cash: cash,
+                                  holdingsValue: holdings, invested: invested)
+        }
+        let total = try rows.first?.decode(Int.self, column: 7) ?? league.memberCount
+        return (items, total)
+    }
+
+    private static func record(_ row: PostgresRow) throws -> LeagueRecord {
+        let (id, name, code, owner, mode, cash, startsAt, endsAt, maxMembers, count, createdAt) =
+            try row.decode((Int, String, String, Int, String, Decimal, Date, Date?, Int?, Int, Date).self)
+        return LeagueRecord(id: id, name: name, code: code, ownerID: owner, mode: mode, startingCash: cash,
+                            startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers, memberCount: count, createdAt: createdAt)
+    }
+}
+
+/// Join codes: 12 characters of A–Z a–z 0–9 from the system's cryptographic generator.
+enum JoinCode {
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+    static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<12).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import MockStock
+import Testing
+import TestSupport
+
+struct LeagueBody: Decodable {
+    let id: Int
+    let name: String
+    let code: String
+    let ownerId: Int
+    let mode: String
+    let startingCash: String
+    let startsAt: String
+    let endsAt: String?
+    let maxMembers: Int?
+    let memberCount: Int
+    let createdAt: String
+    let members: [StandingBody]?
+}
+
+struct StandingBody: Decodable {
+    let rank: Int
+    let userId: Int
+    let username: String
+    let netWorth: String
+    let cash: String
+    let holdingsValue: String
+    let returnPercent: String
+}
+
+struct StandingPageBody: Decodable {
+    let items: [StandingBody]
+    let total: Int
+}
+
+extension TestClientProtocol {
+    func createLeague(_ body: String, token: String) async throws -> LeagueBody {
+        let response = try await send(.post, "/api/leagues/create", body: body, token: token)
+        #expect(response.status == .created, "\(String(buffer: response.body))")
+        return try JSONDecoder().decode(LeagueBody.self, from: Data(buffer: response.body))
+    }
+
+    func join(_ code: String, token: String) async throws -> TestResponse {
+        try await send(.post, "/api/leagues/join/\(code)", body: "", token: token)
+    }
+
+    func delete(_ uri: String, token: String) async throws -> TestResponse {
+        try await execute(uri: uri, method: .delete, headers: [.authorization: "Bearer \(token)"])
+    }
+}
+
+@Suite("Leagues")
+struct LeagueTests {
+    @Test("create, join by code, see both on the leaderboard, ranked by net worth with shared ranks")
+    func createJoinRank() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let owner = try await client.register("league_owner")
+            let friend = try await client.register("friend")
+            let league = try await client.createLeague(#"{"name":"  Class 7B  "}"#, token: owner.token)
+            #expect(league.name == "Class 7B")
+            #expect(league.mode == "shared")
+            #expect(league.startingCash == "100000.00")
+            #expect(league.ownerId == owner.user.id)
+            #expect(league.memberCount == 1)
+            #expect(league.code.count >= 8)
+
+            #expect(try await client.join(league.code.lowercased(), token: friend.token).status == .notFound)
+            let joined = try await client.join(league.code, token: friend.token)
+            #expect(joined.status == .ok)
+            #expect(try decodeJSON(LeagueBody.self, joined).memberCount == 2)
+            let again = try await client.join(league.code, token: friend.token)
+            #expect(try decodeProblem(again).code == "already_member")
+
+            // Equal net worth shares the rank; a richer member ranks first.
+            var board = try await client.decode(StandingPageBody.self, "/api/leagues/\(league.id)/leaderboard", token: owner.token)
+            #expect(board.items.map(\.rank) == [1, 1])
+            #expect(board.total == 2)
+            try await client.setPrice("ONE", "1")
+            _ = try await client.tradeOK("buy", "ONE", 100, token: friend.token)
+            try await client.setPrice("ONE", "2")
+            board = try await client.decode(StandingPageBody.self, "/api/leagues/\(league.id)/leaderboard", token: owner.token)
+            #expect(board.items.map(\.username) == ["friend", "league_owner"])
+            #expect(board.items.map(\.rank) == [1, 2])
+            #expect(board.items[0].netWorth == "10100.00")
+            #expect(board.items[0].returnPercent == "1.00")
+            let details = try await client.decode(LeagueBody.self, "/api/leagues/\(league.id)", token: friend.token)
+            #expect(details.members?.map(\.username) == ["friend", "league_owner"])
+            #expect(try await client.decode([LeagueBody].self, "/api/leagues", token: friend.token).map(\.id) == [league.id])
+        }
+    }
+
+    @Test("only the owner kicks; the kicked cannot rejoin; the owner cannot kick themself; strangers see nothing")
+    func kickAndAuthorization() async throws {
+        try await TestApp.run { client in
+            let owner = try await client.register("boss_owner")
+            let member = try await client.register("member_one")
+            let other = try await client.register("member_two")
+            let stranger = try await client.register("stranger")
+            let league = try await client.createLeague(#"{"name":"Club"}"#, token: owner.token)
+            _ = try await client.join(league.code, token: member.token)
+            _ = try await client.join(league.code, token: other.token)
+
+            for uri in ["/api/leagues/\(league.id)", "/api/leagues/\(league.id)/leaderboard"] {
+                #expect(try await client.get(uri, token: stranger.token).status == .notFound)
+            }
+            #expect(try await client.delete("/api/leagues/kick/\(league.id)/\(other.user.id)", token: stranger.token).status == .notFound)
+            #expect(try await client.delete("/api/leagues/kick/\(league.id)/\(other.user.id)", token: member.token).status == .forbidden)
+            #expect(try await client.delete("/api/leagues/\(league.id)", token: member.token).status == .forbidden)
+            #expect(try await client.delete("/api/leagues/kick/\(league.id)/\(owner.user.id)", token: owner.token).status == .unprocessableContent)
+            #expect(try await client.delete("/api/leagues/kick/\(league.id)/\(stranger.user.id)", token: owner.token).status == .notFound)
+
+            #expect(try await client.delete("/api/leagues/kick/\(league.id)/\(member.user.id)", token: owner.token).status == .noContent)
+            let rejoin = try await client.join(league.code, token: member.token)
+            #expect(rejoin.status == .forbidden)
+            #expect(try decodeProblem(rejoin).code == "banned_from_league")
+            #expect(try await client.get("/api/leagues/\(league.id)", token: member.token).status == .notFound)
+            let board = try await client.decode(StandingPageBody.self, "/api/leagues/\(league.id)/leaderboard", token: owner.token)
+            #expect(board.items.map(\.username).sorted() == ["boss_owner", "member_two"])
+        }
+    }
+
+    @Test("a member leaves; when the owner leaves, the league is gone")
+    func leaving() async throws {
+        try await TestApp.run { client in
+            let owner = try await client.register("leaver_owner")
+            let member = try await client.register("leaver")
+            let league = try await client.createLeague(#"{"name":"Short-lived"}"#, token: owner.token)
+            _ = try await client.join(league.code, token: member.token)
+            #expect(try await client.delete("/api/leagues/leave/\(league.id)", token: member.token).status == .noContent)
+            #expect(try await client.decode(LeagueBody.self, "/api/leagues/\(league.id)", token: owner.token).memberCount == 1)
+            #expect(try await client.join(league.code, token: member.token).status == .ok)
+            #expect(try await client.delete("/api/leagues/leave/\(league.id)", token: owner.token).status == .noContent)
+            #expect(try await client.get("/api/leagues/\(league.id)", token: member.token).status == .notFound)
+            #expect(try await client.join(league.code, token: member.token).status == .notFound)
+        }
+    }
+
+    @Test("an isolated league funds a league portfolio, trades it only while running, and takes it away on leaving")
+    func isolatedLeague() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let owner = try await client.register("iso_owner")
+            let league = try await client.createLeague(#"{"name":"Iso","mode":"isolated","startingCash":"5000"}"#, token: owner.token)
+            let portfolios = try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: owner.token)
+            #expect(portfolios.map(\.leagueId) == [nil, league.id])
+            let leaguePortfolio = portfolios[1]
+            #expect(leaguePortfolio.cash == "5000.00")
+            let movements = try await client.decode(CashMovementPageBody.self, "/api/cash-movements?portfolioId=\(leaguePortfolio.id)", token: owner.token)
+            #expect(movements.items.map(\.kind) == ["starting_cash"])
+
+            let bought = try await client.trade("buy", #"{"symbol":"ONE","amount":10,"portfolioId":\#(leaguePortfolio.id)}"#, token: owner.token)
+            #expect(bought.status == .ok)
+            let board = try await client.decode(StandingPageBody.self, "/api/leagues/\(league.id)/leaderboard", token: owner.token)
+            #expect(board.items.first?.cash == "4990.00")
+            #expect(board.items.first?.netWorth == "5000.00")
+            // The personal portfolio was not touched.
+            #expect(try await client.decode(PortfolioBody.self, "/api/portfolio", token: owner.token).cash == "10000.00")
+
+            let future = try await client.createLeague(
+                #"{"name":"Later","mode":"isolated","startsAt":"2099-01-01T00:00:00Z","endsAt":"2099-02-01T00:00:00Z"}"#, token: owner.token
+            )
+            let later = try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: owner.token).first { $0.leagueId == future.id }!
+            let early = try await client.trade("buy", #"{"symbol":"ONE","amount":1,"portfolioId":\#(later.id)}"#, token: owner.token)
+            #expect(early.status == .conflict)
+
+            #expect(try await client.delete("/api/leagues/\(league.id)", token: owner.token).status == .noContent)
+            let after = try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: owner.token)
+            #expect(!after.contains { $0.id == leaguePortfolio.id })
+            let gone = try await client.trade("buy", #"{"symbol":"ONE","amount":1,"portfolioId":\#(leaguePortfolio.id)}"#, token: owner.token)
+            #expect(gone.status == .notFound)
+        }
+    }
+
+    @Test("200 users joining a league of 50 at once: exactly 50 members")
+    func maxMembersUnderConcurrency() async throws {
+        try await TestApp.run { client in
+            let owner = try await client.register("crowd_owner")
+            let league = try await client.createLeague(#"{"name":"Crowd","maxMembers":50}"#, token: owner.token)
+            var tokens: [String] = []
+            for index in 0..<200 { tokens.append(try await client.register("crowd\(index)").token) }
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for token in tokens {
+                    group.addTask { try await client.join(league.code, token: token).status.code }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 49)
+            #expect(statuses.filter { $0 == 409 }.count == 151)
+            #expect(try await client.decode(LeagueBody.self, "/api/leagues/\(league.id)", token: owner.token).memberCount == 50)
+        }
+    }
+
+    @Test("bad league settings are 422", arguments: [
+        #"{"name":""}"#, #"{"name":"\#(String(repeating: "n", count: 65))"}"#, #"{"name":"x","startingCash":"0"}"#,
+        #"{"name":"x","startingCash":"-5"}"#, #"{"name":"x","startingCash":"1e20"}"#, #"{"name":"x","mode":"solo"}"#,
+        #"{"name":"x","startsAt":"2030-01-02T00:00:00Z","endsAt":"2030-01-01T00:00:00Z"}"#, #"{"name":"x","maxMembers":0}"#,
+    ])
+    func badSettings(_ body: String) async throws {
+        try await TestApp.run { client in
+            let owner = try await client.register("picky")
+            let response = try await client.send(.post, "/api/leagues/create", body: body, token: owner.token)
+            #expect(response.status == .unprocessableContent)
+            #expect(try await client.decode([LeagueBody].self, "/api/leagues", token: owner.token).isEmpty)
+        }
+    }
+}
+
+func decodeJSON<T: Decodable>(_ type: T.Type, _ response: TestResponse) throws -> T {
+    try JSONDecoder().decode(T.self, from: Data(buffer: response.body))
+}
