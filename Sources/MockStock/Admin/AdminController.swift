@@ -5,6 +5,7 @@ import Hummingbird
 struct AdminController {
     let market: MarketAdminStore
     let prices: PriceImporter
+    let notifications: NotificationStore
 
     /// Largest price upload accepted, in bytes.
     static let maxPriceUpload = 1 << 30
@@ -14,6 +15,40 @@ struct AdminController {
         admin.put("instruments", use: putInstruments)
         admin.post("quotes", use: postQuotes)
         admin.post("prices", use: postPrices)
+        admin.post("notifications", use: broadcast)
+        admin.post("users/{id}/funds", use: adjustFunds)
+    }
+
+    struct BroadcastRequest: Decodable {
+        let title: String
+        let body: String
+    }
+
+    struct FundsRequest: Decodable {
+        let amount: DecimalInput
+    }
+
+    struct Funds: ResponseEncodable { let cash: String }
+
+    /// A notification to every user.
+    @Sendable func broadcast(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Notification> {
+        let body = try await request.decodeJSON(as: BroadcastRequest.self, context: context)
+        let title = body.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...200).contains(title.count), body.body.count <= 2000 else {
+            throw AppError.validationFailed("title must be 1–200 characters and body at most 2000.")
+        }
+        let notification = try await notifications.broadcast(title: title, body: body.body)
+        return EditedResponse(status: .created, response: notification)
+    }
+
+    /// Adds to (or, negative, takes from) a user's personal cash as an `adjustment` movement.
+    @Sendable func adjustFunds(_ request: Request, context: AppRequestContext) async throws -> Funds {
+        guard let userID = context.parameters.get("id").flatMap(Int.init) else { throw AppError.notFound("No such user.") }
+        let amount = try await request.decodeJSON(as: FundsRequest.self, context: context).amount.value
+        guard amount != 0, abs(amount) <= 1_000_000_000_000 else {
+            throw AppError.validationFailed("amount must be non-zero and at most 1000000000000 either way.")
+        }
+        return Funds(cash: try await market.adjustFunds(userID: userID, amount: amount).moneyString)
     }
 
     struct InstrumentInput: Decodable {

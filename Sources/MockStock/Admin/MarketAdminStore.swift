@@ -49,4 +49,25 @@ struct MarketAdminStore: Sendable {
             """
         )
     }
+
+    /// Changes a user's personal cash by `amount`, recorded as an adjustment, in one
+    /// statement; never below zero.
+    func adjustFunds(userID: Int, amount: Decimal) async throws -> Decimal {
+        let rows = try await pool.query(
+            """
+            WITH personal AS (
+                UPDATE portfolios SET cash = cash + \(amount)
+                WHERE user_id = \(userID) AND league_id IS NULL AND cash + \(amount) >= 0
+                RETURNING id, cash
+            ), movement AS (
+                INSERT INTO cash_movements (portfolio_id, kind, amount, note)
+                SELECT id, 'adjustment', \(amount), 'Adjusted by an admin' FROM personal
+            )
+            SELECT cash FROM personal
+            """
+        )
+        if let cash = try rows.decodeColumn(Decimal.self).first { return cash }
+        let exists = try await pool.query("SELECT 1 FROM users WHERE id = \(userID)").count == 1
+        throw exists ? AppError.validationFailed("Cash would fall below zero.") : AppError.notFound("No such user.")
+    }
 }

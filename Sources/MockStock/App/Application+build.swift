@@ -116,6 +116,9 @@ func buildRouter(
     let trading = TradingService(store: TradingStore(pool: pool), market: market, quotes: quotes, fee: configuration.tradeFee)
     TradingController(trading: trading).addRoutes(to: api)
     LeagueController(store: LeagueStore(pool: pool)).addRoutes(to: api)
-    AdminController(market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool)).addRoutes(to: api)
+    let notifications = NotificationStore(pool: pool)
+    NotificationController(store: notifications).addRoutes(to: api)
+    AdminController(market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool), notifications: notifications)
+        .addRoutes(to: api)
     return router
 }

@@ -155,6 +155,14 @@ struct LeagueStore: Sendable {
                 try await session.execute(
                     "INSERT INTO league_bans (league_id, user_id) VALUES (\(leagueID), \(userID)) ON CONFLICT DO NOTHING"
                 )
+                try await session.execute(
+                    """
+                    INSERT INTO notifications (user_id, title, body)
+                    SELECT \(userID), 'Removed from a league',
+                           'The owner of "' || name || '" removed you from the league; you cannot rejoin it.'
+                    FROM leagues WHERE id = \(leagueID)
+                    """
+                )
             }
             return true
         }

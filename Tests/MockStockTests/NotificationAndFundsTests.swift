@@ -1,0 +1,77 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import MockStock
+import Testing
+import TestSupport
+
+struct NotificationBody: Decodable {
+    let id: Int
+    let title: String
+    let body: String
+    let createdAt: String
+    let readAt: String?
+}
+
+struct NotificationPageBody: Decodable {
+    let items: [NotificationBody]
+    let nextBefore: Int?
+}
+
+@Suite("Notifications and admin funds")
+struct NotificationAndFundsTests {
+    @Test("a kicked member is told; broadcasts reach everyone; unread filter and mark read; others' notices are 404")
+    func notifications() async throws {
+        try await TestApp.run { client in
+            let admin = try await client.adminToken()
+            let owner = try await client.register("n_owner")
+            let member = try await client.register("n_member")
+            let league = try await client.createLeague(#"{"name":"Noisy"}"#, token: owner.token)
+            _ = try await client.join(league.code, token: member.token)
+            #expect(try await client.delete("/api/leagues/kick/\(league.id)/\(member.user.id)", token: owner.token).status == .noContent)
+
+            let sent = try await client.send(.post, "/api/admin/notifications", body: #"{"title":"Market closed","body":"Back tomorrow."}"#, token: admin)
+            #expect(sent.status == .created)
+            #expect(try await client.send(.post, "/api/admin/notifications", body: #"{"title":"x","body":"y"}"#, token: member.token).status == .forbidden)
+
+            let inbox = try await client.decode(NotificationPageBody.self, "/api/notifications", token: member.token)
+            #expect(inbox.items.map(\.title) == ["Market closed", "Removed from a league"])
+            #expect(inbox.items[1].body.contains("Noisy"))
+            let ownerInbox = try await client.decode(NotificationPageBody.self, "/api/notifications", token: owner.token)
+            #expect(ownerInbox.items.map(\.title) == ["Market closed"])
+
+            let kickNotice = inbox.items[1].id
+            #expect(try await client.send(.post, "/api/notifications/\(kickNotice)/read", body: "", token: owner.token).status == .notFound)
+            #expect(try await client.send(.post, "/api/notifications/\(kickNotice)/read", body: "", token: member.token).status == .noContent)
+            let unread = try await client.decode(NotificationPageBody.self, "/api/notifications?unread=true", token: member.token)
+            #expect(unread.items.map(\.title) == ["Market closed"])
+            let firstPage = try await client.decode(NotificationPageBody.self, "/api/notifications?limit=1", token: member.token)
+            #expect(firstPage.items.count == 1)
+            let next = try #require(firstPage.nextBefore)
+            let secondPage = try await client.decode(NotificationPageBody.self, "/api/notifications?limit=1&before=\(next)", token: member.token)
+            #expect(secondPage.items.first?.readAt != nil)
+            #expect(try await client.get("/api/notifications?unread=maybe", token: member.token).status == .unprocessableContent)
+        }
+    }
+
+    @Test("admin funds add or take cash as an adjustment, never below zero")
+    func adminFunds() async throws {
+        try await TestApp.run { client in
+            let admin = try await client.adminToken()
+            let player = try await client.register("funded_player")
+            let add = try await client.send(.post, "/api/admin/users/\(player.user.id)/funds", body: #"{"amount":"250.50"}"#, token: admin)
+            #expect(String(buffer: add.body) == #"{"cash":"10250.50"}"#)
+            let take = try await client.send(.post, "/api/admin/users/\(player.user.id)/funds", body: #"{"amount":-250.5}"#, token: admin)
+            #expect(String(buffer: take.body) == #"{"cash":"10000.00"}"#)
+            let tooMuch = try await client.send(.post, "/api/admin/users/\(player.user.id)/funds", body: #"{"amount":"-10000.01"}"#, token: admin)
+            #expect(tooMuch.status == .unprocessableContent)
+            #expect(try await client.send(.post, "/api/admin/users/999999/funds", body: #"{"amount":"1"}"#, token: admin).status == .notFound)
+            #expect(try await client.send(.post, "/api/admin/users/\(player.user.id)/funds", body: #"{"amount":"0"}"#, token: admin).status == .unprocessableContent)
+            #expect(try await client.send(.post, "/api/admin/users/\(player.user.id)/funds", body: #"{"amount":"5"}"#, token: player.token).status == .forbidden)
+            let movements = try await client.decode(CashMovementPageBody.self, "/api/cash-movements", token: player.token)
+            #expect(movements.items.map(\.kind) == ["adjustment", "adjustment", "starting_cash"])
+            #expect(try await client.decode(PortfolioBody.self, "/api/portfolio", token: player.token).cash == "10000.00")
+        }
+    }
+}
