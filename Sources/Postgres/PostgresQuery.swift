@@ -23,17 +23,6 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
         self.init(unsafeSQL: stringInterpolation.sql, binds: stringInterpolation.binds)
     }
 
-    /// Appends a bound value and returns its placeholder, for queries built in a loop.
-    public mutating func bind(_ value: some PostgresEncodable) -> String {
-        binds.append(PostgresBind(value))
-        return "$\(binds.count)"
-    }
-
-    /// Appends trusted SQL text, such as a clause whose values went through `bind(_:)`.
-    public mutating func append(unescaped fragment: String) {
-        sql += fragment
-    }
-
     public struct StringInterpolation: StringInterpolationProtocol {
         var sql = ""
         var binds: [PostgresBind] = []

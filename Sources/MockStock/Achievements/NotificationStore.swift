@@ -8,18 +8,7 @@ struct Notification: ResponseEncodable, Sendable {
     let title: String
     let body: String
     let createdAt: Date
-    let readAt: Date?
-
-    private enum CodingKeys: String, CodingKey { case id, title, body, createdAt, readAt }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(title, forKey: .title)
-        try container.encode(body, forKey: .body)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(readAt, forKey: .readAt)
-    }
+    @NullEncoded var readAt: Date?
 }
 
 /// Notifications for users and broadcasts to everyone.
@@ -88,7 +77,7 @@ struct NotificationController {
         }
         return try await store.list(
             userID: context.requireIdentity().userID, unreadOnly: unread == "true",
-            before: try TradingController.integer("before", request),
+            before: try request.positiveInteger("before"),
             limit: try Pagination.limit(parameters, default: 50, maximum: 200)
         )
     }

@@ -1,34 +1,39 @@
 import Foundation
 import Hummingbird
 
-/// A league as clients see it (API.md `League`).
+/// A league as clients see it (API.md `League`); `members` only on its own page.
 struct League: ResponseEncodable {
-    let record: LeagueStore.LeagueRecord
+    let id: Int
+    let name: String
+    let code: String
+    let ownerId: Int
+    let mode: String
+    let startingCash: String
+    let startsAt: Date
+    @NullEncoded var endsAt: Date?
+    @NullEncoded var maxMembers: Int?
+    let memberCount: Int
+    let createdAt: Date
     var members: [Standing]?
 
-    private enum CodingKeys: String, CodingKey {
-        case id, name, code, ownerId, mode, startingCash, startsAt, endsAt, maxMembers, memberCount, createdAt, members
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(record.id, forKey: .id)
-        try container.encode(record.name, forKey: .name)
-        try container.encode(record.code, forKey: .code)
-        try container.encode(record.ownerID, forKey: .ownerId)
-        try container.encode(record.mode, forKey: .mode)
-        try container.encode(record.startingCash.moneyString, forKey: .startingCash)
-        try container.encode(record.startsAt, forKey: .startsAt)
-        try container.encode(record.endsAt, forKey: .endsAt)
-        try container.encode(record.maxMembers, forKey: .maxMembers)
-        try container.encode(record.memberCount, forKey: .memberCount)
-        try container.encode(record.createdAt, forKey: .createdAt)
-        if let members { try container.encode(members, forKey: .members) }
+    init(record: LeagueStore.LeagueRecord, members: [Standing]? = nil) {
+        id = record.id
+        name = record.name
+        code = record.code
+        ownerId = record.ownerID
+        mode = record.mode
+        startingCash = record.startingCash.moneyString
+        startsAt = record.startsAt
+        endsAt = record.endsAt
+        maxMembers = record.maxMembers
+        memberCount = record.memberCount
+        createdAt = record.createdAt
+        self.members = members
     }
 }
 
 /// A member's place (API.md `Standing`).
-struct Standing: Encodable {
+struct Standing: Encodable, Sendable {
     let rank: Int
     let userId: Int
     let username: String

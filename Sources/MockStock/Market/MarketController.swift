@@ -54,8 +54,9 @@ struct MarketController {
     @Sendable func detail(_ request: Request, context: AppRequestContext) async throws -> StockDetail {
         let symbol = try Symbol.known(context)
         guard let info = try await store.instrument(symbol) else { throw AppError.unknownSymbol(symbol) }
-        let quote = Quote(name: info.name, quote: try await quotes.quote(for: symbol))
-        let price = Decimal(exactly: quote.price)!
+        let priceQuote = try await quotes.quote(for: symbol)
+        let quote = Quote(name: info.name, quote: priceQuote)
+        let price = priceQuote.price
         let (yearAgo, high, low) = try await store.yearStatistics(symbol, through: try await quotes.historyEnd())
         return StockDetail(
             quote: quote, description: info.description, sector: info.sector, currency: info.currency,
@@ -95,29 +96,5 @@ enum Symbol {
         let symbol = normalize(context.parameters.get("symbol") ?? "")
         guard isValid(symbol) else { throw AppError.unknownSymbol(symbol) }
         return symbol
-    }
-}
-
-/// `limit` and `offset` query parameters as API.md defines them.
-struct Pagination {
-    let limit: Int
-    let offset: Int
-
-    init(_ parameters: Parameters, defaultLimit: Int, maximum: Int = 200) throws {
-        limit = try Self.limit(parameters, default: defaultLimit, maximum: maximum)
-        let offsetText = parameters.get("offset") ?? "0"
-        guard let offset = Int(offsetText), offset >= 0, offset <= 1_000_000_000 else {
-            throw AppError.validationFailed("offset must be a whole number, 0 or more.")
-        }
-        self.offset = offset
-    }
-
-    /// The limit: `default` when absent, clamped to `maximum`, 422 when not a positive number.
-    static func limit(_ parameters: Parameters, default fallback: Int, maximum: Int) throws -> Int {
-        guard let text = parameters.get("limit") else { return fallback }
-        guard let value = Int(text), value >= 1 else {
-            throw AppError.validationFailed("limit must be a whole number, 1 or more.")
-        }
-        return min(value, maximum)
     }
 }

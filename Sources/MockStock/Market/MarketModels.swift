@@ -46,9 +46,10 @@ struct StockDetail: ResponseEncodable {
     let description: String
     let sector: String
     let currency: String
-    let yearChangePercent: String?
-    let yearHigh: String?
-    let yearLow: String?
+    /// Null without history; the contract lists every field.
+    @NullEncoded var yearChangePercent: String?
+    @NullEncoded var yearHigh: String?
+    @NullEncoded var yearLow: String?
 
     private enum CodingKeys: String, CodingKey {
         case description, sector, currency, yearChangePercent, yearHigh, yearLow
@@ -60,10 +61,9 @@ struct StockDetail: ResponseEncodable {
         try container.encode(description, forKey: .description)
         try container.encode(sector, forKey: .sector)
         try container.encode(currency, forKey: .currency)
-        // Present as null when there is no history, as the contract lists every field.
-        try container.encode(yearChangePercent, forKey: .yearChangePercent)
-        try container.encode(yearHigh, forKey: .yearHigh)
-        try container.encode(yearLow, forKey: .yearLow)
+        try container.encode(_yearChangePercent, forKey: .yearChangePercent)
+        try container.encode(_yearHigh, forKey: .yearHigh)
+        try container.encode(_yearLow, forKey: .yearLow)
     }
 }
 

@@ -78,42 +78,31 @@ struct MarketStore: Sendable {
     }
 
     /// Active priced instruments whose ticker starts with `search` or one of whose name's
-    /// words does, in `sort` order, with the total count for pagination.
+    /// words does, in `sort` order, with the total count for pagination (also past the end).
     func page(search: String, sort: Sort, limit: Int, offset: Int) async throws -> (items: [PricedInstrument], total: Int) {
         let term = search.trimmingCharacters(in: .whitespaces)
         let pattern = Self.escapeLike(term.lowercased()) + "%"
         let rows = try await pool.query(
             """
-            SELECT \(unescaped: Self.pricedColumns), count(*) OVER () FROM (
+            WITH matched AS (
                 SELECT *, (price - coalesce(previous_close, price)) / coalesce(previous_close, price) AS change_ratio
                 FROM instrument_prices
                 WHERE active AND price IS NOT NULL
                   AND (\(term) = '' OR lower(symbol) LIKE \(pattern)
                        OR EXISTS (SELECT 1 FROM regexp_split_to_table(lower(name), '[^[:alnum:]]+') AS word
                                   WHERE word LIKE \(pattern)))
-            ) matched
+            ), page AS (
+                SELECT * FROM matched ORDER BY \(unescaped: sort.orderBy) LIMIT \(limit) OFFSET \(offset)
+            )
+            SELECT page.symbol, page.name, page.price, page.previous_close, page.as_of, total.count
+            FROM (SELECT count(*) FROM matched) total LEFT JOIN page ON true
             ORDER BY \(unescaped: sort.orderBy)
-            LIMIT \(limit) OFFSET \(offset)
             """
         )
         let total = try rows.first?.decode(Int.self, column: 5) ?? 0
-        if rows.isEmpty && offset > 0 {
-            // Past the end: still report how many there are.
-            return ([], try await count(search: term, pattern: pattern))
-        }
-        return (try rows.map { try Self.priced($0) }, total)
-    }
-
-    private func count(search: String, pattern: String) async throws -> Int {
-        try await pool.query(
-            """
-            SELECT count(*) FROM instrument_prices
-            WHERE active AND price IS NOT NULL
-              AND (\(search) = '' OR lower(symbol) LIKE \(pattern)
-                   OR EXISTS (SELECT 1 FROM regexp_split_to_table(lower(name), '[^[:alnum:]]+') AS word
-                              WHERE word LIKE \(pattern)))
-            """
-        ).decodeColumn(Int.self).first ?? 0
+        // Past the last page the one row carries only the total.
+        let items = try rows.filter { try $0.decode(String?.self, column: 0) != nil }.map { try Self.priced($0) }
+        return (items, total)
     }
 
     /// The biggest rises and falls of the day by percent; only rises are winners and only

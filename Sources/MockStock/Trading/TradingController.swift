@@ -27,7 +27,7 @@ struct TradingController {
     }
 
     @Sendable func portfolio(_ request: Request, context: AppRequestContext) async throws -> Portfolio {
-        try await trading.portfolio(userID: context.requireIdentity().userID, id: try Self.integer("portfolioId", request))
+        try await trading.portfolio(userID: context.requireIdentity().userID, id: try request.positiveInteger("portfolioId"))
     }
 
     func trade(_ side: TradingService.Side, _ request: Request, _ context: AppRequestContext) async throws -> TradeResult {
@@ -48,8 +48,8 @@ struct TradingController {
             return try await transactionsCSV(request, context)
         }
         let page = try await trading.trades(
-            userID: context.requireIdentity().userID, portfolioID: try Self.integer("portfolioId", request),
-            symbol: request.uri.queryParameters.get("symbol"), before: try Self.integer("before", request),
+            userID: context.requireIdentity().userID, portfolioID: try request.positiveInteger("portfolioId"),
+            symbol: request.uri.queryParameters.get("symbol"), before: try request.positiveInteger("before"),
             limit: try Pagination.limit(request.uri.queryParameters, default: 50, maximum: 200)
         )
         return try page.response(from: request, context: context)
@@ -58,7 +58,7 @@ struct TradingController {
     /// The whole history of a portfolio as CSV, streamed a page at a time.
     func transactionsCSV(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let userID = try context.requireIdentity().userID
-        let portfolioID = try Self.integer("portfolioId", request)
+        let portfolioID = try request.positiveInteger("portfolioId")
         let symbol = request.uri.queryParameters.get("symbol")
         // Fail before the body starts, while an error can still be a problem+json answer.
         let first = try await trading.trades(userID: userID, portfolioID: portfolioID, symbol: symbol, before: nil, limit: 1000)
@@ -86,18 +86,12 @@ struct TradingController {
 
     @Sendable func cashMovements(_ request: Request, context: AppRequestContext) async throws -> CursorPage<CashMovement> {
         try await trading.cashMovements(
-            userID: context.requireIdentity().userID, portfolioID: try Self.integer("portfolioId", request),
-            before: try Self.integer("before", request),
+            userID: context.requireIdentity().userID, portfolioID: try request.positiveInteger("portfolioId"),
+            before: try request.positiveInteger("before"),
             limit: try Pagination.limit(request.uri.queryParameters, default: 50, maximum: 200)
         )
     }
 
-    /// An optional whole-number query parameter; 422 when present but not a number.
-    static func integer(_ name: String, _ request: Request) throws -> Int? {
-        guard let text = request.uri.queryParameters.get(name), !text.isEmpty else { return nil }
-        guard let value = Int(text), value > 0 else { throw AppError.validationFailed("\(name) must be a positive whole number.") }
-        return value
-    }
 }
 
 extension HTTPField.Name {

@@ -40,21 +40,10 @@ struct TradeResult: ResponseEncodable, Equatable {
 
 struct PortfolioSummary: ResponseEncodable {
     let id: Int
-    let leagueId: Int?
+    @NullEncoded var leagueId: Int?
     let name: String
     let cash: String
     let netWorth: String
-
-    private enum CodingKeys: String, CodingKey { case id, leagueId, name, cash, netWorth }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(leagueId, forKey: .leagueId)
-        try container.encode(name, forKey: .name)
-        try container.encode(cash, forKey: .cash)
-        try container.encode(netWorth, forKey: .netWorth)
-    }
 }
 
 /// A portfolio valued at current prices (API.md `Portfolio`).
@@ -71,38 +60,18 @@ struct Portfolio: ResponseEncodable {
     }
 
     let id: Int
-    let leagueId: Int?
+    @NullEncoded var leagueId: Int?
     let cash: String
     let holdingsValue: String
     let netWorth: String
     let holdings: [Holding]
-
-    private enum CodingKeys: String, CodingKey { case id, leagueId, cash, holdingsValue, netWorth, holdings }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(leagueId, forKey: .leagueId)
-        try container.encode(cash, forKey: .cash)
-        try container.encode(holdingsValue, forKey: .holdingsValue)
-        try container.encode(netWorth, forKey: .netWorth)
-        try container.encode(holdings, forKey: .holdings)
-    }
 }
 
 /// A page of history, newest first; `nextBefore` is the cursor for the next page (null
 /// on the last one).
 struct CursorPage<Item: Encodable & Sendable>: ResponseEncodable {
     let items: [Item]
-    let nextBefore: Int?
-
-    private enum CodingKeys: String, CodingKey { case items, nextBefore }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(items, forKey: .items)
-        try container.encode(nextBefore, forKey: .nextBefore)
-    }
+    @NullEncoded var nextBefore: Int?
 }
 
 struct CashMovement: Encodable, Sendable {

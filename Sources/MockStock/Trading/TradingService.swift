@@ -12,6 +12,9 @@ struct TradingService: Sendable {
     /// Flat fee charged on every trade.
     let fee: Decimal
 
+    /// Someone else's portfolio looks the same as one that does not exist.
+    private static let noSuchPortfolio = AppError.notFound("No such portfolio of yours.")
+
     /// Trades at the provider's current price. The price is asked for before anything is
     /// locked; the trade itself is one SQL statement. With an idempotency key, the first
     /// outcome is remembered and returned to every repeat of the same request.
@@ -67,7 +70,7 @@ struct TradingService: Sendable {
         case "insufficient_shares":
             throw AppError(.unprocessableContent, code: "insufficient_shares", detail: "The portfolio does not hold that many shares.")
         default:
-            throw AppError.notFound("No such portfolio of yours.")
+            throw Self.noSuchPortfolio
         }
     }
 
@@ -93,7 +96,7 @@ struct TradingService: Sendable {
 
     func portfolio(userID: Int, id: Int?) async throws -> Portfolio {
         guard let portfolio = try await store.portfolio(userID: userID, id: id) else {
-            throw AppError.notFound("No such portfolio of yours.")
+            throw Self.noSuchPortfolio
         }
         let held = try await store.holdings(portfolioIDs: [portfolio.id])[portfolio.id] ?? []
         let prices = try await currentPrices(held)
@@ -126,7 +129,7 @@ struct TradingService: Sendable {
 
     func trades(userID: Int, portfolioID: Int?, symbol: String?, before: Int?, limit: Int) async throws -> CursorPage<Trade> {
         guard let portfolio = try await store.portfolio(userID: userID, id: portfolioID) else {
-            throw AppError.notFound("No such portfolio of yours.")
+            throw Self.noSuchPortfolio
         }
         let rows = try await store.trades(portfolioID: portfolio.id, symbol: symbol.map(Symbol.normalize), before: before, limit: limit + 1)
         let items = rows.prefix(limit).map(Trade.init)
@@ -135,7 +138,7 @@ struct TradingService: Sendable {
 
     func cashMovements(userID: Int, portfolioID: Int?, before: Int?, limit: Int) async throws -> CursorPage<CashMovement> {
         guard let portfolio = try await store.portfolio(userID: userID, id: portfolioID) else {
-            throw AppError.notFound("No such portfolio of yours.")
+            throw Self.noSuchPortfolio
         }
         let rows = try await store.cashMovements(portfolioID: portfolio.id, before: before, limit: limit + 1)
         let items = rows.prefix(limit).map {
