@@ -85,8 +85,10 @@ struct LeagueTests {
             board = try await client.decode(StandingPageBody.self, "/api/leagues/\(league.id)/leaderboard", token: owner.token)
             #expect(board.items.map(\.username) == ["friend", "league_owner"])
             #expect(board.items.map(\.rank) == [1, 2])
-            #expect(board.items[0].netWorth == "10100.00")
-            #expect(board.items[0].returnPercent == "1.00")
+            // 10,000 starting cash + 250 (joined a league) + 100 (first trade) rewards + 100 gain:
+            // rewards count as paid in, so the return is 100 / 10,350.
+            #expect(board.items[0].netWorth == "10450.00")
+            #expect(board.items[0].returnPercent == "0.97")
             let details = try await client.decode(LeagueBody.self, "/api/leagues/\(league.id)", token: friend.token)
             #expect(details.members?.map(\.username) == ["friend", "league_owner"])
             #expect(try await client.decode([LeagueBody].self, "/api/leagues", token: friend.token).map(\.id) == [league.id])
@@ -157,8 +159,9 @@ struct LeagueTests {
             let board = try await client.decode(StandingPageBody.self, "/api/leagues/\(league.id)/leaderboard", token: owner.token)
             #expect(board.items.first?.cash == "4990.00")
             #expect(board.items.first?.netWorth == "5000.00")
-            // The personal portfolio was not touched.
-            #expect(try await client.decode(PortfolioBody.self, "/api/portfolio", token: owner.token).cash == "10000.00")
+            // The personal portfolio was not traded; it only received the rewards for
+            // creating a league (250) and the first trade (100).
+            #expect(try await client.decode(PortfolioBody.self, "/api/portfolio", token: owner.token).cash == "10350.00")
 
             let future = try await client.createLeague(
                 #"{"name":"Later","mode":"isolated","startsAt":"2099-01-01T00:00:00Z","endsAt":"2099-02-01T00:00:00Z"}"#, token: owner.token

@@ -36,16 +36,16 @@ struct NotificationAndFundsTests {
             #expect(try await client.send(.post, "/api/admin/notifications", body: #"{"title":"x","body":"y"}"#, token: member.token).status == .forbidden)
 
             let inbox = try await client.decode(NotificationPageBody.self, "/api/notifications", token: member.token)
-            #expect(inbox.items.map(\.title) == ["Market closed", "Removed from a league"])
+            #expect(inbox.items.map(\.title) == ["Market closed", "Removed from a league", "Achievement earned: Team player"])
             #expect(inbox.items[1].body.contains("Noisy"))
             let ownerInbox = try await client.decode(NotificationPageBody.self, "/api/notifications", token: owner.token)
-            #expect(ownerInbox.items.map(\.title) == ["Market closed"])
+            #expect(ownerInbox.items.map(\.title) == ["Market closed", "Achievement earned: League founder"])
 
             let kickNotice = inbox.items[1].id
             #expect(try await client.send(.post, "/api/notifications/\(kickNotice)/read", body: "", token: owner.token).status == .notFound)
             #expect(try await client.send(.post, "/api/notifications/\(kickNotice)/read", body: "", token: member.token).status == .noContent)
             let unread = try await client.decode(NotificationPageBody.self, "/api/notifications?unread=true", token: member.token)
-            #expect(unread.items.map(\.title) == ["Market closed"])
+            #expect(unread.items.map(\.title) == ["Market closed", "Achievement earned: Team player"])
             let firstPage = try await client.decode(NotificationPageBody.self, "/api/notifications?limit=1", token: member.token)
             #expect(firstPage.items.count == 1)
             let next = try #require(firstPage.nextBefore)

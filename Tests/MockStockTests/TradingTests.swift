@@ -101,15 +101,17 @@ struct TradingTests {
 
             var portfolio = try await client.decode(PortfolioBody.self, "/api/portfolio", token: token)
             #expect(portfolio.holdings.map(\.symbol) == ["TENTH"])
-            #expect(portfolio.netWorth == "10000.00")
+            // The first trade earns its achievement's reward after the trade's own answer.
+            #expect(portfolio.netWorth == "10100.00")
+            #expect(portfolio.cash == "10099.70")
             #expect(portfolio.holdingsValue == "0.30")
 
             let sold = try await client.tradeOK("sell", "TENTH", 3, token: token)
-            #expect(sold.cash == "10000.00")
+            #expect(sold.cash == "10100.00")
             #expect(sold.position.quantity == 0)
             portfolio = try await client.decode(PortfolioBody.self, "/api/portfolio", token: token)
             #expect(portfolio.holdings.isEmpty)
-            #expect(portfolio.cash == "10000.00")
+            #expect(portfolio.cash == "10100.00")
             let history = try await client.decode(TradePageBody.self, "/api/transactions", token: token)
             #expect(history.items.map(\.side) == ["sell", "buy"])
         }
@@ -193,7 +195,7 @@ struct TradingTests {
             #expect(statuses.filter { $0 == 200 }.count == 1)
             #expect(statuses.filter { $0 == 422 }.count == 99)
             let portfolio = try await client.decode(PortfolioBody.self, "/api/portfolio", token: token)
-            #expect(portfolio.cash == "10000.00")
+            #expect(portfolio.cash == "10100.00")  // with the first-trade reward
         }
     }
 
@@ -217,7 +219,7 @@ struct TradingTests {
             let portfolio = try await client.decode(PortfolioBody.self, "/api/portfolio", token: token)
             let cash = Decimal(string: portfolio.cash)!
             #expect(cash >= 0)
-            #expect(cash + spent == 10000)
+            #expect(cash + spent == 10100)  // the starting cash and the first-trade reward
             #expect(portfolio.holdings.first?.quantity == 63)
         }
     }
@@ -264,7 +266,7 @@ struct TradingTests {
             #expect(Set(answers).count == 1)
             #expect(answers[0].hasPrefix("200 "))
             #expect(try await client.decode(TradePageBody.self, "/api/transactions", token: token).items.count == 1)
-            #expect(try await client.decode(PortfolioBody.self, "/api/portfolio", token: token).cash == "9999.00")
+            #expect(try await client.decode(PortfolioBody.self, "/api/portfolio", token: token).cash == "10099.00")
         }
     }
 
@@ -312,13 +314,13 @@ struct TradingTests {
             _ = try await client.tradeOK("buy", "AAPL", 2, token: token)
             try await client.setPrice("AAPL", "160")
             let movements = try await client.decode(CashMovementPageBody.self, "/api/cash-movements", token: token)
-            #expect(movements.items.map(\.kind) == ["starting_cash"])
-            #expect(movements.items.first?.amount == "10000.00")
+            #expect(movements.items.map(\.kind) == ["reward", "starting_cash"])
+            #expect(movements.items.map(\.amount) == ["100.00", "10000.00"])
             let portfolios = try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: token)
             #expect(portfolios.count == 1)
             #expect(portfolios[0].leagueId == nil)
-            #expect(portfolios[0].cash == "9700.00")
-            #expect(portfolios[0].netWorth == "10020.00")
+            #expect(portfolios[0].cash == "9800.00")
+            #expect(portfolios[0].netWorth == "10120.00")
         }
     }
 }

@@ -47,6 +47,8 @@ public struct AppConfiguration: Sendable {
     public var quoteSource: QuoteSource = .database
     public var simulation = SimulatedMarket.Settings()
     public var replay = ReplayMarket.Settings()
+    /// How league standings are computed and kept (`LEADERBOARD_*`).
+    public var standings = StandingsService.Settings()
     var http = HTTPQuoteProvider.Settings(urlTemplate: "")
 
     public init() {}
@@ -121,6 +123,8 @@ public struct AppConfiguration: Sendable {
         if let milliseconds = try integer("QUOTE_CACHE_MS", in: 0...60_000) {
             quoteCacheLifetime = .milliseconds(milliseconds)
         }
+        if let members = try integer("LEADERBOARD_LIVE_LIMIT", in: 0...10_000_000) { standings.liveLimit = members }
+        if let seconds = try integer("LEADERBOARD_REFRESH_SECONDS", in: 1...3600) { standings.refreshInterval = .seconds(seconds) }
         if let text = value("TRADE_FEE") {
             guard let fee = Decimal(exactly: text), fee >= 0, fee <= 1_000_000 else {
                 throw ConfigurationError("TRADE_FEE must be a non-negative decimal such as 0.00, got \"\(text)\"")

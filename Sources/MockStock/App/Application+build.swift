@@ -18,7 +18,13 @@ public func buildApplication(
     let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
     let market = MarketStore(pool: pool)
     var quotes: any QuoteProvider
-    var services: [any Service] = [pool]
+    var services: [any Service] = [
+        pool,
+        StandingsService(
+            store: StandingsStore(pool: pool, liveLimit: configuration.standings.liveLimit),
+            settings: configuration.standings, logger: logger
+        ),
+    ]
     switch configuration.quoteSource {
     case .database:
         quotes = StoredQuoteProvider(store: market)
@@ -115,7 +121,9 @@ func buildRouter(
     MarketController(store: market, quotes: quotes).addRoutes(to: api)
     let trading = TradingService(store: TradingStore(pool: pool), market: market, quotes: quotes, fee: configuration.tradeFee)
     TradingController(trading: trading).addRoutes(to: api)
-    LeagueController(store: LeagueStore(pool: pool)).addRoutes(to: api)
+    LeagueController(store: LeagueStore(pool: pool), standings: StandingsStore(pool: pool, liveLimit: configuration.standings.liveLimit))
+        .addRoutes(to: api)
+    AchievementController(store: AchievementStore(pool: pool)).addRoutes(to: api)
     let notifications = NotificationStore(pool: pool)
     NotificationController(store: notifications).addRoutes(to: api)
     AdminController(market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool), notifications: notifications)

@@ -42,32 +42,48 @@ struct Standing: Encodable, Sendable {
     let holdingsValue: String
     let returnPercent: String
 
-    init(_ record: LeagueStore.StandingRecord) {
+    init(_ record: StandingsStore.StandingRecord) {
         rank = record.rank
         userId = record.userID
         username = record.username
         netWorth = record.netWorth.moneyString
         cash = record.cash.moneyString
         holdingsValue = record.holdingsValue.moneyString
-        returnPercent = record.invested > 0
-            ? ((record.netWorth - record.invested) / record.invested * 100).rounded(2).moneyString : "0.00"
+        returnPercent = record.paidIn > 0
+            ? ((record.netWorth - record.paidIn) / record.paidIn * 100).rounded(2).moneyString : "0.00"
     }
 }
 
 struct StandingPage: ResponseEncodable {
     let items: [Standing]
     let total: Int
+    /// When the prices and portfolios ranked were read (live: now; big leagues: their snapshot).
+    let asOf: Date
+}
+
+/// A member's daily rank in a league.
+struct RankHistory: ResponseEncodable {
+    struct Point: Encodable {
+        let day: String
+        let rank: Int
+        let netWorth: String
+    }
+
+    let userId: Int
+    let items: [Point]
 }
 
 /// Creating, joining, leaving and running leagues.
 struct LeagueController {
     let store: LeagueStore
+    let standings: StandingsStore
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.post("leagues/create", use: create)
         api.get("leagues", use: list)
         api.get("leagues/{id}", use: details)
         api.get("leagues/{id}/leaderboard", use: leaderboard)
+        api.get("leagues/{id}/history", use: history)
         api.post("leagues/join/{code}", use: join)
         api.delete("leagues/leave/{id}", use: leave)
         api.delete("leagues/kick/{id}/{userId}", use: kick)
@@ -115,15 +131,23 @@ struct LeagueController {
 
     @Sendable func details(_ request: Request, context: AppRequestContext) async throws -> League {
         let league = try await memberLeague(context)
-        let standings = try await store.standings(league: league, limit: 200, offset: 0)
-        return League(record: league, members: standings.items.map(Standing.init))
+        let page = try await standings.page(of: league, limit: 200, offset: 0)
+        return League(record: league, members: page.items.map(Standing.init))
     }
 
     @Sendable func leaderboard(_ request: Request, context: AppRequestContext) async throws -> StandingPage {
         let league = try await memberLeague(context)
         let page = try Pagination(request.uri.queryParameters, defaultLimit: 50)
-        let standings = try await store.standings(league: league, limit: page.limit, offset: page.offset)
-        return StandingPage(items: standings.items.map(Standing.init), total: standings.total)
+        let standings = try await standings.page(of: league, limit: page.limit, offset: page.offset)
+        return StandingPage(items: standings.items.map(Standing.init), total: standings.total, asOf: standings.asOf)
+    }
+
+    /// A member's daily rank history (`userId`, default the caller); the caller must be a member.
+    @Sendable func history(_ request: Request, context: AppRequestContext) async throws -> RankHistory {
+        let league = try await memberLeague(context)
+        let userID = try request.positiveInteger("userId") ?? context.requireIdentity().userID
+        let points = try await standings.history(leagueID: league.id, userID: userID)
+        return RankHistory(userId: userID, items: points.map { .init(day: $0.day, rank: $0.rank, netWorth: $0.netWorth.moneyString) })
     }
 
     @Sendable func join(_ request: Request, context: AppRequestContext) async throws -> League {

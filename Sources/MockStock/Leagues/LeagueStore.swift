@@ -17,6 +17,8 @@ struct LeagueStore: Sendable {
         let maxMembers: Int?
         let memberCount: Int
         let createdAt: Date
+        /// When the league's end was processed (final standings frozen).
+        let finishedAt: Date?
     }
 
     struct NewLeague: Sendable {
@@ -28,7 +30,7 @@ struct LeagueStore: Sendable {
         let maxMembers: Int?
     }
 
-    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at"
+    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at"
 
     /// Creates the league with its owner as first member (and, for an isolated league,
     /// the owner's league portfolio with its starting cash), in one statement.
@@ -176,55 +178,12 @@ struct LeagueStore: Sendable {
         }
     }
 
-    struct StandingRecord: Sendable {
-        let rank: Int
-        let userID: Int
-        let username: String
-        let netWorth: Decimal
-        let cash: Decimal
-        let holdingsValue: Decimal
-        let invested: Decimal
-    }
-
-    /// Members ranked by net worth (ties share a rank), computed live from their
-    /// portfolios — the personal one in a shared league, the league one in an isolated league.
-    func standings(league: LeagueRecord, limit: Int, offset: Int) async throws -> (items: [StandingRecord], total: Int) {
-        let rows = try await pool.query(
-            """
-            WITH ranked AS (
-                SELECT m.user_id, u.username, p.cash,
-                       coalesce((SELECT sum(h.quantity * ip.price) FROM holdings h
-                                 JOIN instrument_prices ip ON ip.symbol = h.symbol
-                                 WHERE h.portfolio_id = p.id AND h.quantity > 0), 0) AS holdings_value,
-                       coalesce((SELECT sum(c.amount) FROM cash_movements c WHERE c.portfolio_id = p.id), 0) AS invested
-                FROM league_members m
-                JOIN users u ON u.id = m.user_id
-                JOIN portfolios p ON p.user_id = m.user_id AND p.archived_at IS NULL
-                     AND CASE WHEN \(league.mode) = 'isolated' THEN p.league_id = \(league.id) ELSE p.league_id IS NULL END
-                WHERE m.league_id = \(league.id)
-            )
-            SELECT rank() OVER (ORDER BY cash + holdings_value DESC)::int8, user_id, username,
-                   cash + holdings_value, cash, holdings_value, invested, count(*) OVER ()
-            FROM ranked
-            ORDER BY cash + holdings_value DESC, username
-            LIMIT \(limit) OFFSET \(offset)
-            """
-        )
-        let items = try rows.map { row in
-            let (rank, userID, username, netWorth, cash, holdings, invested, _) =
-                try row.decode((Int, Int, String, Decimal, Decimal, Decimal, Decimal, Int).self)
-            return StandingRecord(rank: rank, userID: userID, username: username, netWorth: netWorth, cash: cash,
-                                  holdingsValue: holdings, invested: invested)
-        }
-        let total = try rows.first?.decode(Int.self, column: 7) ?? league.memberCount
-        return (items, total)
-    }
-
     private static func record(_ row: PostgresRow) throws -> LeagueRecord {
-        let (id, name, code, owner, mode, cash, startsAt, endsAt, maxMembers, count, createdAt) =
-            try row.decode((Int, String, String, Int, String, Decimal, Date, Date?, Int?, Int, Date).self)
+        let (id, name, code, owner, mode, cash, startsAt, endsAt, maxMembers, count, createdAt, finishedAt) =
+            try row.decode((Int, String, String, Int, String, Decimal, Date, Date?, Int?, Int, Date, Date?).self)
         return LeagueRecord(id: id, name: name, code: code, ownerID: owner, mode: mode, startingCash: cash,
-                            startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers, memberCount: count, createdAt: createdAt)
+                            startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers, memberCount: count, createdAt: createdAt,
+                            finishedAt: finishedAt)
     }
 }
 

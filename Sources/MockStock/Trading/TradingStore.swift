@@ -262,24 +262,32 @@ public enum TradeSQL {
             ), \(rememberAndReport)
             """
 
-    /// Sells in one statement: the shares are taken only if enough are held (checked by
-    /// the row update itself), the cost basis shrinks in proportion, and the proceeds are
-    /// credited. A holding sold to zero stays as a hidden row.
+    /// Sells in one statement: the holding is locked (read at its latest version), the
+    /// shares are taken only if enough are held, the cost basis shrinks in proportion,
+    /// and the proceeds are credited. The trade row records the realized gain: proceeds
+    /// after the fee minus the average cost of the shares sold. A holding sold to zero
+    /// stays as a hidden row.
     public static let sell = """
-            WITH \(ownedPortfolio), position_after AS (
+            WITH \(ownedPortfolio), held AS (
+                SELECT h.portfolio_id, h.quantity, h.cost_basis
+                FROM holdings h JOIN owned ON h.portfolio_id = owned.id
+                WHERE owned.open AND h.symbol = $3 AND h.quantity >= $4::int8
+                FOR UPDATE OF h
+            ), position_after AS (
                 UPDATE holdings h SET
-                    quantity = h.quantity - $4::int8,
-                    cost_basis = CASE WHEN h.quantity = $4::int8 THEN 0
-                                      ELSE round(h.cost_basis * (h.quantity - $4::int8) / h.quantity, 10) END
-                FROM owned WHERE h.portfolio_id = owned.id AND owned.open AND h.symbol = $3 AND h.quantity >= $4::int8
-                RETURNING h.portfolio_id, h.quantity
+                    quantity = held.quantity - $4::int8,
+                    cost_basis = CASE WHEN held.quantity = $4::int8 THEN 0
+                                      ELSE round(held.cost_basis * (held.quantity - $4::int8) / held.quantity, 10) END
+                FROM held WHERE h.portfolio_id = held.portfolio_id AND h.symbol = $3
+                RETURNING h.portfolio_id, h.quantity, held.cost_basis - h.cost_basis AS cost_sold
             ), cash_after AS (
                 UPDATE portfolios p SET cash = p.cash + $6::numeric - $8::numeric
                 FROM position_after WHERE p.id = position_after.portfolio_id
                 RETURNING p.id, p.cash
             ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee)
-                SELECT id, $3, $7::text, $4::int8, $5::numeric, $6::numeric, $8::numeric FROM cash_after
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain)
+                SELECT id, $3, $7::text, $4::int8, $5::numeric, $6::numeric, $8::numeric, $6::numeric - $8::numeric - cost_sold
+                FROM cash_after, position_after
                 RETURNING id, portfolio_id, created_at
             ), outcome AS (
                 SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN 'not_found'
