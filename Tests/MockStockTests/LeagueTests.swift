@@ -106,12 +106,21 @@ struct LeagueTests {
             _ = try await client.join(league.code, token: member.token)
             _ = try await client.join(league.code, token: other.token)
 
-            for uri in ["/api/leagues/\(league.id)", "/api/leagues/\(league.id)/leaderboard"] {
+            let history = "/api/leagues/\(league.id)/history"
+            for uri in ["/api/leagues/\(league.id)", "/api/leagues/\(league.id)/leaderboard", history, "\(history)?userId=\(owner.user.id)"] {
                 #expect(try await client.get(uri, token: stranger.token).status == .notFound)
+                #expect(try await client.get(uri, token: member.token).status == .ok)
             }
             #expect(try await client.delete("/api/leagues/kick/\(league.id)/\(other.user.id)", token: stranger.token).status == .notFound)
+            #expect(try await client.delete("/api/leagues/kick/\(league.id)/\(owner.user.id)", token: stranger.token).status == .notFound)
+            #expect(try await client.delete("/api/leagues/leave/\(league.id)", token: stranger.token).status == .notFound)
+            #expect(try await client.delete("/api/leagues/\(league.id)", token: stranger.token).status == .notFound)
             #expect(try await client.delete("/api/leagues/kick/\(league.id)/\(other.user.id)", token: member.token).status == .forbidden)
+            #expect(try await client.delete("/api/leagues/kick/\(league.id)/\(owner.user.id)", token: member.token).status == .forbidden)
             #expect(try await client.delete("/api/leagues/\(league.id)", token: member.token).status == .forbidden)
+            #expect(try await client.get("\(history)?userId=abc", token: member.token).status == .unprocessableContent)
+            // None of the refused attempts changed anything.
+            #expect(try await client.decode(LeagueBody.self, "/api/leagues/\(league.id)", token: owner.token).memberCount == 3)
             #expect(try await client.delete("/api/leagues/kick/\(league.id)/\(owner.user.id)", token: owner.token).status == .unprocessableContent)
             #expect(try await client.delete("/api/leagues/kick/\(league.id)/\(stranger.user.id)", token: owner.token).status == .notFound)
 

@@ -1,0 +1,140 @@
+import Foundation
+import HummingbirdTesting
+import MockStock
+import Testing
+import TestSupport
+
+struct AchievementBody: Decodable {
+    let code: String
+    let name: String
+    let description: String
+    let reward: String
+    let earnedAt: String?
+    let progress: Int
+    let target: Int
+}
+
+extension TestClientProtocol {
+    func achievements(token: String) async throws -> [String: AchievementBody] {
+        let list = try await decode([AchievementBody].self, "/api/achievements", token: token)
+        return Dictionary(uniqueKeysWithValues: list.map { ($0.code, $0) })
+    }
+
+    /// The codes of the achievements the user has earned.
+    func earned(token: String) async throws -> Set<String> {
+        Set(try await achievements(token: token).values.filter { $0.earnedAt != nil }.map(\.code))
+    }
+
+    func rewardMovements(token: String) async throws -> [CashMovementPageBody.Item] {
+        try await decode(CashMovementPageBody.self, "/api/cash-movements?limit=100", token: token).items.filter { $0.kind == "reward" }
+    }
+}
+
+@Suite("Achievements")
+struct AchievementTests {
+    @Test("the catalog: eight achievements in order, none earned, with targets")
+    func catalog() async throws {
+        try await TestApp.run { client in
+            let player = try await client.register("newcomer")
+            let list = try await client.decode([AchievementBody].self, "/api/achievements", token: player.token)
+            #expect(list.map(\.code) == [
+                "first_trade", "first_profit", "ten_trades", "diversified", "joined_league", "created_league", "up_fifty", "podium",
+            ])
+            #expect(list.allSatisfy { $0.earnedAt == nil && $0.progress == 0 && !$0.name.isEmpty && !$0.description.isEmpty })
+            #expect(list.first { $0.code == "ten_trades" }?.target == 10)
+            #expect(list.first { $0.code == "first_trade" }?.reward == "100.00")
+            #expect(try await client.get("/api/achievements", token: nil).status == .unauthorized)
+        }
+    }
+
+    @Test("trading earns first trade, in the green, diversified, active trader and up fifty — once each, with reward and notice")
+    func tradingAchievements() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let admin = try await client.adminToken()
+            let symbols = ["B1", "B2", "B3", "B4", "B5"]
+            let instruments = symbols.map { #"{"symbol":"\#($0)","name":"Basket \#($0)"}"# }.joined(separator: ",")
+            #expect(try await client.send(.put, "/api/admin/instruments", body: "[\(instruments)]", token: admin).status == .ok)
+            for symbol in symbols { try await client.setPrice(symbol, "1") }
+            let token = try await client.register("achiever").token
+
+            _ = try await client.tradeOK("buy", "ONE", 2, token: token)
+            #expect(try await client.earned(token: token) == ["first_trade"])
+            // Selling at the price paid is no profit.
+            _ = try await client.tradeOK("sell", "ONE", 1, token: token)
+            #expect(try await client.achievements(token: token)["first_profit"]?.earnedAt == nil)
+            try await client.setPrice("ONE", "1.50")
+            _ = try await client.tradeOK("sell", "ONE", 1, token: token)
+            #expect(try await client.earned(token: token) == ["first_trade", "first_profit"])
+
+            for symbol in symbols.dropLast() { _ = try await client.tradeOK("buy", symbol, 1, token: token) }
+            var progress = try await client.achievements(token: token)
+            #expect(progress["diversified"]?.progress == 4)
+            #expect(progress["ten_trades"]?.progress == 7)
+            _ = try await client.tradeOK("buy", "B5", 1, token: token)
+            progress = try await client.achievements(token: token)
+            #expect(progress["diversified"]?.earnedAt != nil)
+            #expect(progress["diversified"]?.progress == 5)
+            #expect(progress["ten_trades"]?.progress == 8)
+            _ = try await client.tradeOK("buy", "ONE", 1, token: token)
+            _ = try await client.tradeOK("buy", "ONE", 1, token: token)
+            #expect(try await client.achievements(token: token)["ten_trades"]?.earnedAt != nil)
+
+            // Net worth is now about 11,350 on 11,350 paid in; a price rise lifts it past 1.5×
+            // and the next trade notices.
+            _ = try await client.tradeOK("buy", "ONE", 100, token: token)
+            try await client.setPrice("ONE", "100")
+            #expect(try await client.achievements(token: token)["up_fifty"]?.earnedAt == nil)
+            _ = try await client.tradeOK("buy", "B1", 1, token: token)
+            let earned = try await client.earned(token: token)
+            #expect(earned == ["first_trade", "first_profit", "diversified", "ten_trades", "up_fifty"])
+
+            // Exactly one reward movement and one notification per achievement.
+            let rewards = try await client.rewardMovements(token: token)
+            #expect(rewards.map(\.amount).sorted() == ["100.00", "2500.00", "250.00", "500.00", "500.00"].sorted())
+            let notices = try await client.decode(NotificationPageBody.self, "/api/notifications?limit=100", token: token).items
+            #expect(notices.filter { $0.title.hasPrefix("Achievement earned") }.count == 5)
+            #expect(notices.contains { $0.title == "Achievement earned: Up fifty percent" })
+        }
+    }
+
+    @Test("20 simultaneous first trades pay the first-trade reward exactly once")
+    func concurrentFirstTrades() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("rusher").token
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<20 {
+                    group.addTask { try await client.trade("buy", #"{"symbol":"ONE","amount":1}"#, token: token).status.code }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: 20))
+            let rewards = try await client.rewardMovements(token: token)
+            #expect(rewards.filter { $0.note == "Achievement: First trade" }.count == 1)
+            #expect(rewards.filter { $0.note == "Achievement: Active trader" }.count <= 1)
+            // Cash is the starting cash plus the rewards paid, minus the 20 shares bought.
+            let paid = rewards.reduce(Decimal(10000)) { $0 + Decimal(string: $1.amount)! }
+            let cash = Decimal(string: try await client.decode(PortfolioBody.self, "/api/portfolio", token: token).cash)!
+            #expect(cash == paid - 20)
+        }
+    }
+
+    @Test("creating and joining leagues earn their achievements once, whatever the number of leagues")
+    func leagueAchievements() async throws {
+        try await TestApp.run { client in
+            let owner = try await client.register("founder")
+            let member = try await client.register("joiner")
+            let first = try await client.createLeague(#"{"name":"One"}"#, token: owner.token)
+            let second = try await client.createLeague(#"{"name":"Two"}"#, token: owner.token)
+            #expect(try await client.earned(token: owner.token) == ["created_league"])
+            #expect(try await client.join(first.code, token: member.token).status == .ok)
+            #expect(try await client.join(second.code, token: member.token).status == .ok)
+            #expect(try await client.earned(token: member.token) == ["joined_league"])
+            #expect(try await client.rewardMovements(token: owner.token).map(\.amount) == ["250.00"])
+            #expect(try await client.rewardMovements(token: member.token).map(\.amount) == ["250.00"])
+            let portfolio = try await client.decode(PortfolioBody.self, "/api/portfolio", token: member.token)
+            #expect(portfolio.cash == "10250.00")
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import HummingbirdTesting
+@testable import MockStock
+import Postgres
+import Testing
+import TestSupport
+
+struct TimedStandingPageBody: Decodable {
+    let items: [StandingBody]
+    let total: Int
+    let asOf: String
+}
+
+struct RankHistoryBody: Decodable {
+    struct Point: Decodable {
+        let day: String
+        let rank: Int
+        let netWorth: String
+    }
+
+    let userId: Int
+    let items: [Point]
+}
+
+/// The standings service's rounds are called directly here; the app's own service is
+/// slowed down so it never races the test.
+@Suite("League standings")
+struct StandingsTests {
+    static func quietService(liveLimit: Int = 1000) -> (inout AppConfiguration) -> Void {
+        { configuration in
+            configuration.standings.refreshInterval = .seconds(3600)
+            configuration.standings.liveLimit = liveLimit
+        }
+    }
+
+    @Test("a finished league freezes its final standings, tells every member their rank, and puts the top three on the podium once")
+    func finishing() async throws {
+        try await TemporaryDatabase.with { database in
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let store = StandingsStore(pool: pool, liveLimit: 1000)
+            try await TestApp.run(on: database, configure: Self.quietService()) { client in
+                try await client.seedTradingMarket()
+                let players = [
+                    try await client.register("gold"), try await client.register("silver"),
+                    try await client.register("bronze"), try await client.register("fourth"),
+                ]
+                let league = try await client.createLeague(#"{"name":"Final","endsAt":"2099-01-01T00:00:00Z"}"#, token: players[3].token)
+                for player in players.dropLast() { #expect(try await client.join(league.code, token: player.token).status == .ok) }
+                // Everyone has 10,250 now; ONE shares bought at 1 set them apart when it rises.
+                for (index, player) in players.enumerated() where index < 3 {
+                    _ = try await client.tradeOK("buy", "ONE", 300 - index * 100, token: player.token)
+                }
+                try await client.setPrice("ONE", "3")
+                #expect(try await store.finishEndedLeagues().isEmpty)
+                try await pool.execute(
+                    "UPDATE leagues SET starts_at = now() - interval '1 day', ends_at = now() - interval '1 second' WHERE id = \(league.id)"
+                )
+                #expect(try await store.finishEndedLeagues() == [league.id])
+                #expect(try await store.finishEndedLeagues().isEmpty)
+
+                let final = try await client.decode(TimedStandingPageBody.self, "/api/leagues/\(league.id)/leaderboard", token: players[0].token)
+                #expect(final.items.map(\.username) == ["gold", "silver", "bronze", "fourth"])
+                // Prices move after the end; the final standings do not.
+                try await client.setPrice("ONE", "10")
+                let later = try await client.decode(TimedStandingPageBody.self, "/api/leagues/\(league.id)/leaderboard", token: players[0].token)
+                #expect(later.items.map(\.netWorth) == final.items.map(\.netWorth))
+                #expect(later.asOf == final.asOf)
+
+                for (index, player) in players.enumerated() {
+                    let notices = try await client.decode(NotificationPageBody.self, "/api/notifications", token: player.token).items
+                    let ended = notices.filter { $0.title == "League ended: Final" }
+                    #expect(ended.count == 1)
+                    #expect(ended.first?.body.hasPrefix("You finished #\(index + 1) of 4") == true, "\(ended)")
+                    let podium = try await client.achievements(token: player.token)["podium"]
+                    #expect((podium?.earnedAt != nil) == (index < 3))
+                }
+                let history = try await client.decode(RankHistoryBody.self, "/api/leagues/\(league.id)/history?userId=\(players[1].user.id)", token: players[0].token)
+                #expect(history.userId == players[1].user.id)
+                #expect(history.items.map(\.rank) == [2])
+                #expect(history.items.first?.netWorth == final.items[1].netWorth)
+            }
+            await pool.close()
+        }
+    }
+
+    @Test("a big league is ranked from a snapshot the service refreshes; a small one live")
+    func snapshots() async throws {
+        try await TemporaryDatabase.with { database in
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let store = StandingsStore(pool: pool, liveLimit: 2)
+            try await TestApp.run(on: database, configure: Self.quietService(liveLimit: 2)) { client in
+                try await client.seedTradingMarket()
+                let owner = try await client.register("big_owner")
+                let members = [try await client.register("big_one"), try await client.register("big_two")]
+                let big = try await client.createLeague(#"{"name":"Big"}"#, token: owner.token)
+                let small = try await client.createLeague(#"{"name":"Small"}"#, token: owner.token)
+                for member in members { _ = try await client.join(big.code, token: member.token) }
+                _ = try await client.join(small.code, token: members[0].token)
+                _ = try await client.tradeOK("buy", "ONE", 1000, token: members[0].token)
+
+                // No snapshot yet: ranked live rather than not at all.
+                var board = try await client.decode(TimedStandingPageBody.self, "/api/leagues/\(big.id)/leaderboard", token: owner.token)
+                #expect(board.total == 3)
+                #expect(board.items.first?.username == "big_one")
+
+                #expect(try await store.refreshSnapshots(maxAge: .zero) == [big.id])
+                #expect(try await store.refreshSnapshots(maxAge: .seconds(3600)).isEmpty)
+                try await client.setPrice("ONE", "20")
+                board = try await client.decode(TimedStandingPageBody.self, "/api/leagues/\(big.id)/leaderboard", token: owner.token)
+                #expect(board.items.first?.netWorth == "10350.00")  // the snapshot's price, 1.00
+                let snapshotTime = board.asOf
+                let live = try await client.decode(TimedStandingPageBody.self, "/api/leagues/\(small.id)/leaderboard", token: owner.token)
+                #expect(live.items.first?.netWorth == "29350.00")  // the small league sees 20.00 at once
+
+                #expect(try await store.refreshSnapshots(maxAge: .zero) == [big.id])
+                board = try await client.decode(TimedStandingPageBody.self, "/api/leagues/\(big.id)/leaderboard", token: owner.token)
+                #expect(board.items.first?.netWorth == "29350.00")
+                #expect(board.asOf >= snapshotTime)
+                // Pages of a snapshot follow its order.
+                let second = try await client.decode(TimedStandingPageBody.self, "/api/leagues/\(big.id)/leaderboard?limit=1&offset=1", token: owner.token)
+                #expect(second.items.map(\.rank) == [2])
+                #expect(second.total == 3)
+            }
+            await pool.close()
+        }
+    }
+
+    @Test("each running league records every member's rank once a day")
+    func dailyHistory() async throws {
+        try await TemporaryDatabase.with { database in
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let store = StandingsStore(pool: pool, liveLimit: 1000)
+            try await TestApp.run(on: database, configure: Self.quietService()) { client in
+                let owner = try await client.register("diarist")
+                let member = try await client.register("diary_friend")
+                let league = try await client.createLeague(#"{"name":"Diary"}"#, token: owner.token)
+                _ = try await client.join(league.code, token: member.token)
+                _ = try await client.createLeague(#"{"name":"Not yet","startsAt":"2099-01-01T00:00:00Z"}"#, token: owner.token)
+                #expect(try await store.recordDailyHistory() == 1)
+                #expect(try await store.recordDailyHistory() == 0)
+                let mine = try await client.decode(RankHistoryBody.self, "/api/leagues/\(league.id)/history", token: member.token)
+                #expect(mine.userId == member.user.id)
+                #expect(mine.items.count == 1)
+                #expect(mine.items.first?.rank == 1)  // both have 10,250: a shared first place
+                #expect(mine.items.first?.netWorth == "10250.00")
+            }
+            await pool.close()
+        }
+    }
+}
