@@ -163,6 +163,8 @@ struct ConfigurationTests {
         #expect(configuration.port == 8080)
         #expect(configuration.logLevel == .info)
         #expect(configuration.environment == .development)
+        #expect(configuration.standings.liveLimit == 1000)
+        #expect(configuration.standings.refreshInterval == .seconds(5))
     }
 
     @Test("settings are read from the environment")
@@ -170,7 +172,10 @@ struct ConfigurationTests {
         let configuration = try AppConfiguration(environment: [
             "HOST": "0.0.0.0", "PORT": "9000", "LOG_LEVEL": "DEBUG", "DATABASE_URL": "dbname=x",
             "ENVIRONMENT": "production", "DATABASE_POOL_SIZE": "32",
+            "LEADERBOARD_LIVE_LIMIT": "250", "LEADERBOARD_REFRESH_SECONDS": "2",
         ])
+        #expect(configuration.standings.liveLimit == 250)
+        #expect(configuration.standings.refreshInterval == .seconds(2))
         #expect(configuration.host == "0.0.0.0")
         #expect(configuration.port == 9000)
         #expect(configuration.logLevel == .debug)
@@ -181,7 +186,7 @@ struct ConfigurationTests {
 
     @Test("values that do not parse are refused with the variable's name", arguments: [
         ["PORT": "eighty"], ["PORT": "70000"], ["LOG_LEVEL": "loud"], ["ENVIRONMENT": "staging"],
-        ["DATABASE_POOL_SIZE": "0"],
+        ["DATABASE_POOL_SIZE": "0"], ["LEADERBOARD_REFRESH_SECONDS": "0"], ["LEADERBOARD_LIVE_LIMIT": "-1"],
     ])
     func refuses(_ environment: [String: String]) throws {
         let error = try #require(throws: ConfigurationError.self) { try AppConfiguration(environment: environment) }
