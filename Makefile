@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run migrate test bench bench-driver bench-seed db-start db-stop db-destroy deps clean
+.PHONY: all build run migrate test bench bench-driver bench-seed bench-leaderboard db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -62,6 +62,12 @@ bench-driver:
 bench-seed:
 	@scripts/install-deps bench
 	scripts/bench-seed
+
+# First leaderboard pages of a 100,000-member league (snapshot) and a 1,000-member one
+# (live) over HTTP while prices move, beside the aggregation query behind them.
+bench-leaderboard:
+	@scripts/install-deps bench
+	scripts/bench-leaderboard
 
 db-start:
 	$(PG_LOCAL) start dev

@@ -73,10 +73,11 @@ BEGIN
 END
 $$;
 
--- Σ quantity × latest price of a portfolio's holdings.
+-- Σ quantity × latest price (the quote, else the last daily close) of a portfolio's holdings.
 CREATE FUNCTION holdings_value(p_portfolio bigint) RETURNS numeric LANGUAGE sql STABLE AS $$
-    SELECT coalesce(sum(h.quantity * ip.price), 0)
-    FROM holdings h JOIN instrument_prices ip ON ip.symbol = h.symbol
+    SELECT coalesce(sum(h.quantity * coalesce(q.price,
+               (SELECT d.close FROM daily_bars d WHERE d.symbol = h.symbol ORDER BY d.day DESC LIMIT 1))), 0)
+    FROM holdings h LEFT JOIN quotes q ON q.symbol = h.symbol
     WHERE h.portfolio_id = p_portfolio AND h.quantity > 0
 $$;
 

@@ -7,27 +7,25 @@ CREATE INDEX leagues_unfinished_ends_at ON leagues (ends_at) WHERE finished_at I
 
 -- Each member's standing, best first: the personal portfolio in a shared league, the
 -- league portfolio in an isolated one. Ties share a rank; `place` orders ties by name.
+-- A price is the instrument's quote, else its last daily close (as in instrument_prices,
+-- without that view's per-instrument work). Plain SQL, so the planner inlines it into
+-- the caller's query and plans it for the league at hand.
 CREATE FUNCTION league_standings_live(p_league bigint)
 RETURNS TABLE (place bigint, rank bigint, user_id bigint, username text, net_worth numeric,
                cash numeric, holdings_value numeric, paid_in numeric)
 LANGUAGE sql STABLE AS $$
     WITH members AS (
         SELECT m.user_id, p.id AS portfolio_id, p.cash, p.paid_in
-        FROM leagues l
-        JOIN league_members m ON m.league_id = l.id
-        JOIN portfolios p ON p.user_id = m.user_id AND p.league_id IS NULL
-        WHERE l.id = p_league AND l.mode = 'shared'
+        FROM league_members m JOIN portfolios p ON p.user_id = m.user_id AND p.league_id IS NULL
+        WHERE m.league_id = p_league AND (SELECT mode FROM leagues WHERE id = p_league) = 'shared'
         UNION ALL
         SELECT p.user_id, p.id, p.cash, p.paid_in
-        FROM leagues l
-        JOIN portfolios p ON p.league_id = l.id AND p.archived_at IS NULL
-        WHERE l.id = p_league AND l.mode = 'isolated'
-    ), prices AS (
-        SELECT symbol, price FROM instrument_prices
-        WHERE symbol IN (SELECT DISTINCT h.symbol FROM holdings h JOIN members USING (portfolio_id) WHERE h.quantity > 0)
+        FROM portfolios p
+        WHERE p.league_id = p_league AND p.archived_at IS NULL AND (SELECT mode FROM leagues WHERE id = p_league) = 'isolated'
     ), valued AS (
-        SELECT h.portfolio_id, sum(h.quantity * prices.price) AS value
-        FROM members JOIN holdings h USING (portfolio_id) JOIN prices USING (symbol)
+        SELECT h.portfolio_id,
+               sum(h.quantity * coalesce(q.price, (SELECT d.close FROM daily_bars d WHERE d.symbol = h.symbol ORDER BY d.day DESC LIMIT 1))) AS value
+        FROM members JOIN holdings h USING (portfolio_id) LEFT JOIN quotes q ON q.symbol = h.symbol
         WHERE h.quantity > 0
         GROUP BY h.portfolio_id
     ), worth AS (
@@ -43,8 +41,10 @@ $$;
 
 -- Standings as last computed for big leagues (refreshed every few seconds) and for
 -- finished leagues (frozen at the end).
+-- No foreign key: a refresh writes every member's row, and checking the league for each
+-- costs more than the rest of the insert; LeagueStore.delete removes a league's rows.
 CREATE TABLE league_standings (
-    league_id      bigint NOT NULL REFERENCES leagues (id) ON DELETE CASCADE,
+    league_id      bigint NOT NULL,
     place          bigint NOT NULL,
     rank           bigint NOT NULL,
     user_id        bigint NOT NULL,

@@ -163,7 +163,7 @@ struct ConfigurationTests {
         #expect(configuration.port == 8080)
         #expect(configuration.logLevel == .info)
         #expect(configuration.environment == .development)
-        #expect(configuration.standings.liveLimit == 1000)
+        #expect(configuration.standings.liveLimit == 250)
         #expect(configuration.standings.refreshInterval == .seconds(5))
     }
 

@@ -29,6 +29,7 @@ struct StandingsTests {
     static func quietService(liveLimit: Int = 1000) -> (inout AppConfiguration) -> Void {
         { configuration in
             configuration.standings.refreshInterval = .seconds(3600)
+            configuration.standings.roundInterval = .seconds(3600)
             configuration.standings.liveLimit = liveLimit
         }
     }
@@ -78,6 +79,27 @@ struct StandingsTests {
                 #expect(history.userId == players[1].user.id)
                 #expect(history.items.map(\.rank) == [2])
                 #expect(history.items.first?.netWorth == final.items[1].netWorth)
+            }
+            await pool.close()
+        }
+    }
+
+    @Test("the running service finishes an ended league by itself, after start-up")
+    func serviceRuns() async throws {
+        try await TemporaryDatabase.with { database in
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            try await TestApp.run(on: database, configure: { $0.standings.roundInterval = .milliseconds(100) }) { client in
+                let owner = try await client.register("timekeeper")
+                let league = try await client.createLeague(#"{"name":"Sprint","endsAt":"2099-01-01T00:00:00Z"}"#, token: owner.token)
+                try await pool.execute(
+                    "UPDATE leagues SET starts_at = now() - interval '1 day', ends_at = now() - interval '1 second' WHERE id = \(league.id)"
+                )
+                var titles: [String] = []
+                for _ in 0..<100 where !titles.contains("League ended: Sprint") {
+                    try await Task.sleep(for: .milliseconds(50))
+                    titles = try await client.decode(NotificationPageBody.self, "/api/notifications", token: owner.token).items.map(\.title)
+                }
+                #expect(titles.filter { $0 == "League ended: Sprint" }.count == 1)
             }
             await pool.close()
         }

@@ -18,11 +18,12 @@ public func buildApplication(
     let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
     let market = MarketStore(pool: pool)
     var quotes: any QuoteProvider
+    let started = StartSignal()
     var services: [any Service] = [
         pool,
         StandingsService(
             store: StandingsStore(pool: pool, liveLimit: configuration.standings.liveLimit),
-            settings: configuration.standings, logger: logger
+            settings: configuration.standings, logger: logger, started: started
         ),
     ]
     switch configuration.quoteSource {
@@ -57,6 +58,7 @@ public func buildApplication(
         if let username = configuration.adminUsername, let password = configuration.adminPassword {
             try await accounts.ensureAdmin(username: username, password: password, logger: logger)
         }
+        started.open()
     }
     return app
 }

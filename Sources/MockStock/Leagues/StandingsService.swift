@@ -1,17 +1,18 @@
 import Logging
 import ServiceLifecycle
 
-/// Keeps league standings: every `refreshInterval` it finishes leagues whose end has
-/// passed (final snapshot, notifications, podium), refreshes the snapshots of big
-/// leagues that are older than the interval, and records the day's ranks of each league.
-/// Every server process runs one; locks in the database share the work out.
+/// Keeps league standings: every second it finishes leagues whose end has passed (final
+/// snapshot, notifications, podium), refreshes the snapshots of big leagues that are
+/// older than `refreshInterval`, and records the day's ranks of each league. Every
+/// server process runs one; locks in the database share the work out.
 public struct StandingsService: Service {
     public struct Settings: Sendable {
         /// Leagues with more members than this are ranked from snapshots (`LEADERBOARD_LIVE_LIMIT`).
-        public var liveLimit = 1000
-        /// Seconds between rounds, and the most a snapshot may age before it is refreshed
-        /// (`LEADERBOARD_REFRESH_SECONDS`).
+        public var liveLimit = 250
+        /// The age at which a big league's snapshot is refreshed (`LEADERBOARD_REFRESH_SECONDS`).
         public var refreshInterval: Duration = .seconds(5)
+        /// Time between rounds.
+        public var roundInterval: Duration = .seconds(1)
 
         public init() {}
     }
@@ -19,16 +20,19 @@ public struct StandingsService: Service {
     let store: StandingsStore
     let settings: Settings
     let logger: Logger
+    /// Opened when start-up (migrations) is done: rounds need the schema.
+    let started: StartSignal
 
-    init(store: StandingsStore, settings: Settings, logger: Logger) {
+    init(store: StandingsStore, settings: Settings, logger: Logger, started: StartSignal) {
         self.store = store
         self.settings = settings
         self.logger = logger
+        self.started = started
     }
 
-    /// The first round waits one interval, by which time start-up migrations have run.
     public func run() async throws {
-        await repeatUntilShutdown(every: settings.refreshInterval, waitFirst: true, logger: logger, task: "league standings round") {
+        try? await cancelWhenGracefulShutdown { await started.wait() }
+        await repeatUntilShutdown(every: settings.roundInterval, logger: logger, task: "league standings round") {
             try await round()
         }
     }
@@ -38,5 +42,24 @@ public struct StandingsService: Service {
         if !finished.isEmpty { logger.info("leagues finished", metadata: ["leagues": "\(finished)"]) }
         try await store.refreshSnapshots(maxAge: settings.refreshInterval)
         try await store.recordDailyHistory()
+    }
+}
+
+/// A one-time signal one task waits for, e.g. "start-up migrations are done".
+final class StartSignal: Sendable {
+    private let stream: AsyncStream<Never>
+    private let continuation: AsyncStream<Never>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream()
+    }
+
+    func open() {
+        continuation.finish()
+    }
+
+    /// Returns once the signal is open (or the waiting task is cancelled).
+    func wait() async {
+        for await _ in stream {}
     }
 }

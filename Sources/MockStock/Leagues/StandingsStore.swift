@@ -80,6 +80,10 @@ struct StandingsStore: Sendable {
     /// Replaces the league's snapshot with its live standings (inside `session`'s
     /// transaction, so readers see the old snapshot until it commits).
     private static func snapshot(_ leagueID: Int, in session: PostgresSession) async throws {
+        // Ranking 100,000 members is a big query for an OLTP database: JIT compilation
+        // would cost more than it saves, and the sort should stay in memory.
+        try await session.execute("SET LOCAL jit = off")
+        try await session.execute("SET LOCAL work_mem = '64MB'")
         try await session.execute("DELETE FROM league_standings WHERE league_id = \(leagueID)")
         let members = try await session.execute(
             "INSERT INTO league_standings SELECT \(leagueID), * FROM league_standings_live(\(leagueID))"

@@ -1,14 +1,10 @@
 import Logging
 import ServiceLifecycle
 
-/// Runs `body` now (or after one interval when `waitFirst`) and then every `interval`
-/// until graceful shutdown; a failing round is logged and the next one runs as usual.
-func repeatUntilShutdown(
-    every interval: Duration, waitFirst: Bool = false, logger: Logger, task: String,
-    _ body: @escaping @Sendable () async throws -> Void
-) async {
+/// Runs `body` now and then every `interval` until graceful shutdown; a failing round is
+/// logged and the next one runs as usual.
+func repeatUntilShutdown(every interval: Duration, logger: Logger, task: String, _ body: @escaping @Sendable () async throws -> Void) async {
     try? await cancelWhenGracefulShutdown {
-        if waitFirst { try await Task.sleep(for: interval) }
         while !Task.isCancelled {
             do {
                 try await body()
