@@ -63,8 +63,8 @@ bench-seed:
 	@scripts/install-deps bench
 	scripts/bench-seed
 
-# First leaderboard pages of a 100,000-member league (snapshot) and a 1,000-member one
-# (live) over HTTP while prices move, beside the aggregation query behind them.
+# First leaderboard pages of a 100,000-member and a 1,000-member league (both from
+# snapshots) over HTTP while prices move, beside the aggregation query behind them.
 bench-leaderboard:
 	@scripts/install-deps bench
 	scripts/bench-leaderboard
