@@ -73,22 +73,17 @@ BEGIN
 END
 $$;
 
--- Σ quantity × latest price (the quote, else the last daily close) of a portfolio's holdings.
-CREATE FUNCTION holdings_value(p_portfolio bigint) RETURNS numeric LANGUAGE sql STABLE AS $$
-    SELECT coalesce(sum(h.quantity * coalesce(q.price,
-               (SELECT d.close FROM daily_bars d WHERE d.symbol = h.symbol ORDER BY d.day DESC LIMIT 1))), 0)
-    FROM holdings h LEFT JOIN quotes q ON q.symbol = h.symbol
-    WHERE h.portfolio_id = p_portfolio AND h.quantity > 0
-$$;
-
--- The trade achievements, checked after each trade; earned ones cost one index lookup.
+-- The trade achievements, checked after each trade in its transaction; once a user has
+-- earned them all, a trade costs one lookup here. "Up fifty percent" is a matter of
+-- prices, not trades: AchievementStore.awardPriceAchievements checks it periodically.
 CREATE FUNCTION award_trade_achievements() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     owner bigint;
     earned text[];
 BEGIN
-    SELECT user_id INTO STRICT owner FROM portfolios WHERE id = NEW.portfolio_id;
-    SELECT coalesce(array_agg(code), '{}') INTO earned FROM user_achievements WHERE user_id = owner;
+    SELECT p.user_id, ARRAY(SELECT a.code FROM user_achievements a WHERE a.user_id = p.user_id)
+    INTO STRICT owner, earned
+    FROM portfolios p WHERE p.id = NEW.portfolio_id;
     IF NOT 'first_trade' = ANY (earned) THEN
         PERFORM award_achievement(owner, 'first_trade');
     END IF;
@@ -104,11 +99,6 @@ BEGIN
     IF NEW.side = 'buy' AND NOT 'diversified' = ANY (earned) AND (
         SELECT count(*) FROM holdings WHERE portfolio_id = NEW.portfolio_id AND quantity > 0) >= 5 THEN
         PERFORM award_achievement(owner, 'diversified');
-    END IF;
-    IF NOT 'up_fifty' = ANY (earned) AND (
-        SELECT p.paid_in > 0 AND p.cash + holdings_value(p.id) >= 1.5 * p.paid_in
-        FROM portfolios p WHERE p.id = NEW.portfolio_id) THEN
-        PERFORM award_achievement(owner, 'up_fifty');
     END IF;
     RETURN NULL;
 END

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
-import MockStock
+@testable import MockStock
+import Postgres
 import Testing
 import TestSupport
 
@@ -47,7 +48,7 @@ struct AchievementTests {
         }
     }
 
-    @Test("trading earns first trade, in the green, diversified, active trader and up fifty — once each, with reward and notice")
+    @Test("trading earns first trade, in the green, diversified and active trader — once each, with reward and notice")
     func tradingAchievements() async throws {
         try await TestApp.run { client in
             try await client.seedTradingMarket()
@@ -80,21 +81,41 @@ struct AchievementTests {
             _ = try await client.tradeOK("buy", "ONE", 1, token: token)
             #expect(try await client.achievements(token: token)["ten_trades"]?.earnedAt != nil)
 
-            // Net worth is now about 11,350 on 11,350 paid in; a price rise lifts it past 1.5×
-            // and the next trade notices.
-            _ = try await client.tradeOK("buy", "ONE", 100, token: token)
-            try await client.setPrice("ONE", "100")
-            #expect(try await client.achievements(token: token)["up_fifty"]?.earnedAt == nil)
-            _ = try await client.tradeOK("buy", "B1", 1, token: token)
             let earned = try await client.earned(token: token)
-            #expect(earned == ["first_trade", "first_profit", "diversified", "ten_trades", "up_fifty"])
+            #expect(earned == ["first_trade", "first_profit", "diversified", "ten_trades"])
 
             // Exactly one reward movement and one notification per achievement.
             let rewards = try await client.rewardMovements(token: token)
-            #expect(rewards.map(\.amount).sorted() == ["100.00", "2500.00", "250.00", "500.00", "500.00"].sorted())
+            #expect(rewards.map(\.amount).sorted() == ["100.00", "250.00", "500.00", "500.00"])
             let notices = try await client.decode(NotificationPageBody.self, "/api/notifications?limit=100", token: token).items
-            #expect(notices.filter { $0.title.hasPrefix("Achievement earned") }.count == 5)
-            #expect(notices.contains { $0.title == "Achievement earned: Up fifty percent" })
+            #expect(notices.filter { $0.title.hasPrefix("Achievement earned") }.count == 4)
+            #expect(notices.contains { $0.title == "Achievement earned: In the green" })
+        }
+    }
+
+    @Test("a price rise earns Up fifty percent at the next check, once, for the players it lifts")
+    func upFifty() async throws {
+        try await TemporaryDatabase.with { database in
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let store = AchievementStore(pool: pool)
+            try await TestApp.run(on: database, configure: StandingsTests.quietService()) { client in
+                try await client.seedTradingMarket()
+                let lucky = try await client.register("lucky").token
+                let steady = try await client.register("steady").token
+                _ = try await client.tradeOK("buy", "ONE", 5000, token: lucky)
+                _ = try await client.tradeOK("buy", "TENTH", 10, token: steady)
+                #expect(try await store.awardPriceAchievements() == 0)
+                // lucky: 10,100 paid in, 5,100 cash + 5,000 shares at 3.00 = 20,100 ≥ 15,150.
+                try await client.setPrice("ONE", "3")
+                #expect(try await store.awardPriceAchievements() == 1)
+                #expect(try await store.awardPriceAchievements() == 0)
+                #expect(try await client.achievements(token: lucky)["up_fifty"]?.earnedAt != nil)
+                #expect(try await client.achievements(token: steady)["up_fifty"]?.earnedAt == nil)
+                #expect(try await client.rewardMovements(token: lucky).map(\.amount).sorted() == ["100.00", "2500.00"])
+                let notices = try await client.decode(NotificationPageBody.self, "/api/notifications", token: lucky).items
+                #expect(notices.contains { $0.title == "Achievement earned: Up fifty percent" })
+            }
+            await pool.close()
         }
     }
 

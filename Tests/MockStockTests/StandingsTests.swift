@@ -30,6 +30,7 @@ struct StandingsTests {
         { configuration in
             configuration.standings.refreshInterval = .seconds(3600)
             configuration.standings.roundInterval = .seconds(3600)
+            configuration.standings.priceAchievementInterval = .seconds(3600)
             configuration.standings.liveLimit = liveLimit
         }
     }

@@ -52,6 +52,45 @@ struct AchievementStore: Sendable {
     }
 }
 
+extension AchievementStore {
+    /// Awards "Up fifty percent" to every user with a portfolio worth at least 1.5× the
+    /// money paid into it, in one transaction that values the portfolios of the users who
+    /// lack it (prices move without trades, so a trade is not the event that earns it).
+    /// An advisory lock keeps server processes from doing it at the same moment.
+    /// Returns how many users earned it.
+    @discardableResult
+    func awardPriceAchievements() async throws -> Int {
+        try await pool.withTransaction { session in
+            guard try await session.query("SELECT pg_try_advisory_xact_lock(\(Self.lockSpace), 1)").decodeColumn(Bool.self) == [true]
+            else { return 0 }
+            try await session.execute("SET LOCAL jit = off")
+            return try await session.query(
+                """
+                WITH candidates AS (
+                    SELECT p.id, p.user_id, p.cash, p.paid_in FROM portfolios p
+                    WHERE p.archived_at IS NULL AND p.paid_in > 0
+                      AND NOT EXISTS (SELECT 1 FROM user_achievements a WHERE a.user_id = p.user_id AND a.code = 'up_fifty')
+                ), valued AS (
+                    SELECT h.portfolio_id, sum(h.quantity * coalesce(q.price,
+                               (SELECT d.close FROM daily_bars d WHERE d.symbol = h.symbol ORDER BY d.day DESC LIMIT 1))) AS value
+                    FROM candidates c JOIN holdings h ON h.portfolio_id = c.id LEFT JOIN quotes q ON q.symbol = h.symbol
+                    WHERE h.quantity > 0
+                    GROUP BY h.portfolio_id
+                ), winners AS (
+                    SELECT DISTINCT c.user_id FROM candidates c JOIN valued v ON v.portfolio_id = c.id
+                    WHERE c.cash + v.value >= 1.5 * c.paid_in
+                )
+                SELECT count(*) FILTER (WHERE award_achievement(user_id, 'up_fifty'))
+                FROM (SELECT user_id FROM winners ORDER BY user_id) ordered
+                """
+            ).decodeColumn(Int.self).first ?? 0
+        }
+    }
+
+    /// Advisory-lock namespace of achievement checks.
+    private static let lockSpace: Int32 = 0x4143  // "AC"
+}
+
 struct AchievementController {
     let store: AchievementStore
 

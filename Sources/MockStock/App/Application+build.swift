@@ -23,7 +23,7 @@ public func buildApplication(
         pool,
         StandingsService(
             store: StandingsStore(pool: pool, liveLimit: configuration.standings.liveLimit),
-            settings: configuration.standings, logger: logger, started: started
+            achievements: AchievementStore(pool: pool), settings: configuration.standings, logger: logger, started: started
         ),
     ]
     switch configuration.quoteSource {

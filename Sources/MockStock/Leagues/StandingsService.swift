@@ -3,8 +3,9 @@ import ServiceLifecycle
 
 /// Keeps league standings: every second it finishes leagues whose end has passed (final
 /// snapshot, notifications, podium), refreshes the snapshots of big leagues that are
-/// older than `refreshInterval`, and records the day's ranks of each league. Every
-/// server process runs one; locks in the database share the work out.
+/// older than `refreshInterval`, and records the day's ranks of each league; every
+/// `priceAchievementInterval` it awards the achievements that prices earn. Every server
+/// process runs one; locks in the database share the work out.
 public struct StandingsService: Service {
     public struct Settings: Sendable {
         /// Leagues with more members than this are ranked from snapshots (`LEADERBOARD_LIVE_LIMIT`).
@@ -13,18 +14,22 @@ public struct StandingsService: Service {
         public var refreshInterval: Duration = .seconds(5)
         /// Time between rounds.
         public var roundInterval: Duration = .seconds(1)
+        /// Time between checks for "Up fifty percent" (a valuation of every portfolio).
+        public var priceAchievementInterval: Duration = .seconds(60)
 
         public init() {}
     }
 
     let store: StandingsStore
+    let achievements: AchievementStore
     let settings: Settings
     let logger: Logger
     /// Opened when start-up (migrations) is done: rounds need the schema.
     let started: StartSignal
 
-    init(store: StandingsStore, settings: Settings, logger: Logger, started: StartSignal) {
+    init(store: StandingsStore, achievements: AchievementStore, settings: Settings, logger: Logger, started: StartSignal) {
         self.store = store
+        self.achievements = achievements
         self.settings = settings
         self.logger = logger
         self.started = started
@@ -32,8 +37,17 @@ public struct StandingsService: Service {
 
     public func run() async throws {
         try? await cancelWhenGracefulShutdown { await started.wait() }
-        await repeatUntilShutdown(every: settings.roundInterval, logger: logger, task: "league standings round") {
-            try await round()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await repeatUntilShutdown(every: settings.roundInterval, logger: logger, task: "league standings round") {
+                    try await round()
+                }
+            }
+            group.addTask {
+                await repeatUntilShutdown(every: settings.priceAchievementInterval, logger: logger, task: "price achievements") {
+                    try await achievements.awardPriceAchievements()
+                }
+            }
         }
     }
 
