@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run migrate test bench bench-driver bench-seed bench-leaderboard db-start db-stop db-destroy deps clean
+.PHONY: all build run migrate test test-browser bench bench-driver bench-seed bench-leaderboard db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -47,6 +47,11 @@ test: deps
 	PG_LOCAL_FSYNC=off $(PG_LOCAL) start test || exit 1; \
 	TEST_DATABASE_URL="$$($(PG_LOCAL) url test)" $(SWIFT) test --skip-build; status=$$?; \
 	$(PG_LOCAL) destroy test; exit $$status
+
+# The web client in headless Chromium (selenium) against a server with the demo market;
+# screenshots of each main screen in .build/screenshots.
+test-browser: deps
+	scripts/test-browser
 
 # Buys and sells over HTTP with wrk beside pgbench running the same statements.
 bench:

@@ -79,6 +79,32 @@ struct OperationsTests {
         }
     }
 
+    @Test("the web client is served at / with a content security policy; Chart.js from its directory; /api stays JSON")
+    func webClient() async throws {
+        let chartDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("chartjs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: chartDirectory, withIntermediateDirectories: true)
+        try Data("/* chart */".utf8).write(to: chartDirectory.appendingPathComponent("chart.min.js"))
+        defer { try? FileManager.default.removeItem(at: chartDirectory) }
+        try await TestApp.run(configure: { $0.chartJSDirectory = chartDirectory }) { client in
+            let page = try await client.execute(uri: "/", method: .get)
+            #expect(page.status == .ok)
+            #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
+            #expect(String(buffer: page.body).contains("<script src=\"/app.js\" type=\"module\">"))
+            #expect(page.headers[HTTPField.Name("Content-Security-Policy")!]?.contains("default-src 'self'") == true)
+            #expect(page.headers[.cacheControl] == "no-cache")
+            let module = try await client.execute(uri: "/js/api.js", method: .get)
+            #expect(module.status == .ok)
+            #expect(module.headers[.contentType]?.contains("javascript") == true)
+            let chart = try await client.execute(uri: "/vendor/chart.js/chart.min.js", method: .get)
+            #expect(String(buffer: chart.body) == "/* chart */")
+            #expect(try await client.execute(uri: "/../Package.swift", method: .get).status != .ok)
+            #expect(try await client.execute(uri: "/missing.js", method: .get).status == .notFound)
+            let api = try await client.execute(uri: "/api/nothing-here", method: .get)
+            #expect(api.status == .unauthorized)
+            #expect(api.headers[.contentType] == "application/problem+json")
+        }
+    }
+
     @Test("an unknown route is a problem+json 404 carrying the request id")
     func unknownRoute() async throws {
         try await TestApp.run { client in

@@ -125,6 +125,7 @@ public struct AppConfiguration: Sendable {
         }
         if let members = try integer("LEADERBOARD_LIVE_LIMIT", in: 0...10_000_000) { standings.liveLimit = members }
         if let seconds = try integer("LEADERBOARD_REFRESH_SECONDS", in: 1...3600) { standings.refreshInterval = .seconds(seconds) }
+        if let directory = value("CHART_JS_DIR") { chartJSDirectory = URL(fileURLWithPath: directory, isDirectory: true) }
         if let text = value("TRADE_FEE") {
             guard let fee = Decimal(exactly: text), fee >= 0, fee <= 1_000_000 else {
                 throw ConfigurationError("TRADE_FEE must be a non-negative decimal such as 0.00, got \"\(text)\"")
@@ -190,6 +191,9 @@ public struct AppConfiguration: Sendable {
 
     var migrationsDirectory: URL { resourceDirectory.appendingPathComponent("sql", isDirectory: true) }
     var openAPIFile: URL { resourceDirectory.appendingPathComponent("openapi.yaml") }
+    var publicDirectory: URL { resourceDirectory.appendingPathComponent("Public", isDirectory: true) }
+    /// Where Chart.js is installed (`CHART_JS_DIR`; Debian's libjs-chart.js by default).
+    public var chartJSDirectory = URL(fileURLWithPath: "/usr/share/javascript/chart.js", isDirectory: true)
 }
 
 /// A setting that could not be used.

@@ -112,6 +112,9 @@ func buildRouter(
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: ProblemMiddleware())
+    router.add(middleware: WebClientMiddleware(
+        publicDirectory: configuration.publicDirectory, chartJSDirectory: configuration.chartJSDirectory
+    ))
     router.add(middleware: BodyLimitMiddleware(
         maxBytes: AppRequestContext.maxBodySize,
         routeLimits: ["/api/admin/prices": AdminController.maxPriceUpload]

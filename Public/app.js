@@ -1,0 +1,144 @@
+// MockStock's web client: a single page with hash routes (#/market, #/stock/AAPL, ...),
+// talking to the public API only.
+import { api, session, whenUnauthorized, ApiError } from './js/api.js';
+import { h, fill, loading, failure } from './js/dom.js';
+import { loginView } from './js/views/login.js';
+import { portfolioView } from './js/views/portfolio.js';
+import { marketView } from './js/views/market.js';
+import { stockView } from './js/views/stock.js';
+import { transactionsView } from './js/views/transactions.js';
+import { leaguesView, leagueView } from './js/views/leagues.js';
+import { achievementsView, notificationsView } from './js/views/notices.js';
+import { adminView } from './js/views/admin.js';
+
+const view = document.getElementById('view');
+const flashBox = document.getElementById('flash');
+const nav = document.getElementById('nav');
+const menuToggle = document.querySelector('.menu-toggle');
+
+/** A message at the top of the page: kind is "info" or "error". With `carry`, it is
+ * shown after the next navigation (e.g. "logged out" on the login page). */
+let carried = null;
+function flash(message, kind = 'info', carry = false) {
+  if (carry) carried = [message, kind];
+  else fill(flashBox, message ? h('p', { class: kind }, message) : null);
+}
+
+const routes = [
+  [/^#\/login$/, () => loginView],
+  [/^#\/portfolio$/, () => portfolioView],
+  [/^#\/market$/, () => marketView],
+  [/^#\/stock\/([^/?]+)$/, () => stockView],
+  [/^#\/transactions$/, () => transactionsView],
+  [/^#\/leagues$/, () => leaguesView],
+  [/^#\/leagues\/(\d+)$/, () => leagueView],
+  [/^#\/achievements$/, () => achievementsView],
+  [/^#\/notifications$/, () => notificationsView],
+  [/^#\/admin$/, () => adminView],
+];
+
+/** The route's path and query: "#/market?search=app" → ["#/market", URLSearchParams]. */
+function location() {
+  const [path, query = ''] = (window.location.hash || '#/portfolio').split('?');
+  return [path, new URLSearchParams(query)];
+}
+
+let rendering = 0;
+
+async function render() {
+  const [path, query] = location();
+  if (!session.token && path !== '#/login') {
+    window.location.hash = '#/login';
+    return;
+  }
+  if (session.token && path === '#/login') {
+    window.location.hash = '#/portfolio';
+    return;
+  }
+  showChrome();
+  const match = routes.map(([pattern, make]) => [path.match(pattern), make]).find(([found]) => found);
+  if (!match) {
+    fill(view, h('h1', {}, 'Not found'), h('p', {}, 'There is no such page. ', h('a', { href: '#/portfolio' }, 'Go to your portfolio')));
+    return;
+  }
+  const [found, make] = match;
+  const ticket = ++rendering;
+  fill(view, loading());
+  const context = {
+    params: found.slice(1).map(decodeURIComponent),
+    query,
+    user: session.user,
+    flash,
+    /** Still the page on screen? Views check before drawing late answers. */
+    current: () => ticket === rendering,
+    refresh: render,
+    refreshUnread,
+    navigate: (hash) => { if (window.location.hash === hash) render(); else window.location.hash = hash; },
+  };
+  try {
+    await make()(view, context);
+  } catch (error) {
+    if (ticket === rendering) fill(view, failure(error, render));
+  }
+  if (ticket === rendering) {
+    for (const link of nav.querySelectorAll('a')) {
+      link.toggleAttribute('aria-current', path.startsWith(link.getAttribute('href')));
+    }
+    refreshUnread();
+  }
+}
+
+function showChrome() {
+  const signedIn = Boolean(session.token);
+  nav.hidden = !signedIn || (window.matchMedia('(max-width: 720px)').matches && menuToggle.getAttribute('aria-expanded') !== 'true');
+  menuToggle.hidden = !signedIn;
+  document.getElementById('admin-link').hidden = session.user?.role !== 'admin';
+}
+
+/** The unread badge: how many notices the user has not read (up to 99+). */
+async function refreshUnread() {
+  const badge = document.getElementById('unread');
+  if (!session.token) { badge.hidden = true; return; }
+  try {
+    const page = await api('/api/notifications?unread=true&limit=100');
+    const count = page.items.length;
+    badge.hidden = count === 0;
+    badge.textContent = count > 99 ? '99+' : String(count);
+    badge.setAttribute('aria-label', `${count} unread`);
+  } catch {
+    badge.hidden = true;
+  }
+}
+
+whenUnauthorized(() => {
+  session.clear();
+  flash('Your session has ended. Please log in again.', 'error', true);
+  window.location.hash = '#/login';
+});
+
+document.getElementById('logout').addEventListener('click', async () => {
+  try { await api('/api/auth/logout', { method: 'POST' }); } catch (error) { if (!(error instanceof ApiError)) throw error; }
+  session.clear();
+  flash('You are logged out.', 'info', true);
+  window.location.hash = '#/login';
+});
+
+menuToggle.addEventListener('click', () => {
+  const open = menuToggle.getAttribute('aria-expanded') !== 'true';
+  menuToggle.setAttribute('aria-expanded', String(open));
+  nav.hidden = !open;
+});
+nav.addEventListener('click', (event) => {
+  if (event.target.closest('a') && window.matchMedia('(max-width: 720px)').matches) {
+    menuToggle.setAttribute('aria-expanded', 'false');
+  }
+});
+
+window.addEventListener('hashchange', () => {
+  flash(...(carried || ['']));
+  carried = null;
+  render();
+});
+window.addEventListener('resize', showChrome);
+setInterval(refreshUnread, 30000);
+render();

@@ -1,0 +1,90 @@
+// The HTTP API as the client uses it: the token in sessionStorage, JSON in and out,
+// problem+json errors turned into ApiError with the server's code and words.
+
+const TOKEN = 'mockstock.token';
+const USER = 'mockstock.user';
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.status = status;
+    this.code = problem.code || 'error';
+    this.line = problem.line;
+  }
+}
+
+export const session = {
+  get token() { return sessionStorage.getItem(TOKEN); },
+  get user() {
+    try { return JSON.parse(sessionStorage.getItem(USER) || 'null'); } catch { return null; }
+  },
+  save({ token, user }) {
+    sessionStorage.setItem(TOKEN, token);
+    sessionStorage.setItem(USER, JSON.stringify(user));
+  },
+  clear() {
+    sessionStorage.removeItem(TOKEN);
+    sessionStorage.removeItem(USER);
+  },
+};
+
+/** Called when the server refuses the token (expired, revoked): set by the app. */
+let onUnauthorized = () => {};
+export function whenUnauthorized(handler) { onUnauthorized = handler; }
+
+async function problemOf(response) {
+  try {
+    return await response.json();
+  } catch {
+    return { title: response.statusText || 'The server did not answer as expected.' };
+  }
+}
+
+/** Sends a request; returns the parsed JSON (null for 204) or throws ApiError. */
+export async function api(path, { method = 'GET', body, headers = {}, raw = false } = {}) {
+  const request = { method, headers: { Accept: 'application/json', ...headers } };
+  if (session.token) request.headers.Authorization = `Bearer ${session.token}`;
+  if (body !== undefined) {
+    request.headers['Content-Type'] = 'application/json';
+    request.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, request);
+  } catch {
+    throw new ApiError(0, { code: 'network', detail: 'The server cannot be reached. Check your connection and try again.' });
+  }
+  if (response.status === 401 && session.token && !path.startsWith('/api/auth/')) {
+    onUnauthorized();
+  }
+  if (!response.ok) throw new ApiError(response.status, await problemOf(response));
+  if (raw) return response;
+  if (response.status === 204) return null;
+  return response.json();
+}
+
+/** Uploads a file body with progress (fetch has no upload progress; XHR does). */
+export function upload(path, file, contentType, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', path);
+    xhr.setRequestHeader('Content-Type', contentType);
+    xhr.setRequestHeader('Accept', 'application/json');
+    if (session.token) xhr.setRequestHeader('Authorization', `Bearer ${session.token}`);
+    xhr.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
+    xhr.onload = () => {
+      let parsed = {};
+      try { parsed = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
+      if (xhr.status >= 200 && xhr.status < 300) resolve(parsed);
+      else reject(new ApiError(xhr.status, parsed));
+    };
+    xhr.onerror = () => reject(new ApiError(0, { code: 'network', detail: 'The upload was interrupted.' }));
+    xhr.send(file);
+  });
+}
+
+/** A fresh Idempotency-Key, so a repeated click or a retry never trades twice. */
+export function newKey() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}

@@ -1,0 +1,38 @@
+// Charts with Chart.js (Debian's libjs-chart.js, served at /vendor/chart.js/). Values are
+// converted to numbers for drawing only; every figure shown as text stays exact.
+import { h } from './dom.js';
+
+const palette = ['#2563eb', '#16a34a', '#f59e0b', '#dc2626', '#7c3aed', '#0891b2', '#db2777', '#65a30d', '#ea580c', '#475569'];
+
+function unavailable() {
+  return h('p', { class: 'empty' }, 'Charts are unavailable (Chart.js is not installed on this server).');
+}
+
+/** A canvas wrapped for layout; `draw(canvas)` runs once it is in the page. */
+function chartBox(label, draw) {
+  if (!window.Chart) return unavailable();
+  const canvas = h('canvas', { role: 'img', 'aria-label': label });
+  const box = h('div', { class: 'chart' }, canvas);
+  requestAnimationFrame(() => { if (canvas.isConnected) draw(canvas); });
+  return box;
+}
+
+export function lineChart(label, labels, values) {
+  return chartBox(label, (canvas) => new window.Chart(canvas, {
+    type: 'line',
+    data: { labels, datasets: [{ label, data: values.map(Number), borderColor: palette[0], pointRadius: 0, borderWidth: 2, tension: 0.1 }] },
+    options: {
+      animation: false, maintainAspectRatio: false, interaction: { mode: 'index', intersect: false },
+      plugins: { legend: { display: false } },
+      scales: { x: { ticks: { maxTicksLimit: 6, autoSkip: true } } },
+    },
+  }));
+}
+
+export function doughnutChart(label, labels, values) {
+  return chartBox(label, (canvas) => new window.Chart(canvas, {
+    type: 'doughnut',
+    data: { labels, datasets: [{ data: values.map(Number), backgroundColor: labels.map((_, i) => palette[i % palette.length]) }] },
+    options: { animation: false, maintainAspectRatio: false, plugins: { legend: { position: 'right' } } },
+  }));
+}

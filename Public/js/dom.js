@@ -1,0 +1,63 @@
+// Small DOM helpers: elements are built with h(), never from HTML strings, so text from
+// the server (names, notices) can never inject markup.
+
+/** h('a', {href: '#/x', class: 'y', onclick: f}, 'text', child, ...) */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on')) element.addEventListener(name.slice(2), value);
+    else if (name === 'dataset') Object.assign(element.dataset, value);
+    else if (value === true) element.setAttribute(name, '');
+    else element.setAttribute(name, String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+function append(element, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replaces the children of `element`. */
+export function fill(element, ...children) {
+  element.replaceChildren();
+  append(element, children);
+  return element;
+}
+
+/** A table: columns [{title, cell: (row) => node|string, class?}], rows. */
+export function table(columns, rows, { empty = 'Nothing yet.', caption } = {}) {
+  if (rows.length === 0) return h('p', { class: 'empty' }, empty);
+  return h('div', { class: 'table-scroll' },
+    h('table', {},
+      caption ? h('caption', {}, caption) : null,
+      h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col', class: c.class }, c.title)))),
+      h('tbody', {}, rows.map((row) => h('tr', {}, columns.map((c) => h('td', { class: c.class }, c.cell(row))))))));
+}
+
+/** Text coloured by sign: "gain" for up, "loss" for down. */
+export function signed(text, formatted) {
+  const value = String(text ?? '0');
+  const kind = value.startsWith('-') ? 'loss' : /[1-9]/.test(value) ? 'gain' : '';
+  return h('span', { class: kind }, formatted);
+}
+
+export function loading(label = 'Loading…') {
+  return h('p', { class: 'loading', role: 'status' }, label);
+}
+
+/** An error box with the server's words and, when given, a retry button. */
+export function failure(error, retry) {
+  return h('div', { class: 'error', role: 'alert' },
+    h('p', {}, error.message || String(error)),
+    retry ? h('button', { type: 'button', onclick: retry }, 'Try again') : null);
+}
+
+/** Asks before something that cannot be undone. */
+export function confirmAction(question) {
+  return window.confirm(question);
+}

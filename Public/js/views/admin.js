@@ -1,0 +1,152 @@
+import { api, upload } from '../api.js';
+import { h, fill } from '../dom.js';
+
+/** RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks. */
+export function parseCSV(text) {
+  const rows = [];
+  let row = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { field += '"'; i += 1; } else if (c === '"') quoted = false; else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { row.push(field); field = ''; }
+    else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i += 1;
+      row.push(field); rows.push(row); row = []; field = '';
+    } else field += c;
+  }
+  if (field !== '' || row.length > 0) { row.push(field); rows.push(row); }
+  return rows.filter((r) => r.length > 1 || r[0] !== '');
+}
+
+/** Instruments from a CSV with a header: symbol/Symbol, name/Security, sector/GICS Sector, description, currency. */
+function instrumentsFrom(text) {
+  const [header, ...rows] = parseCSV(text);
+  if (!header) throw new Error('The file is empty.');
+  const names = header.map((n) => n.trim().toLowerCase());
+  const column = (...candidates) => candidates.map((c) => names.indexOf(c)).find((i) => i >= 0);
+  const symbol = column('symbol');
+  const name = column('name', 'security');
+  if (symbol === undefined || name === undefined) throw new Error('Line 1: the header needs a symbol and a name (or Security) column.');
+  const sector = column('sector', 'gics sector');
+  const description = column('description');
+  const currency = column('currency');
+  return rows.map((row, index) => {
+    if (!row[symbol]?.trim() || !row[name]?.trim()) throw new Error(`Line ${index + 2}: symbol and name are required.`);
+    return {
+      symbol: row[symbol].trim(), name: row[name].trim(),
+      sector: sector === undefined ? undefined : row[sector]?.trim(),
+      description: description === undefined ? undefined : row[description]?.trim(),
+      currency: currency === undefined ? undefined : row[currency]?.trim() || undefined,
+    };
+  });
+}
+
+function result(id) {
+  return h('p', { id, role: 'status', 'aria-live': 'polite' });
+}
+
+function show(box, text, kind = 'info') {
+  box.className = kind;
+  box.textContent = text;
+}
+
+export async function adminView(root, context) {
+  if (context.user?.role !== 'admin') {
+    fill(root, h('h1', {}, 'Admin'), h('p', { class: 'error' }, 'This page is for admins.'));
+    return;
+  }
+
+  const instrumentsFile = h('input', { type: 'file', id: 'instruments-file', accept: '.csv,text/csv' });
+  const instrumentsResult = result('instruments-result');
+  const instruments = h('form', { class: 'card', id: 'instruments-form' },
+    h('h2', {}, 'Instruments'),
+    h('p', { class: 'hint' }, 'CSV with a header: symbol, name, and optionally sector, description, currency.'),
+    h('label', { for: 'instruments-file' }, 'CSV file'), instrumentsFile, instrumentsResult,
+    h('button', { type: 'submit' }, 'Upload instruments'));
+  instruments.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const file = instrumentsFile.files[0];
+    if (!file) { show(instrumentsResult, 'Choose a file first.', 'error'); return; }
+    try {
+      const list = instrumentsFrom(await file.text());
+      show(instrumentsResult, `Uploading ${list.length} instruments…`);
+      const answer = await api('/api/admin/instruments', { method: 'PUT', body: list });
+      show(instrumentsResult, `${answer.upserted} instruments saved.`);
+    } catch (error) {
+      show(instrumentsResult, error.message, 'error');
+    }
+  });
+
+  const pricesFile = h('input', { type: 'file', id: 'prices-file', accept: '.csv,text/csv' });
+  const progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Upload progress' });
+  const pricesResult = result('prices-result');
+  const prices = h('form', { class: 'card', id: 'prices-form' },
+    h('h2', {}, 'Daily prices'),
+    h('p', { class: 'hint' }, 'CSV with the header symbol,date,open,high,low,close,volume. All rows or none are saved.'),
+    h('label', { for: 'prices-file' }, 'CSV file'), pricesFile, progress, pricesResult,
+    h('button', { type: 'submit' }, 'Upload prices'));
+  prices.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const file = pricesFile.files[0];
+    if (!file) { show(pricesResult, 'Choose a file first.', 'error'); return; }
+    progress.hidden = false;
+    progress.value = 0;
+    show(pricesResult, 'Uploading…');
+    try {
+      const answer = await upload('/api/admin/prices', file, 'text/csv', (fraction) => {
+        progress.value = fraction;
+        show(pricesResult, fraction < 1 ? `Uploading… ${Math.floor(fraction * 100)}%` : 'Saving…');
+      });
+      show(pricesResult, `${answer.rows} rows saved.`);
+    } catch (error) {
+      show(pricesResult, error.line ? `Line ${error.line}: ${error.message}` : error.message, 'error');
+    } finally {
+      progress.hidden = true;
+    }
+  });
+
+  const quoteSymbol = h('input', { id: 'quote-symbol', required: true, autocapitalize: 'characters' });
+  const quotePrice = h('input', { id: 'quote-price', required: true, inputmode: 'decimal', pattern: '\\d+(\\.\\d+)?' });
+  const quoteResult = result('quote-result');
+  const quote = h('form', { class: 'card', id: 'quote-form' },
+    h('h2', {}, 'Set a price'),
+    h('div', { class: 'pair' },
+      h('div', {}, h('label', { for: 'quote-symbol' }, 'Symbol'), quoteSymbol),
+      h('div', {}, h('label', { for: 'quote-price' }, 'Price'), quotePrice)),
+    quoteResult, h('button', { type: 'submit' }, 'Set price'));
+  quote.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      await api('/api/admin/quotes', { method: 'POST', body: [{ symbol: quoteSymbol.value.trim().toUpperCase(), price: quotePrice.value.trim() }] });
+      show(quoteResult, `${quoteSymbol.value.trim().toUpperCase()} now trades at ${quotePrice.value.trim()}.`);
+    } catch (error) {
+      show(quoteResult, error.message, 'error');
+    }
+  });
+
+  const title = h('input', { id: 'broadcast-title', required: true, maxlength: 200 });
+  const body = h('textarea', { id: 'broadcast-body', rows: 3, maxlength: 2000 });
+  const broadcastResult = result('broadcast-result');
+  const broadcast = h('form', { class: 'card', id: 'broadcast-form' },
+    h('h2', {}, 'Tell everyone'),
+    h('label', { for: 'broadcast-title' }, 'Title'), title,
+    h('label', { for: 'broadcast-body' }, 'Message'), body,
+    broadcastResult, h('button', { type: 'submit' }, 'Send to all players'));
+  broadcast.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      await api('/api/admin/notifications', { method: 'POST', body: { title: title.value.trim(), body: body.value } });
+      show(broadcastResult, 'Sent.');
+      title.value = '';
+      body.value = '';
+    } catch (error) {
+      show(broadcastResult, error.message, 'error');
+    }
+  });
+
+  fill(root, h('h1', {}, 'Admin'), h('div', { class: 'grid' }, instruments, prices, quote, broadcast));
+}

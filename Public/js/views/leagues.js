@@ -1,0 +1,140 @@
+import { api } from '../api.js';
+import { h, fill, table, signed, confirmAction } from '../dom.js';
+import { money, percent } from '../decimal.js';
+
+const PAGE = 50;
+
+function dateText(value) {
+  return value ? new Date(value).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' }) : 'open-ended';
+}
+
+/** "2026-12-01T09:30" from a datetime-local input → RFC 3339 in UTC. */
+function isoFromLocal(value) {
+  return value ? new Date(value).toISOString().replace(/\.\d{3}Z$/, 'Z') : undefined;
+}
+
+export async function leaguesView(root, context) {
+  const leagues = await api('/api/leagues');
+  if (!context.current()) return;
+
+  const createError = h('p', { class: 'error', role: 'alert', hidden: true });
+  const name = h('input', { id: 'league-name', required: true, maxlength: 64 });
+  const mode = h('select', { id: 'league-mode' },
+    h('option', { value: 'shared' }, 'Shared — ranks personal portfolios'),
+    h('option', { value: 'isolated' }, 'Isolated — a fresh league portfolio each'));
+  const startingCash = h('input', { id: 'league-cash', inputmode: 'decimal', value: '100000.00', pattern: '\\d+(\\.\\d{1,2})?' });
+  const startsAt = h('input', { id: 'league-starts', type: 'datetime-local' });
+  const endsAt = h('input', { id: 'league-ends', type: 'datetime-local' });
+  const maxMembers = h('input', { id: 'league-max', type: 'number', min: 1, step: 1 });
+  const create = h('form', { class: 'card', id: 'create-league' },
+    h('h2', {}, 'Create a league'),
+    h('label', { for: 'league-name' }, 'Name'), name,
+    h('label', { for: 'league-mode' }, 'Mode'), mode,
+    h('label', { for: 'league-cash' }, 'Starting cash (isolated leagues)'), startingCash,
+    h('div', { class: 'pair' },
+      h('div', {}, h('label', { for: 'league-starts' }, 'Starts (optional)'), startsAt),
+      h('div', {}, h('label', { for: 'league-ends' }, 'Ends (optional)'), endsAt)),
+    h('label', { for: 'league-max' }, 'Most members (optional)'), maxMembers,
+    createError, h('button', { type: 'submit', class: 'primary' }, 'Create league'));
+  create.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    createError.hidden = true;
+    const body = { name: name.value.trim(), mode: mode.value, startingCash: startingCash.value.trim() || undefined,
+      startsAt: isoFromLocal(startsAt.value), endsAt: isoFromLocal(endsAt.value),
+      maxMembers: maxMembers.value ? Number(maxMembers.value) : undefined };
+    try {
+      const league = await api('/api/leagues/create', { method: 'POST', body });
+      context.flash(`League “${league.name}” created. Share its code: ${league.code}`, 'info', true);
+      context.navigate(`#/leagues/${league.id}`);
+    } catch (problem) {
+      createError.textContent = problem.message;
+      createError.hidden = false;
+    }
+  });
+
+  const joinError = h('p', { class: 'error', role: 'alert', hidden: true });
+  const code = h('input', { id: 'join-code', required: true, autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'join-hint' });
+  const join = h('form', { class: 'card', id: 'join-league' },
+    h('h2', {}, 'Join a league'),
+    h('label', { for: 'join-code' }, 'Join code'), code,
+    h('p', { class: 'hint', id: 'join-hint' }, 'Codes are case-sensitive.'),
+    joinError, h('button', { type: 'submit' }, 'Join'));
+  join.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    joinError.hidden = true;
+    try {
+      const league = await api(`/api/leagues/join/${encodeURIComponent(code.value.trim())}`, { method: 'POST' });
+      context.flash(`You joined “${league.name}”.`, 'info', true);
+      context.navigate(`#/leagues/${league.id}`);
+    } catch (problem) {
+      joinError.textContent = problem.status === 404 ? 'No league has that code. Codes are case-sensitive.' : problem.message;
+      joinError.hidden = false;
+    }
+  });
+
+  fill(root,
+    h('h1', {}, 'Leagues'),
+    table([
+      { title: 'League', cell: (l) => h('a', { href: `#/leagues/${l.id}` }, l.name) },
+      { title: 'Mode', cell: (l) => l.mode },
+      { title: 'Members', class: 'num', cell: (l) => String(l.memberCount) },
+      { title: 'Ends', cell: (l) => dateText(l.endsAt) },
+    ], leagues, { empty: 'You are in no league yet: create one or join one with its code.' }),
+    h('div', { class: 'columns' }, create, join));
+}
+
+export async function leagueView(root, context) {
+  const id = context.params[0];
+  const offset = Math.max(0, Number.parseInt(context.query.get('offset') || '0', 10) || 0);
+  const [league, board] = await Promise.all([
+    api(`/api/leagues/${id}`), api(`/api/leagues/${id}/leaderboard?limit=${PAGE}&offset=${offset}`),
+  ]);
+  if (!context.current()) return;
+  const me = context.user;
+  const owner = me && league.ownerId === me.id;
+
+  async function act(question, path, done) {
+    if (!confirmAction(question)) return;
+    try {
+      await api(path, { method: 'DELETE' });
+      done();
+    } catch (problem) {
+      context.flash(problem.message, 'error');
+    }
+  }
+  const kickColumn = owner ? [{
+    title: '', cell: (s) => s.userId === me.id ? '' : h('button', {
+      type: 'button', class: 'danger small', dataset: { kick: s.username },
+      onclick: () => act(`Remove ${s.username} from “${league.name}”? They will not be able to rejoin.`,
+        `/api/leagues/kick/${id}/${s.userId}`, () => { context.flash(`${s.username} was removed.`); context.refresh(); }),
+    }, 'Kick'),
+  }] : [];
+
+  fill(root,
+    h('div', { class: 'heading' },
+      h('h1', {}, league.name),
+      h('div', { class: 'actions' },
+        h('button', { type: 'button', id: 'leave-league', onclick: () => act(
+          owner ? `You own “${league.name}”: leaving deletes it for everyone. Leave and delete?` : `Leave “${league.name}”?`,
+          `/api/leagues/leave/${id}`, () => { context.flash('You left the league.', 'info', true); context.navigate('#/leagues'); }) }, 'Leave'),
+        owner ? h('button', { type: 'button', class: 'danger', id: 'delete-league', onclick: () => act(
+          `Delete “${league.name}” for all ${league.memberCount} members? This cannot be undone.`,
+          `/api/leagues/${id}`, () => { context.flash('The league was deleted.', 'info', true); context.navigate('#/leagues'); }) }, 'Delete league') : null)),
+    h('section', { class: 'summary', 'aria-label': 'League' },
+      h('div', {}, h('span', { class: 'label' }, 'Join code'), h('strong', { id: 'league-code', class: 'code' }, league.code)),
+      h('div', {}, h('span', { class: 'label' }, 'Mode'), h('strong', {}, league.mode)),
+      h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', {}, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
+      h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', {}, `${dateText(league.startsAt)} – ${dateText(league.endsAt)}`))),
+    h('h2', {}, 'Leaderboard'),
+    h('p', { class: 'muted' }, `As of ${new Date(board.asOf).toLocaleTimeString()}`),
+    table([
+      { title: 'Rank', class: 'num', cell: (s) => String(s.rank) },
+      { title: 'Player', cell: (s) => h('span', { class: me && s.userId === me.id ? 'me' : '' }, s.username) },
+      { title: 'Net worth', class: 'num', cell: (s) => money(s.netWorth) },
+      { title: 'Return', class: 'num', cell: (s) => signed(s.returnPercent, percent(s.returnPercent)) },
+      ...kickColumn,
+    ], board.items, { empty: 'No members.' }),
+    h('nav', { class: 'pager', 'aria-label': 'Pages' },
+      offset > 0 ? h('a', { href: `#/leagues/${id}?offset=${Math.max(0, offset - PAGE)}` }, '← Better ranks') : null,
+      offset + PAGE < board.total ? h('a', { href: `#/leagues/${id}?offset=${offset + PAGE}` }, 'More →') : null));
+}

@@ -1,0 +1,49 @@
+import { api } from '../api.js';
+import { h, fill, table, signed } from '../dom.js';
+import { money, price, signedMoney } from '../decimal.js';
+import { doughnutChart } from '../charts.js';
+
+/** The portfolios' names for a switcher: personal first, then league portfolios. */
+export async function portfolioChoices() {
+  return api('/api/portfolios');
+}
+
+export function portfolioSelect(portfolios, selected, onchange, id = 'portfolio-select') {
+  return h('select', { id, onchange: (event) => onchange(event.target.value) },
+    portfolios.map((p) => h('option', { value: p.id, selected: String(p.id) === String(selected) },
+      p.leagueId === null ? 'Personal portfolio' : `League: ${p.name}`)));
+}
+
+export async function portfolioView(root, context) {
+  const portfolios = await portfolioChoices();
+  const chosen = context.query.get('id') || portfolios[0]?.id;
+  const portfolio = await api(`/api/portfolio${chosen ? `?portfolioId=${encodeURIComponent(chosen)}` : ''}`);
+  if (!context.current()) return;
+  const holdings = portfolio.holdings;
+  fill(root,
+    h('div', { class: 'heading' },
+      h('h1', {}, 'Portfolio'),
+      portfolios.length > 1
+        ? h('label', { class: 'inline' }, 'Showing ', portfolioSelect(portfolios, portfolio.id, (id) => context.navigate(`#/portfolio?id=${id}`)))
+        : null),
+    h('section', { class: 'summary', 'aria-label': 'Summary' },
+      h('div', {}, h('span', { class: 'label' }, 'Net worth'), h('strong', { id: 'net-worth' }, money(portfolio.netWorth))),
+      h('div', {}, h('span', { class: 'label' }, 'Cash'), h('strong', { id: 'cash' }, money(portfolio.cash))),
+      h('div', {}, h('span', { class: 'label' }, 'Holdings'), h('strong', {}, money(portfolio.holdingsValue)))),
+    h('div', { class: 'columns' },
+      h('section', { class: 'grow' },
+        h('h2', {}, 'Holdings'),
+        table([
+          { title: 'Stock', cell: (x) => h('a', { href: `#/stock/${x.symbol}` }, h('strong', {}, x.symbol), ' ', h('span', { class: 'muted' }, x.name)) },
+          { title: 'Shares', class: 'num', cell: (x) => String(x.quantity) },
+          { title: 'Price', class: 'num', cell: (x) => price(x.price) },
+          { title: 'Value', class: 'num', cell: (x) => money(x.value) },
+          { title: 'Avg cost', class: 'num', cell: (x) => price(x.averageCost) },
+          { title: 'Gain', class: 'num', cell: (x) => signed(x.unrealizedGain, signedMoney(x.unrealizedGain)) },
+          { title: 'Today', class: 'num', cell: (x) => signed(x.dayChange, signedMoney(x.dayChange)) },
+        ], holdings, { empty: h('span', {}, 'No shares yet. ', h('a', { href: '#/market' }, 'Find a stock to buy')) })),
+      holdings.length > 0
+        ? h('section', { class: 'side' }, h('h2', {}, 'Allocation'),
+          doughnutChart('Allocation of the portfolio', ['Cash', ...holdings.map((x) => x.symbol)], [portfolio.cash, ...holdings.map((x) => x.value)]))
+        : null));
+}

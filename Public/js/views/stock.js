@@ -1,0 +1,126 @@
+import { api, newKey } from '../api.js';
+import { h, fill, signed, loading, failure } from '../dom.js';
+import { money, price, percent, signedMoney, times } from '../decimal.js';
+import { lineChart } from '../charts.js';
+import { portfolioSelect } from './portfolio.js';
+
+const ranges = [['1m', '1M'], ['3m', '3M'], ['6m', '6M'], ['1y', '1Y'], ['5y', '5Y']];
+
+export async function stockView(root, context) {
+  const symbol = context.params[0].toUpperCase();
+  const [stock, portfolios] = await Promise.all([api(`/api/stock/${encodeURIComponent(symbol)}`), api('/api/portfolios')]);
+  if (!context.current()) return;
+  let range = context.query.get('range') || '1y';
+  const chartBox = h('div', { id: 'chart-box' });
+  const rangeButtons = h('div', { class: 'ranges', role: 'group', 'aria-label': 'Chart range' },
+    ranges.map(([value, label]) => h('button', {
+      type: 'button', 'aria-pressed': String(value === range), dataset: { range: value },
+      onclick: () => { range = value; showChart(); },
+    }, label)));
+
+  async function showChart() {
+    for (const button of rangeButtons.children) button.setAttribute('aria-pressed', String(button.dataset.range === range));
+    fill(chartBox, loading('Loading the chart…'));
+    try {
+      const chart = await api(`/api/stock/${encodeURIComponent(symbol)}/chart?range=${range}`);
+      if (!chartBox.isConnected && !context.current()) return;
+      fill(chartBox, chart.points.length === 0 ? h('p', { class: 'empty' }, 'No price history for this range.')
+        : lineChart(`${symbol} closing prices, ${range}`, chart.points.map((p) => p.date), chart.points.map((p) => p.close)));
+      chartBox.dataset.points = String(chart.points.length);
+      chartBox.dataset.range = range;
+    } catch (error) {
+      fill(chartBox, failure(error, showChart));
+    }
+  }
+
+  const position = await holdingText(symbol);
+  fill(root,
+    h('div', { class: 'heading' },
+      h('h1', {}, h('span', { id: 'stock-symbol' }, stock.symbol), ' ', h('span', { class: 'muted' }, stock.name)),
+      h('div', { class: 'actions' },
+        h('button', { type: 'button', id: 'buy', class: 'primary', onclick: () => tradeDialog('buy') }, 'Buy'),
+        h('button', { type: 'button', id: 'sell', onclick: () => tradeDialog('sell') }, 'Sell'))),
+    h('section', { class: 'summary', 'aria-label': 'Price' },
+      h('div', {}, h('span', { class: 'label' }, 'Price'), h('strong', { id: 'stock-price' }, price(stock.price))),
+      h('div', {}, h('span', { class: 'label' }, 'Today'),
+        h('strong', {}, signed(stock.change, `${signedMoney(stock.change)} (${percent(stock.changePercent)})`))),
+      h('div', {}, h('span', { class: 'label' }, 'One year'), h('strong', {}, signed(stock.yearChangePercent, percent(stock.yearChangePercent)))),
+      h('div', {}, h('span', { class: 'label' }, '52-week range'), h('strong', {}, `${price(stock.yearLow)} – ${price(stock.yearHigh)}`))),
+    h('p', { id: 'position', class: 'muted' }, position),
+    rangeButtons, chartBox,
+    h('section', {}, h('h2', {}, 'About'),
+      h('p', {}, stock.description || 'No description.'),
+      h('p', { class: 'muted' }, [stock.sector, stock.currency].filter(Boolean).join(' · '))));
+  showChart();
+
+  async function holdingText(sym) {
+    try {
+      const personal = await api('/api/portfolio');
+      const held = personal.holdings.find((x) => x.symbol === sym);
+      return held ? `You hold ${held.quantity} share${held.quantity === 1 ? '' : 's'} in your personal portfolio.` : 'You hold none in your personal portfolio.';
+    } catch {
+      return '';
+    }
+  }
+
+  /** The buy or sell dialog: estimate, the server's refusal in words, one trade per order. */
+  function tradeDialog(side) {
+    const verb = side === 'buy' ? 'Buy' : 'Sell';
+    let portfolioId = String(portfolios[0]?.id ?? '');
+    const quantity = h('input', { id: 'trade-quantity', type: 'number', min: 1, max: 1000000000, step: 1, value: 1, required: true, inputmode: 'numeric' });
+    const estimate = h('p', { id: 'trade-estimate', 'aria-live': 'polite' });
+    const error = h('p', { id: 'trade-error', class: 'error', role: 'alert', hidden: true });
+    const confirm = h('button', { type: 'submit', id: 'trade-confirm', class: 'primary' }, `${verb} ${symbol}`);
+    // One key per distinct order: a double click or a retry of the same order sends the
+    // same key (the server trades once); changing the order makes a new one.
+    let order = null;
+    let key = null;
+
+    const update = () => {
+      const count = Number.parseInt(quantity.value, 10);
+      estimate.textContent = Number.isInteger(count) && count > 0
+        ? `Estimated ${side === 'buy' ? 'cost' : 'proceeds'}: ${money(times(stock.price, count))} at ${price(stock.price)} a share (the price may move; any fee is extra).`
+        : 'Enter a whole number of shares.';
+    };
+    quantity.addEventListener('input', update);
+    update();
+
+    const dialog = h('dialog', { class: 'card', 'aria-labelledby': 'trade-title' });
+    const form = h('form', { method: 'dialog' },
+      h('h2', { id: 'trade-title' }, `${verb} ${symbol}`),
+      portfolios.length > 1 ? [h('label', { for: 'trade-portfolio' }, 'Portfolio'),
+        portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; }, 'trade-portfolio')] : null,
+      h('label', { for: 'trade-quantity' }, 'Shares'), quantity, estimate, error,
+      h('div', { class: 'actions' }, confirm, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel')));
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      if (confirm.disabled) return;
+      const amount = Number.parseInt(quantity.value, 10);
+      if (!(amount > 0)) { error.textContent = 'Enter a whole number of shares, 1 or more.'; error.hidden = false; return; }
+      const body = { symbol, amount, portfolioId: Number(portfolioId) };
+      const signature = JSON.stringify(body);
+      if (signature !== order) { order = signature; key = newKey(); }
+      confirm.disabled = true;
+      error.hidden = true;
+      try {
+        const result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
+        dialog.close();
+        context.flash(`${side === 'buy' ? 'Bought' : 'Sold'} ${result.trade.quantity} ${symbol} at ${price(result.trade.price)}: ${money(result.trade.amount)}. Cash now ${money(result.cash)}.`);
+        const text = await holdingText(symbol);
+        const line = document.getElementById('position');
+        if (line) line.textContent = text;
+        context.refreshUnread();
+      } catch (problem) {
+        error.textContent = problem.message;
+        error.hidden = false;
+      } finally {
+        confirm.disabled = false;
+      }
+    });
+    dialog.append(form);
+    dialog.addEventListener('close', () => dialog.remove());
+    document.body.append(dialog);
+    dialog.showModal();
+    quantity.select();
+  }
+}

@@ -1,0 +1,239 @@
+"""Browser tests of the web client in a real headless Chromium (selenium + chromedriver).
+
+Run by scripts/test-browser (make test-browser), which starts PostgreSQL and a server
+with the demo market and sets MOCKSTOCK_URL, MOCKSTOCK_ADMIN_USERNAME/PASSWORD and
+SCREENSHOTS (a folder that receives one PNG per main screen).
+"""
+import os
+import secrets
+import unittest
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+BASE = os.environ.get("MOCKSTOCK_URL", "http://127.0.0.1:18091")
+SCREENSHOTS = os.environ.get("SCREENSHOTS", ".build/screenshots")
+ADMIN = (os.environ.get("MOCKSTOCK_ADMIN_USERNAME", "admin"), os.environ.get("MOCKSTOCK_ADMIN_PASSWORD", "admin-password"))
+PASSWORD = "browser password"
+
+
+def make_driver():
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"):
+        options.add_argument(argument)
+    service = Service(executable_path=os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
+    return webdriver.Chrome(options=options, service=service)
+
+
+class WebClientTest(unittest.TestCase):
+    """One player's journey through every main screen, then a second player in a league."""
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(SCREENSHOTS, exist_ok=True)
+        cls.driver = make_driver()
+        cls.suffix = secrets.token_hex(3)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+
+    # Helpers
+
+    def wait(self, condition, timeout=15):
+        return WebDriverWait(self.driver, timeout).until(condition)
+
+    def find(self, css):
+        return self.wait(EC.visibility_of_element_located((By.CSS_SELECTOR, css)))
+
+    def click(self, css):
+        element = self.wait(EC.element_to_be_clickable((By.CSS_SELECTOR, css)))
+        element.click()
+        return element
+
+    def text_in(self, css, text, timeout=15):
+        try:
+            self.wait(EC.text_to_be_present_in_element((By.CSS_SELECTOR, css), text), timeout)
+        except TimeoutException:
+            found = self.driver.find_elements(By.CSS_SELECTOR, css)
+            self.fail(f"{css!r} never showed {text!r}; it shows {[e.text for e in found]!r}")
+
+    def go(self, hash_route):
+        self.driver.get(f"{BASE}/{hash_route}")
+
+    def shot(self, name):
+        self.driver.save_screenshot(os.path.join(SCREENSHOTS, f"{name}.png"))
+
+    def table_texts(self, column=0):
+        """The text of one column of the page's table, read in one go (pages re-render)."""
+        return self.driver.execute_script(
+            "return [...document.querySelectorAll('main tbody tr')].map((row) => row.cells[arguments[0]]?.innerText.trim() ?? '')",
+            column)
+
+    def sign_in(self, username, password=PASSWORD, register=False):
+        self.go("#/login")
+        self.find("#auth-form")
+        if register:
+            self.click("#auth-switch")
+            self.text_in("#auth-submit", "Create account")
+        self.find("#username").send_keys(username)
+        self.find("#password").send_keys(password)
+        self.click("#auth-submit")
+        self.wait(lambda d: "#/login" not in d.current_url)
+
+    def sign_out(self):
+        self.click("#logout")
+        self.find("#auth-form")
+
+    def trade(self, side, quantity, double_click=False):
+        self.click(f"#{side}")
+        field = self.find("#trade-quantity")
+        field.clear()
+        field.send_keys(str(quantity))
+        self.text_in("#trade-estimate", "$")
+        if double_click:
+            ActionChains(self.driver).double_click(self.find("#trade-confirm")).perform()
+        else:
+            self.click("#trade-confirm")
+
+    # The journey, in order.
+
+    def test_journey(self):
+        driver = self.driver
+        alice, bob = f"alice_{self.suffix}", f"bob_{self.suffix}"
+
+        # Registration lands on the demo market.
+        self.go("")
+        self.find("#auth-form")
+        self.shot("01-login")
+        self.sign_in(alice, register=True)
+        self.find("#market-search")
+        self.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "main tbody tr")) == 20)
+        self.text_in("#market-count", "stocks")
+        self.find("#winners li")
+        self.shot("02-market")
+
+        # Search by company name, then sort and page.
+        box = self.find("#market-search")
+        box.send_keys("apple")
+        box.submit()
+        self.wait(lambda d: "AAPL" in self.table_texts())
+        Select(self.find("#market-sort")).select_by_value("-symbol")
+        self.wait(lambda d: "sort=-symbol" in d.current_url)
+
+        # The stock page and its chart ranges.
+        self.go("#/market?search=AAPL")
+        self.click("main tbody a[href='#/stock/AAPL']")
+        self.text_in("#stock-symbol", "AAPL")
+        chart = self.wait(lambda d: d.find_element(By.CSS_SELECTOR, "#chart-box[data-points]"))
+        year_points = int(chart.get_attribute("data-points"))
+        self.find("#chart-box canvas")
+        self.shot("03-stock")
+        self.click("button[data-range='1m']")
+        self.wait(lambda d: d.find_element(By.ID, "chart-box").get_attribute("data-range") == "1m")
+        month_points = int(self.wait(lambda d: d.find_element(By.CSS_SELECTOR, "#chart-box[data-range='1m']")).get_attribute("data-points"))
+        self.assertLess(month_points, year_points)
+        self.assertGreater(month_points, 10)
+
+        # Buy with a double click: one trade, not two.
+        self.trade("buy", 2, double_click=True)
+        self.text_in("#flash", "Bought 2 AAPL")
+        self.text_in("#position", "You hold 2 shares")
+
+        # The portfolio and the history show it.
+        self.go("#/portfolio")
+        self.text_in("main tbody", "AAPL")
+        self.assertEqual(self.table_texts(1), ["2"])
+        self.find(".chart canvas")
+        self.shot("04-portfolio")
+        self.go("#/transactions")
+        self.text_in("main tbody", "AAPL")
+        self.assertEqual(self.table_texts(1), ["Buy"])
+
+        # Sell one; the history grows.
+        self.go("#/stock/AAPL")
+        self.trade("sell", 1)
+        self.text_in("#flash", "Sold 1 AAPL")
+        self.go("#/transactions")
+        self.wait(lambda d: self.table_texts(1) == ["Sell", "Buy"])
+        self.shot("05-history")
+
+        # Too big an order is refused in words, and nothing is traded.
+        self.go("#/stock/AAPL")
+        self.trade("buy", 1000000)
+        self.text_in("#trade-error", "not enough cash")
+        self.shot("06-insufficient-funds")
+        self.click("dialog .actions button[type='button']")
+        self.go("#/transactions")
+        self.wait(lambda d: self.table_texts(1) == ["Sell", "Buy"])
+
+        # A league; a second player joins with its code; both are ranked.
+        self.go("#/leagues")
+        self.find("#league-name").send_keys("Class 7B")
+        self.click("#create-league button[type='submit']")
+        code = self.find("#league-code").text
+        self.assertGreaterEqual(len(code), 8)
+        league_url = driver.current_url
+        self.sign_out()
+        self.sign_in(bob, register=True)
+        self.go("#/leagues")
+        self.find("#join-code").send_keys(code.lower())
+        self.click("#join-league button[type='submit']")
+        self.text_in("#join-league .error", "No league has that code")
+        field = self.find("#join-code")
+        field.clear()
+        field.send_keys(code)
+        self.click("#join-league button[type='submit']")
+        self.wait(lambda d: sorted(self.table_texts(1)) == sorted([alice, bob]))
+        self.shot("07-league")
+
+        # The owner kicks the second player, after confirming.
+        self.sign_out()
+        self.sign_in(alice)
+        driver.get(league_url)
+        self.wait(lambda d: sorted(self.table_texts(1)) == sorted([alice, bob]))
+        self.click(f"button[data-kick='{bob}']")
+        self.wait(EC.alert_is_present()).accept()
+        self.wait(lambda d: self.table_texts(1) == [alice])
+
+        # Achievements and notifications, with the unread badge.
+        self.go("#/achievements")
+        self.find("#achievements .earned")
+        self.shot("08-achievements")
+        self.find("#unread")
+        self.go("#/notifications")
+        self.text_in("#notices", "Achievement earned")
+        self.shot("09-notifications")
+
+        # A phone-sized screen.
+        driver.set_window_size(390, 844)
+        self.go("#/market")
+        self.find("main tbody tr")
+        self.shot("10-market-phone")
+        driver.set_window_size(1280, 900)
+
+        # An expired or revoked token sends the player back to log in, with a message.
+        driver.execute_script("sessionStorage.setItem('mockstock.token', 'expired.token.value')")
+        self.go("#/portfolio")
+        self.find("#auth-form")
+        self.text_in("#flash", "session has ended")
+
+        # The admin page, for admins only.
+        self.sign_in(ADMIN[0], ADMIN[1])
+        self.find("#admin-link")
+        self.go("#/admin")
+        self.find("#quote-symbol").send_keys("AAPL")
+        self.find("#quote-price").send_keys("123.45")
+        self.click("#quote-form button[type='submit']")
+        self.text_in("#quote-result", "AAPL now trades at 123.45")
+        self.shot("11-admin")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
