@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run migrate test test-browser bench bench-driver bench-seed bench-leaderboard db-start db-stop db-destroy deps clean
+.PHONY: all build run migrate test test-browser test-reliability bench bench-driver bench-seed bench-leaderboard db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -52,6 +52,11 @@ test: deps
 # screenshots of each main screen in .build/screenshots.
 test-browser: deps
 	scripts/test-browser
+
+# Invariants under load, races, kill -9, database restarts, hostile input, schemathesis
+# (RELIABILITY_PROFILE=full for the long run); see docs/RELIABILITY.md.
+test-reliability: deps
+	scripts/test-reliability
 
 # Buys and sells over HTTP with wrk beside pgbench running the same statements.
 bench:

@@ -2,6 +2,7 @@
 // talking to the public API only.
 import { api, session, whenUnauthorized, ApiError } from './js/api.js';
 import { h, fill, loading, failure } from './js/dom.js';
+import { destroyCharts } from './js/charts.js';
 import { loginView } from './js/views/login.js';
 import { portfolioView } from './js/views/portfolio.js';
 import { marketView } from './js/views/market.js';
@@ -56,16 +57,18 @@ async function render() {
     return;
   }
   showChrome();
+  for (const dialog of document.querySelectorAll('dialog')) dialog.close();
+  const ticket = ++rendering;
+  destroyCharts(view);
   const match = routes.map(([pattern, make]) => [path.match(pattern), make]).find(([found]) => found);
   if (!match) {
     fill(view, h('h1', {}, 'Not found'), h('p', {}, 'There is no such page. ', h('a', { href: '#/portfolio' }, 'Go to your portfolio')));
     return;
   }
   const [found, make] = match;
-  const ticket = ++rendering;
   fill(view, loading());
   const context = {
-    params: found.slice(1).map(decodeURIComponent),
+    params: [],
     query,
     user: session.user,
     flash,
@@ -76,13 +79,21 @@ async function render() {
     navigate: (hash) => { if (window.location.hash === hash) render(); else window.location.hash = hash; },
   };
   try {
+    context.params = found.slice(1).map(decodeURIComponent);
     await make()(view, context);
   } catch (error) {
     if (ticket === rendering) fill(view, failure(error, render));
   }
   if (ticket === rendering) {
     for (const link of nav.querySelectorAll('a')) {
-      link.toggleAttribute('aria-current', path.startsWith(link.getAttribute('href')));
+      if (path.startsWith(link.getAttribute('href'))) link.setAttribute('aria-current', 'page');
+      else link.removeAttribute('aria-current');
+    }
+    // Keyboard and screen-reader users start at the new page's heading.
+    const heading = view.querySelector('h1');
+    if (heading && !view.contains(document.activeElement)) {
+      heading.tabIndex = -1;
+      heading.focus({ preventScroll: true });
     }
     refreshUnread();
   }
@@ -131,6 +142,7 @@ menuToggle.addEventListener('click', () => {
 nav.addEventListener('click', (event) => {
   if (event.target.closest('a') && window.matchMedia('(max-width: 720px)').matches) {
     menuToggle.setAttribute('aria-expanded', 'false');
+    nav.hidden = true;
   }
 });
 

@@ -50,9 +50,11 @@ export async function api(path, { method = 'GET', body, headers = {}, raw = fals
   }
   let response;
   try {
-    response = await fetch(path, request);
-  } catch {
-    throw new ApiError(0, { code: 'network', detail: 'The server cannot be reached. Check your connection and try again.' });
+    response = await fetch(path, { ...request, signal: AbortSignal.timeout(30000) });
+  } catch (error) {
+    const detail = error?.name === 'TimeoutError' ? 'The server took too long to answer. Try again.'
+      : 'The server cannot be reached. Check your connection and try again.';
+    throw new ApiError(0, { code: 'network', detail });
   }
   if (response.status === 401 && session.token && !path.startsWith('/api/auth/')) {
     onUnauthorized();
@@ -73,12 +75,14 @@ export function upload(path, file, contentType, onProgress) {
     if (session.token) xhr.setRequestHeader('Authorization', `Bearer ${session.token}`);
     xhr.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
     xhr.onload = () => {
+      if (xhr.status === 401 && session.token) onUnauthorized();
       let parsed = {};
       try { parsed = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
       if (xhr.status >= 200 && xhr.status < 300) resolve(parsed);
       else reject(new ApiError(xhr.status, parsed));
     };
     xhr.onerror = () => reject(new ApiError(0, { code: 'network', detail: 'The upload was interrupted.' }));
+    xhr.onabort = xhr.onerror;
     xhr.send(file);
   });
 }

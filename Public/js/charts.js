@@ -17,6 +17,12 @@ function chartBox(label, draw) {
   return box;
 }
 
+/** Releases the charts drawn inside `element` before it is redrawn. */
+export function destroyCharts(element) {
+  if (!window.Chart) return;
+  for (const canvas of element.querySelectorAll('canvas')) window.Chart.getChart(canvas)?.destroy();
+}
+
 export function lineChart(label, labels, values) {
   return chartBox(label, (canvas) => new window.Chart(canvas, {
     type: 'line',

@@ -54,14 +54,15 @@ export function money(text, places = 2) {
 /** A signed money change: "+$3.20" / "−$3.20". */
 export function signedMoney(text) {
   if (text === null || text === undefined) return '—';
-  return scaled(text) > 0n ? `+${money(text)}` : money(text);
+  const shown = money(text);
+  return scaled(unscaled(scaled(text), 2)) > 0n ? `+${shown}` : shown;
 }
 
 /** A percent string from the API ("1.25") → "+1.25%". */
 export function percent(text) {
   if (text === null || text === undefined) return '—';
   const fixed = unscaled(scaled(text), 2);
-  return `${scaled(text) > 0n ? '+' : ''}${fixed.replace('-', '−')}%`;
+  return `${scaled(fixed) > 0n ? '+' : ''}${fixed.replace('-', '−')}%`;
 }
 
 /** A price: at least two decimals, up to four when the API gives them. */

@@ -210,6 +210,7 @@ struct LeagueTests {
         #"{"name":""}"#, #"{"name":"\#(String(repeating: "n", count: 65))"}"#, #"{"name":"x","startingCash":"0"}"#,
         #"{"name":"x","startingCash":"-5"}"#, #"{"name":"x","startingCash":"1e20"}"#, #"{"name":"x","mode":"solo"}"#,
         #"{"name":"x","startsAt":"2030-01-02T00:00:00Z","endsAt":"2030-01-01T00:00:00Z"}"#, #"{"name":"x","maxMembers":0}"#,
+        #"{"name":"x","startsAt":"yesterday"}"#, #"{"name":"nul\u0000byte"}"#,
     ])
     func badSettings(_ body: String) async throws {
         try await TestApp.run { client in

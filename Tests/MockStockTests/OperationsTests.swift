@@ -199,7 +199,10 @@ struct ConfigurationTests {
             "HOST": "0.0.0.0", "PORT": "9000", "LOG_LEVEL": "DEBUG", "DATABASE_URL": "dbname=x",
             "ENVIRONMENT": "production", "DATABASE_POOL_SIZE": "32",
             "LEADERBOARD_LIVE_LIMIT": "250", "LEADERBOARD_REFRESH_SECONDS": "2",
+            "HTTP_HEADER_TIMEOUT_SECONDS": "7", "HTTP_IDLE_TIMEOUT_SECONDS": "30",
         ])
+        #expect(configuration.requestHeadTimeoutSeconds == 7)
+        #expect(configuration.idleTimeoutSeconds == 30)
         #expect(configuration.standings.liveLimit == 250)
         #expect(configuration.standings.refreshInterval == .seconds(2))
         #expect(configuration.host == "0.0.0.0")
@@ -213,6 +216,7 @@ struct ConfigurationTests {
     @Test("values that do not parse are refused with the variable's name", arguments: [
         ["PORT": "eighty"], ["PORT": "70000"], ["LOG_LEVEL": "loud"], ["ENVIRONMENT": "staging"],
         ["DATABASE_POOL_SIZE": "0"], ["LEADERBOARD_REFRESH_SECONDS": "0"], ["LEADERBOARD_LIVE_LIMIT": "-1"],
+        ["HTTP_HEADER_TIMEOUT_SECONDS": "0"],
     ])
     func refuses(_ environment: [String: String]) throws {
         let error = try #require(throws: ConfigurationError.self) { try AppConfiguration(environment: environment) }

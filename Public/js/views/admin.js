@@ -71,6 +71,8 @@ export async function adminView(root, context) {
     event.preventDefault();
     const file = instrumentsFile.files[0];
     if (!file) { show(instrumentsResult, 'Choose a file first.', 'error'); return; }
+    const button = instruments.querySelector('button[type=submit]');
+    button.disabled = true;
     try {
       const list = instrumentsFrom(await file.text());
       show(instrumentsResult, `Uploading ${list.length} instruments…`);
@@ -78,6 +80,8 @@ export async function adminView(root, context) {
       show(instrumentsResult, `${answer.upserted} instruments saved.`);
     } catch (error) {
       show(instrumentsResult, error.message, 'error');
+    } finally {
+      button.disabled = false;
     }
   });
 
@@ -93,6 +97,8 @@ export async function adminView(root, context) {
     event.preventDefault();
     const file = pricesFile.files[0];
     if (!file) { show(pricesResult, 'Choose a file first.', 'error'); return; }
+    const button = prices.querySelector('button[type=submit]');
+    button.disabled = true;
     progress.hidden = false;
     progress.value = 0;
     show(pricesResult, 'Uploading…');
@@ -103,9 +109,10 @@ export async function adminView(root, context) {
       });
       show(pricesResult, `${answer.rows} rows saved.`);
     } catch (error) {
-      show(pricesResult, error.line ? `Line ${error.line}: ${error.message}` : error.message, 'error');
+      show(pricesResult, error.message, 'error');
     } finally {
       progress.hidden = true;
+      button.disabled = false;
     }
   });
 

@@ -39,6 +39,8 @@ export async function leaguesView(root, context) {
   create.addEventListener('submit', async (event) => {
     event.preventDefault();
     createError.hidden = true;
+    const button = create.querySelector('button[type=submit]');
+    button.disabled = true;
     const body = { name: name.value.trim(), mode: mode.value, startingCash: startingCash.value.trim() || undefined,
       startsAt: isoFromLocal(startsAt.value), endsAt: isoFromLocal(endsAt.value),
       maxMembers: maxMembers.value ? Number(maxMembers.value) : undefined };
@@ -49,6 +51,8 @@ export async function leaguesView(root, context) {
     } catch (problem) {
       createError.textContent = problem.message;
       createError.hidden = false;
+    } finally {
+      button.disabled = false;
     }
   });
 
@@ -62,6 +66,8 @@ export async function leaguesView(root, context) {
   join.addEventListener('submit', async (event) => {
     event.preventDefault();
     joinError.hidden = true;
+    const button = join.querySelector('button[type=submit]');
+    button.disabled = true;
     try {
       const league = await api(`/api/leagues/join/${encodeURIComponent(code.value.trim())}`, { method: 'POST' });
       context.flash(`You joined “${league.name}”.`, 'info', true);
@@ -69,6 +75,8 @@ export async function leaguesView(root, context) {
     } catch (problem) {
       joinError.textContent = problem.status === 404 ? 'No league has that code. Codes are case-sensitive.' : problem.message;
       joinError.hidden = false;
+    } finally {
+      button.disabled = false;
     }
   });
 
@@ -104,7 +112,7 @@ export async function leagueView(root, context) {
   }
   const kickColumn = owner ? [{
     title: '', cell: (s) => s.userId === me.id ? '' : h('button', {
-      type: 'button', class: 'danger small', dataset: { kick: s.username },
+      type: 'button', class: 'danger small', dataset: { kick: s.username }, 'aria-label': `Kick ${s.username}`,
       onclick: () => act(`Remove ${s.username} from “${league.name}”? They will not be able to rejoin.`,
         `/api/leagues/kick/${id}/${s.userId}`, () => { context.flash(`${s.username} was removed.`); context.refresh(); }),
     }, 'Kick'),
@@ -126,7 +134,7 @@ export async function leagueView(root, context) {
       h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', {}, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
       h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', {}, `${dateText(league.startsAt)} – ${dateText(league.endsAt)}`))),
     h('h2', {}, 'Leaderboard'),
-    h('p', { class: 'muted' }, `As of ${new Date(board.asOf).toLocaleTimeString()}`),
+    h('p', { class: 'muted' }, `As of ${new Date(board.asOf).toLocaleString()}`),
     table([
       { title: 'Rank', class: 'num', cell: (s) => String(s.rank) },
       { title: 'Player', cell: (s) => h('span', { class: me && s.userId === me.id ? 'me' : '' }, s.username) },

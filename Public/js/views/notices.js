@@ -48,7 +48,7 @@ export async function notificationsView(root, context) {
           h('h2', {}, n.title), h('p', {}, n.body),
           h('p', { class: 'muted' }, new Date(n.createdAt).toLocaleString()));
         if (!n.readAt) {
-          const button = h('button', { type: 'button', class: 'small' }, 'Mark read');
+          const button = h('button', { type: 'button', class: 'small', 'aria-label': `Mark “${n.title}” read` }, 'Mark read');
           button.addEventListener('click', () => markRead(n, button));
           item.append(button);
         }

@@ -1,14 +1,16 @@
 import { api, newKey } from '../api.js';
 import { h, fill, signed, loading, failure } from '../dom.js';
 import { money, price, percent, signedMoney, times } from '../decimal.js';
-import { lineChart } from '../charts.js';
+import { lineChart, destroyCharts } from '../charts.js';
 import { portfolioSelect } from './portfolio.js';
 
 const ranges = [['1m', '1M'], ['3m', '3M'], ['6m', '6M'], ['1y', '1Y'], ['5y', '5Y']];
 
 export async function stockView(root, context) {
   const symbol = context.params[0].toUpperCase();
-  const [stock, portfolios] = await Promise.all([api(`/api/stock/${encodeURIComponent(symbol)}`), api('/api/portfolios')]);
+  const [stock, portfolios, position] = await Promise.all([
+    api(`/api/stock/${encodeURIComponent(symbol)}`), api('/api/portfolios'), holdingText(symbol),
+  ]);
   if (!context.current()) return;
   let range = context.query.get('range') || '1y';
   const chartBox = h('div', { id: 'chart-box' });
@@ -18,22 +20,26 @@ export async function stockView(root, context) {
       onclick: () => { range = value; showChart(); },
     }, label)));
 
+  let chartRequest = 0;
   async function showChart() {
-    for (const button of rangeButtons.children) button.setAttribute('aria-pressed', String(button.dataset.range === range));
+    const ticket = ++chartRequest;
+    const asked = range;
+    for (const button of rangeButtons.children) button.setAttribute('aria-pressed', String(button.dataset.range === asked));
+    destroyCharts(chartBox);
     fill(chartBox, loading('Loading the chart…'));
     try {
-      const chart = await api(`/api/stock/${encodeURIComponent(symbol)}/chart?range=${range}`);
-      if (!chartBox.isConnected && !context.current()) return;
+      const chart = await api(`/api/stock/${encodeURIComponent(symbol)}/chart?range=${asked}`);
+      // A later click or another page wins over this answer.
+      if (ticket !== chartRequest || !context.current()) return;
       fill(chartBox, chart.points.length === 0 ? h('p', { class: 'empty' }, 'No price history for this range.')
         : lineChart(`${symbol} closing prices, ${range}`, chart.points.map((p) => p.date), chart.points.map((p) => p.close)));
       chartBox.dataset.points = String(chart.points.length);
-      chartBox.dataset.range = range;
+      chartBox.dataset.range = asked;
     } catch (error) {
       fill(chartBox, failure(error, showChart));
     }
   }
 
-  const position = await holdingText(symbol);
   fill(root,
     h('div', { class: 'heading' },
       h('h1', {}, h('span', { id: 'stock-symbol' }, stock.symbol), ' ', h('span', { class: 'muted' }, stock.name)),
@@ -77,7 +83,7 @@ export async function stockView(root, context) {
     let key = null;
 
     const update = () => {
-      const count = Number.parseInt(quantity.value, 10);
+      const count = Number(quantity.value);
       estimate.textContent = Number.isInteger(count) && count > 0
         ? `Estimated ${side === 'buy' ? 'cost' : 'proceeds'}: ${money(times(stock.price, count))} at ${price(stock.price)} a share (the price may move; any fee is extra).`
         : 'Enter a whole number of shares.';
@@ -95,8 +101,8 @@ export async function stockView(root, context) {
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       if (confirm.disabled) return;
-      const amount = Number.parseInt(quantity.value, 10);
-      if (!(amount > 0)) { error.textContent = 'Enter a whole number of shares, 1 or more.'; error.hidden = false; return; }
+      const amount = Number(quantity.value);
+      if (!Number.isInteger(amount) || amount < 1) { error.textContent = 'Enter a whole number of shares, 1 or more.'; error.hidden = false; return; }
       const body = { symbol, amount, portfolioId: Number(portfolioId) };
       const signature = JSON.stringify(body);
       if (signature !== order) { order = signature; key = newKey(); }

@@ -36,7 +36,8 @@ export async function transactionsView(root, context) {
     h('div', { class: 'heading' },
       h('h1', {}, 'History'),
       h('div', { class: 'actions' },
-        portfolios.length > 1 ? portfolioSelect(portfolios, chosen, (id) => context.navigate(`#/transactions?id=${id}`)) : null,
+        portfolios.length > 1 ? h('label', { class: 'inline' }, 'Portfolio ',
+          portfolioSelect(portfolios, chosen, (id) => context.navigate(`#/transactions?id=${id}`), 'history-portfolio')) : null,
         h('button', { type: 'button', id: 'download-csv', onclick: download }, 'Download CSV'))),
     status,
     table([

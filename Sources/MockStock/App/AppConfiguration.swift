@@ -39,6 +39,11 @@ public struct AppConfiguration: Sendable {
         case database, simulated, replay, http
     }
 
+    /// Seconds a connection may take to send a request's head, from its start or from the
+    /// previous response (`HTTP_HEADER_TIMEOUT_SECONDS`): slowloris clients are cut off.
+    public var requestHeadTimeoutSeconds = 10
+    /// Seconds a connection may stay silent before it is closed (`HTTP_IDLE_TIMEOUT_SECONDS`).
+    public var idleTimeoutSeconds = 60
     /// Flat fee charged on every trade (`TRADE_FEE`).
     public var tradeFee = Decimal(0)
     /// How long each process reuses a stored quote (`QUOTE_CACHE_MS`); zero reads every time.
@@ -125,6 +130,8 @@ public struct AppConfiguration: Sendable {
         }
         if let members = try integer("LEADERBOARD_LIVE_LIMIT", in: 0...10_000_000) { standings.liveLimit = members }
         if let seconds = try integer("LEADERBOARD_REFRESH_SECONDS", in: 1...3600) { standings.refreshInterval = .seconds(seconds) }
+        requestHeadTimeoutSeconds = try integer("HTTP_HEADER_TIMEOUT_SECONDS", in: 1...3600) ?? requestHeadTimeoutSeconds
+        idleTimeoutSeconds = try integer("HTTP_IDLE_TIMEOUT_SECONDS", in: 1...86_400) ?? idleTimeoutSeconds
         if let directory = value("CHART_JS_DIR") { chartJSDirectory = URL(fileURLWithPath: directory, isDirectory: true) }
         if let text = value("TRADE_FEE") {
             guard let fee = Decimal(exactly: text), fee >= 0, fee <= 1_000_000 else {

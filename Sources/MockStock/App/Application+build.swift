@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import Postgres
 import ServiceLifecycle
 
@@ -45,8 +46,13 @@ public func buildApplication(
     let router = buildRouter(
         configuration: configuration, pool: pool, metrics: metrics, accounts: accounts, market: market, quotes: quotes
     )
+    let headTimeout = TimeAmount.seconds(Int64(configuration.requestHeadTimeoutSeconds))
     var app = Application(
         router: router,
+        server: .http1(configuration: .init(
+            additionalChannelHandlers: [RequestHeadTimeoutHandler(timeout: headTimeout)],
+            idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))
+        )),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "MockStock"),
         services: services,
         logger: logger

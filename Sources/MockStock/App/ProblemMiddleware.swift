@@ -26,6 +26,9 @@ struct ProblemMiddleware: RouterMiddleware {
         case let error as PostgresError where error.isConnectionFailure || error.isTransient || error.code == .queryCanceled:
             logger.warning("database unavailable", metadata: ["error": "\(error.logDescription)"])
             return .serviceUnavailable()
+        case let error as PostgresError where error.kind == .encoding || error.code == .characterNotInRepertoire:
+            // Text PostgreSQL cannot store (a NUL character): the client's input, not our fault.
+            return .validationFailed("Text values may not contain NUL characters.")
         case let error as PostgresError:
             logger.error("database error", metadata: ["error": "\(error.logDescription)"])
             return .internalError

@@ -8,10 +8,15 @@ extension Request {
     func decodeJSON<T: Decodable>(as type: T.Type, context: AppRequestContext) async throws -> T {
         let buffer = try await body.collect(upTo: context.maxUploadSize)
         guard buffer.readableBytes > 0 else { throw AppError.badRequest("A JSON body is required.") }
+        let data = Data(buffer.readableBytesView)
         do {
-            return try context.requestDecoder.decode(T.self, from: Data(buffer.readableBytesView))
+            return try context.requestDecoder.decode(T.self, from: data)
         } catch DecodingError.dataCorrupted(let failure) where failure.codingPath.isEmpty {
-            throw AppError.badRequest("The request body is not valid JSON.")
+            // Some value decoders (dates) report no path: well-formed JSON is then a bad value.
+            guard (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil else {
+                throw AppError.badRequest("The request body is not valid JSON.")
+            }
+            throw AppError.validationFailed("A value in the body is not valid: \(failure.debugDescription)")
         } catch DecodingError.keyNotFound(let key, let failure) {
             throw AppError.validationFailed("\(Self.field(failure.codingPath + [key])) is required.")
         } catch DecodingError.valueNotFound(_, let failure) {

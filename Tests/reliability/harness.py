@@ -1,0 +1,204 @@
+"""Processes and clients for the reliability suite: a private PostgreSQL cluster, server
+processes on loopback that can be killed and restarted, an HTTP client that counts every
+status, and the ledger checks run in SQL."""
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import time
+import uuid
+
+import aiohttp
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CLUSTER = "reliability"
+JWT_SECRET = "reliability-secret-reliability-secret-reliability-0123"
+ADMIN = ("reliability_admin", "reliability admin password")
+PASSWORD = "reliability password"
+
+
+def run(*command, check=True, **kwargs):
+    return subprocess.run(command, cwd=ROOT, check=check, capture_output=True, text=True, **kwargs)
+
+
+class Database:
+    """The cluster under scripts/pg-local; `crash` stops it in immediate mode."""
+
+    def __init__(self):
+        self.url = None
+
+    def start(self):
+        run("scripts/pg-local", "start", CLUSTER)
+        self.url = run("scripts/pg-local", "url", CLUSTER).stdout.strip()
+
+    def crash(self):
+        run("scripts/pg-local", "crash", CLUSTER)
+
+    def destroy(self):
+        run("scripts/pg-local", "destroy", CLUSTER, check=False)
+
+    def fresh(self):
+        self.destroy()
+        self.start()
+
+    def query(self, sql):
+        """Rows of a query as lists of strings (psql -At, fields split on |)."""
+        out = run("psql", self.url, "-AtX", "-v", "ON_ERROR_STOP=1", input=sql).stdout
+        return [line.split("|") for line in out.splitlines() if line]
+
+    def scalar(self, sql):
+        rows = self.query(sql)
+        return rows[0][0] if rows else None
+
+    async def scalar_async(self, sql):
+        process = await asyncio.create_subprocess_exec(
+            "psql", self.url, "-AtX", "-c", sql, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, _ = await process.communicate()
+        return out.decode().strip() if process.returncode == 0 else None
+
+
+class Server:
+    """One `mockstock serve` process on loopback."""
+
+    def __init__(self, binary, database, port, log_path, **settings):
+        self.binary = binary
+        self.database = database
+        self.port = port
+        self.log_path = log_path
+        self.settings = settings
+        self.process = None
+
+    @property
+    def base(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def environment(self):
+        env = dict(os.environ)
+        env.update({
+            "DATABASE_URL": self.database.url, "HOST": "127.0.0.1", "PORT": str(self.port),
+            "PASSWORD_HASH_PROFILE": "test", "JWT_SECRET": JWT_SECRET, "LOG_LEVEL": "warning",
+            "QUOTE_PROVIDER": "database", "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1],
+            "STARTING_CASH": "10000.00", "DATABASE_POOL_SIZE": "16",
+        })
+        env.update({key: str(value) for key, value in self.settings.items()})
+        return env
+
+    def start(self):
+        log = open(self.log_path, "a")
+        self.process = subprocess.Popen([self.binary, "serve"], cwd=ROOT, env=self.environment(), stdout=log, stderr=log)
+
+    async def wait_ready(self, timeout=30.0):
+        """Seconds until /readyz answered 200; raises after `timeout`."""
+        started = time.monotonic()
+        async with aiohttp.ClientSession() as session:
+            while time.monotonic() - started < timeout:
+                try:
+                    async with session.get(f"{self.base}/readyz", timeout=aiohttp.ClientTimeout(total=1)) as response:
+                        if response.status == 200:
+                            return time.monotonic() - started
+                except (aiohttp.ClientError, asyncio.TimeoutError):
+                    pass
+                await asyncio.sleep(0.05)
+        raise RuntimeError(f"server not ready after {timeout} s")
+
+    def kill9(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill9()
+
+
+class Client:
+    """HTTP with a tally of statuses; every answer that is not JSON or problem+json is noted."""
+
+    def __init__(self, base, connections=256):
+        self.base = base
+        self.connector = aiohttp.TCPConnector(limit=connections, force_close=False)
+        self.session = aiohttp.ClientSession(connector=self.connector)
+        self.statuses = {}
+        self.problems = []
+
+    async def close(self):
+        await self.session.close()
+
+    async def request(self, method, path, token=None, body=None, headers=None, timeout=15.0, raw=None, content_type=None):
+        """(status, parsed JSON or text, seconds); status 0 when the connection failed."""
+        all_headers = dict(headers or {})
+        if token:
+            all_headers["Authorization"] = f"Bearer {token}"
+        data = None
+        if body is not None:
+            data = json.dumps(body)
+            all_headers["Content-Type"] = "application/json"
+        if raw is not None:
+            data = raw
+            all_headers["Content-Type"] = content_type or "application/json"
+        started = time.monotonic()
+        try:
+            async with self.session.request(method, self.base + path, data=data, headers=all_headers,
+                                            timeout=aiohttp.ClientTimeout(total=timeout)) as response:
+                text = await response.text()
+                status = response.status
+                kind = response.headers.get("Content-Type", "")
+        except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError):
+            status, text, kind = 0, "", ""
+        elapsed = time.monotonic() - started
+        self.statuses[status] = self.statuses.get(status, 0) + 1
+        parsed = text
+        if kind.startswith("application/json") or kind.startswith("application/problem+json"):
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                pass
+        if status >= 400 and not kind.startswith("application/problem+json"):
+            self.problems.append(f"{method} {path}: {status} without problem+json ({kind!r})")
+        return status, parsed, elapsed
+
+    async def login(self, username, password):
+        status, body, _ = await self.request("POST", "/api/auth/login", body={"username": username, "password": password})
+        assert status == 200, (status, body)
+        return body["token"]
+
+    async def register(self, username):
+        status, body, _ = await self.request("POST", "/api/auth/register", body={"username": username, "password": PASSWORD})
+        assert status == 201, (status, body)
+        return body["token"], body["user"]["id"]
+
+
+def new_key():
+    return uuid.uuid4().hex
+
+
+# Ledger checks, each one SQL statement (so one consistent snapshot).
+
+# With fixed prices and no fees, trading never changes a portfolio's net worth, and every
+# other change of cash is a cash movement: cash + Σ quantity × price − paid in is zero.
+WORTH_DRIFT = """
+SELECT count(*) FROM portfolios p
+WHERE p.cash + coalesce((SELECT sum(h.quantity * q.price) FROM holdings h JOIN quotes q USING (symbol)
+                         WHERE h.portfolio_id = p.id), 0)
+      <> (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id)
+"""
+
+NEGATIVE = "SELECT (SELECT count(*) FROM portfolios WHERE cash < 0) + (SELECT count(*) FROM holdings WHERE quantity < 0)"
+
+# The stored cash and quantities are what the history says.
+REPLAY = """
+SELECT
+  (SELECT count(*) FROM portfolios p WHERE p.cash <>
+      (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id)
+    - (SELECT coalesce(sum(CASE side WHEN 'buy' THEN amount + fee ELSE fee - amount END), 0) FROM trades t WHERE t.portfolio_id = p.id))
++ (SELECT count(*) FROM holdings h WHERE h.quantity <>
+      (SELECT coalesce(sum(CASE side WHEN 'buy' THEN quantity ELSE -quantity END), 0) FROM trades t
+       WHERE t.portfolio_id = h.portfolio_id AND t.symbol = h.symbol))
++ (SELECT count(*) FROM portfolios p WHERE p.paid_in <>
+      (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id))
+"""

@@ -1,0 +1,397 @@
+#!/usr/bin/env python3
+"""The reliability suite: conservation under load, double-spend races, server crashes,
+database restarts, hostile input and the contract check. Each scenario starts its own
+PostgreSQL cluster and server processes on loopback and prints figures; the run ends
+with a table (also written as JSON) and a non-zero exit when anything failed.
+
+    Tests/reliability/suite.py [--profile full|ci] [--only NAME ...] [--binary PATH]
+"""
+import argparse
+import asyncio
+import json
+import os
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import (ADMIN, NEGATIVE, REPLAY, ROOT, WORTH_DRIFT, Client, Database, Server,  # noqa: E402
+                     new_key)
+import hostile  # noqa: E402
+
+PROFILES = {
+    # CI's budget: every scenario, shorter load.
+    "ci": {"load_seconds": 30, "users": 100, "clients": 64, "race_rounds": 100, "crashes": 5, "restarts": 3},
+    "full": {"load_seconds": 60, "users": 120, "clients": 96, "race_rounds": 100, "crashes": 6, "restarts": 3},
+}
+SYMBOLS = {f"R{i}": f"{10 * i}.00" for i in range(1, 11)}
+PORT = int(os.environ.get("RELIABILITY_PORT", "18095"))
+
+
+class Result:
+    def __init__(self, name):
+        self.name = name
+        self.figures = {}
+        self.failures = []
+
+    def check(self, condition, message):
+        if not condition:
+            self.failures.append(message)
+
+    @property
+    def passed(self):
+        return not self.failures
+
+
+async def seed_market(client):
+    admin = await client.login(*ADMIN)
+    instruments = [{"symbol": s, "name": f"Reliable {s}"} for s in SYMBOLS] + [{"symbol": "RACE", "name": "Race Corp"}]
+    status, body, _ = await client.request("PUT", "/api/admin/instruments", admin, instruments)
+    assert status == 200, body
+    quotes = [{"symbol": s, "price": p} for s, p in SYMBOLS.items()] + [{"symbol": "RACE", "price": "6000.00"}]
+    status, body, _ = await client.request("POST", "/api/admin/quotes", admin, quotes)
+    assert status == 200, body
+    return admin
+
+
+async def register_players(client, count, prefix):
+    players = []
+    for start in range(0, count, 20):
+        batch = await asyncio.gather(*(client.register(f"{prefix}{i}") for i in range(start, min(count, start + 20))))
+        players.extend(batch)
+    return players
+
+
+def order(symbol=None):
+    """A random trade order: two thirds ordinary, one third sized to overdraw or oversell."""
+    symbol = symbol or random.choice(list(SYMBOLS))
+    side = random.choice(["buy", "buy", "sell"])
+    if random.random() < 1 / 3:
+        amount = random.choice([100_000, 1_000_000]) if side == "buy" else random.choice([10_000, 500_000])
+    else:
+        amount = random.randint(1, 5)
+    return side, {"symbol": symbol, "amount": amount}
+
+
+class Setup:
+    def __init__(self, args, name):
+        self.args = args
+        self.name = name
+        self.database = Database()
+        self.log = os.path.join(args.logs, f"{name}.log")
+        self.servers = []
+        self.client = None
+
+    async def __aenter__(self):
+        self.database.fresh()
+        return self
+
+    async def serve(self, connections=64):
+        """A ready server on PORT, a client for it, and the market seeded: (server, client, admin token)."""
+        server = Server(self.args.binary, self.database, PORT, self.log)
+        self.servers.append(server)
+        server.start()
+        await server.wait_ready()
+        self.client = Client(server.base, connections=connections)
+        admin = await seed_market(self.client)
+        return server, self.client, admin
+
+    async def __aexit__(self, *exc):
+        if self.client:
+            await self.client.close()
+        for server in self.servers:
+            server.stop()
+        self.database.destroy()
+
+
+# 1. Conservation under load.
+
+async def conservation(args, profile):
+    result = Result("conservation under load")
+    async with Setup(args, "conservation") as setup:
+        server, client, admin = await setup.serve(connections=profile["clients"] + 16)
+        players = await register_players(client, profile["users"], "player")
+        leagues = []
+        for index in range(5):
+            status, league, _ = await client.request("POST", "/api/leagues/create", players[index][0], {"name": f"League {index}", "maxMembers": 40})
+            leagues.append(league["code"])
+        deadline = time.monotonic() + profile["load_seconds"]
+        latencies = []
+        counts = {"trades": 0, "refused": 0, "reads": 0, "joins": 0}
+
+        async def player_loop():
+            while time.monotonic() < deadline:
+                token, _ = random.choice(players)
+                roll = random.random()
+                if roll < 0.7:
+                    side, body = order()
+                    status, answer, elapsed = await client.request("POST", f"/api/stock/{side}", token, body)
+                    latencies.append(elapsed)
+                    counts["trades" if status == 200 else "refused"] += 1
+                    result.check(status in (200, 422), f"trade answered {status}: {answer}")
+                elif roll < 0.95:
+                    status, _, _ = await client.request("GET", "/api/portfolio", token)
+                    counts["reads"] += 1
+                    result.check(status == 200, f"portfolio read answered {status}")
+                else:
+                    status, answer, _ = await client.request("POST", f"/api/leagues/join/{random.choice(leagues)}", token)
+                    counts["joins"] += 1
+                    result.check(status in (200, 409), f"join answered {status}: {answer}")
+
+        snapshots = {"taken": 0, "violations": 0}
+
+        async def snapshot_loop():
+            while time.monotonic() < deadline:
+                drift = await setup.database.scalar_async(WORTH_DRIFT)
+                negative = await setup.database.scalar_async(NEGATIVE)
+                if drift is not None and negative is not None:
+                    snapshots["taken"] += 1
+                    snapshots["violations"] += int(drift) + int(negative)
+                await asyncio.sleep(1)
+
+        await asyncio.gather(snapshot_loop(), *(player_loop() for _ in range(profile["clients"])))
+        replay = int(setup.database.scalar(REPLAY))
+        final = int(setup.database.scalar(WORTH_DRIFT)) + int(setup.database.scalar(NEGATIVE))
+        server_errors = sum(n for status, n in client.statuses.items() if status >= 500 or status == 0)
+        latencies.sort()
+        result.figures = {
+            "users": profile["users"], "clients": profile["clients"], "seconds": profile["load_seconds"],
+            "trades": counts["trades"], "refused trades": counts["refused"], "reads": counts["reads"], "joins": counts["joins"],
+            "snapshots": snapshots["taken"], "snapshot violations": snapshots["violations"],
+            "replay mismatches": replay, "final violations": final, "5xx or failed": server_errors,
+            "trade p50 ms": round(latencies[len(latencies) // 2] * 1000, 1) if latencies else None,
+            "trade p99 ms": round(latencies[int(len(latencies) * 0.99)] * 1000, 1) if latencies else None,
+        }
+        result.check(snapshots["taken"] >= profile["load_seconds"] // 2, "too few snapshots")
+        result.check(snapshots["violations"] == 0, f"{snapshots['violations']} violations in snapshots")
+        result.check(replay == 0, f"{replay} portfolios or holdings differ from their history")
+        result.check(final == 0, f"{final} final violations")
+        result.check(server_errors == 0, f"{server_errors} 5xx or failed requests")
+        result.check(not client.problems, f"non-problem errors: {client.problems[:3]}")
+    return result
+
+
+# 2. Double-spend races.
+
+async def races(args, profile):
+    result = Result("double-spend races")
+    async with Setup(args, "races") as setup:
+        server, client, _ = await setup.serve(connections=128)
+        bad_buy_rounds = bad_sell_rounds = 0
+        for round_number in range(profile["race_rounds"]):
+            token, _ = await client.register(f"racer{round_number}")
+            # 10,000 cash covers one share at 6,000: exactly one of 100 buys may succeed.
+            buys = await asyncio.gather(*(client.request("POST", "/api/stock/buy", token, {"symbol": "RACE", "amount": 1}) for _ in range(100)))
+            ok = sum(1 for status, _, _ in buys if status == 200)
+            refused = sum(1 for status, body, _ in buys if status == 422 and body.get("code") == "insufficient_funds")
+            if ok != 1 or refused != 99:
+                bad_buy_rounds += 1
+            sells = await asyncio.gather(*(client.request("POST", "/api/stock/sell", token, {"symbol": "RACE", "amount": 1}) for _ in range(100)))
+            ok = sum(1 for status, _, _ in sells if status == 200)
+            refused = sum(1 for status, body, _ in sells if status == 422 and body.get("code") == "insufficient_shares")
+            if ok != 1 or refused != 99:
+                bad_sell_rounds += 1
+        replay = int(setup.database.scalar(REPLAY))
+        trades = int(setup.database.scalar("SELECT count(*) FROM trades"))
+        result.figures = {"rounds": profile["race_rounds"], "requests": profile["race_rounds"] * 200,
+                          "buy rounds not exactly one": bad_buy_rounds, "sell rounds not exactly one": bad_sell_rounds,
+                          "trades stored": trades, "replay mismatches": replay,
+                          "5xx or failed": sum(n for s, n in client.statuses.items() if s >= 500 or s == 0)}
+        result.check(bad_buy_rounds == 0, f"{bad_buy_rounds} buy rounds without exactly one success")
+        result.check(bad_sell_rounds == 0, f"{bad_sell_rounds} sell rounds without exactly one success")
+        result.check(trades == 2 * profile["race_rounds"], f"{trades} trades stored, expected {2 * profile['race_rounds']}")
+        result.check(replay == 0, f"{replay} replay mismatches")
+        result.check(result.figures["5xx or failed"] == 0, "5xx or failed requests")
+    return result
+
+
+# 3 and 4: trading with retried Idempotency-Keys while something breaks.
+
+class Ledger:
+    """Acknowledged trades by key, and the keys still being retried."""
+
+    def __init__(self):
+        self.acknowledged = {}
+        self.unfinished = 0
+        self.attempts = 0
+        self.outage_answers = []  # (status, seconds, is problem+json) of requests that failed
+
+
+async def keyed_trader(client, players, ledger, deadline, outage):
+    """Trades until `deadline`; each order keeps its key across retries until answered."""
+    while time.monotonic() < deadline:
+        token, _ = random.choice(players)
+        side, body = order()
+        key = new_key()
+        answered = False
+        give_up = time.monotonic() + 40
+        while not answered and time.monotonic() < give_up:
+            ledger.attempts += 1
+            status, answer, elapsed = await client.request("POST", f"/api/stock/{side}", token, body, headers={"Idempotency-Key": key}, timeout=10)
+            if status == 200:
+                ledger.acknowledged[key] = answer["trade"]["id"]
+                answered = True
+            elif status == 422:
+                answered = True
+            else:
+                if outage():
+                    ledger.outage_answers.append((status, elapsed, isinstance(answer, dict) and "code" in answer))
+                await asyncio.sleep(0.2)
+        if not answered:
+            ledger.unfinished += 1
+
+
+def check_ledger(result, database, ledger):
+    ids = list(ledger.acknowledged.values())
+    missing = 0
+    if ids:
+        present = int(database.scalar(f"SELECT count(*) FROM trades WHERE id IN ({','.join(map(str, ids))})"))
+        missing = len(ids) - present
+    unkeyed = int(database.scalar("SELECT count(*) FROM trades t WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.trade_id = t.id)"))
+    replay = int(database.scalar(REPLAY))
+    drift = int(database.scalar(WORTH_DRIFT)) + int(database.scalar(NEGATIVE))
+    result.figures.update({"acknowledged trades": len(ids), "missing": missing, "trades without their key": unkeyed,
+                           "unanswered orders": ledger.unfinished, "replay mismatches": replay, "invariant violations": drift})
+    result.check(missing == 0, f"{missing} acknowledged trades missing")
+    result.check(unkeyed == 0, f"{unkeyed} trades not tied to one key (traded twice?)")
+    result.check(len(set(ids)) == len(ids), "two keys acknowledged the same trade")
+    result.check(replay == 0 and drift == 0, f"ledger broken: replay {replay}, invariants {drift}")
+
+
+async def crashes(args, profile):
+    result = Result("server crash (kill -9)")
+    async with Setup(args, "crashes") as setup:
+        server, client, _ = await setup.serve(connections=80)
+        players = await register_players(client, 50, "crash")
+        ledger = Ledger()
+        seconds = 8 * profile["crashes"] + 5
+        deadline = time.monotonic() + seconds
+        recoveries = []
+
+        async def killer():
+            for _ in range(profile["crashes"]):
+                await asyncio.sleep(random.uniform(4, 6))
+                server.kill9()
+                server.start()
+                recoveries.append(await server.wait_ready(timeout=30))
+
+        await asyncio.gather(killer(), *(keyed_trader(client, players, ledger, deadline, lambda: False) for _ in range(32)))
+        check_ledger(result, setup.database, ledger)
+        result.figures.update({"kills": len(recoveries), "attempts": ledger.attempts,
+                               "slowest recovery s": round(max(recoveries), 2) if recoveries else None})
+        result.check(len(recoveries) >= 5, "fewer than five kills")
+        result.check(recoveries and max(recoveries) < 10, f"recovery took {max(recoveries or [0]):.1f} s")
+    return result
+
+
+async def restarts(args, profile):
+    result = Result("database restart (immediate stop)")
+    async with Setup(args, "restarts") as setup:
+        server, client, _ = await setup.serve(connections=80)
+        players = await register_players(client, 50, "outage")
+        ledger = Ledger()
+        down = {"now": False}
+        deadline = time.monotonic() + 12 * profile["restarts"] + 5
+        probes = []
+        recoveries = []
+
+        async def breaker():
+            for _ in range(profile["restarts"]):
+                await asyncio.sleep(4)
+                setup.database.crash()
+                down["now"] = True
+                await asyncio.sleep(0.5)
+                started = time.monotonic()
+                status, body, elapsed = await client.request("GET", "/readyz", timeout=10)
+                probes.append(("readyz", status, elapsed, isinstance(body, dict) and body.get("code")))
+                status, body, elapsed = await client.request("GET", "/api/portfolio", players[0][0], timeout=10)
+                probes.append(("portfolio", status, elapsed, isinstance(body, dict) and body.get("code")))
+                await asyncio.sleep(max(0, 3 - (time.monotonic() - started)))
+                setup.database.start()
+                back = time.monotonic()
+                await server.wait_ready(timeout=30)
+                recoveries.append(time.monotonic() - back)
+                down["now"] = False
+
+        await asyncio.gather(breaker(), *(keyed_trader(client, players, ledger, deadline, lambda: down["now"]) for _ in range(32)))
+        check_ledger(result, setup.database, ledger)
+        outage = ledger.outage_answers
+        slow = [a for a in outage if a[1] > 5]
+        not_503 = [a for a in outage if a[0] not in (503,)]
+        result.figures.update({
+            "restarts": len(recoveries), "requests failed during outages": len(outage),
+            "slowest failure s": round(max((a[1] for a in outage), default=0), 2),
+            "failures other than 503": len(not_503), "probes": [f"{p[0]} {p[1]} {p[3]} {p[2]:.2f}s" for p in probes],
+            "slowest recovery s": round(max(recoveries), 2) if recoveries else None,
+        })
+        result.check(not slow, f"{len(slow)} requests hung more than 5 s during an outage")
+        result.check(not not_503, f"{len(not_503)} outage answers were not 503: {not_503[:3]}")
+        result.check(all(p[1] == 503 and p[3] == "service_unavailable" for p in probes), f"probes: {probes}")
+        result.check(recoveries and max(recoveries) < 10, f"recovery took {max(recoveries or [0]):.1f} s")
+    return result
+
+
+async def hostile_input(args, profile):
+    result = Result("hostile input")
+    async with Setup(args, "hostile") as setup:
+        server, client, _ = await setup.serve(connections=32)
+        await hostile.run(result, client, setup.database, server)
+    return result
+
+
+async def contract(args, profile):
+    result = Result("contract (schemathesis)")
+    async with Setup(args, "contract") as setup:
+        server, client, _ = await setup.serve()
+        token, _ = await client.register("schema_player")
+        report = os.path.join(args.logs, "schemathesis.txt")
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "schemathesis.cli", "run", os.path.join(ROOT, "openapi.yaml"), "--url", server.base,
+            "--checks", "not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance",
+            "--max-examples", str(args.examples), "--header", f"Authorization: Bearer {token}",
+            "--exclude-path-regex", "^/api/auth/(logout|password)$",
+            stdout=open(report, "w"), stderr=asyncio.subprocess.STDOUT, cwd=ROOT)
+        code = await process.wait()
+        tail = open(report).read().strip().splitlines()[-12:]
+        result.figures = {"max examples per operation": args.examples, "exit code": code, "summary": tail[-3:]}
+        result.check(code == 0, "schemathesis found failures (see " + report + "):\n    " + "\n    ".join(tail))
+    return result
+
+
+SCENARIOS = {
+    "conservation": conservation, "races": races, "crashes": crashes, "restarts": restarts,
+    "hostile": hostile_input, "contract": contract,
+}
+
+
+async def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profile", choices=PROFILES, default="ci")
+    parser.add_argument("--only", nargs="*", choices=SCENARIOS, default=list(SCENARIOS))
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "mockstock"))
+    parser.add_argument("--logs", default=os.path.join(ROOT, ".build", "reliability"))
+    parser.add_argument("--examples", type=int, default=25)
+    args = parser.parse_args()
+    os.makedirs(args.logs, exist_ok=True)
+    profile = PROFILES[args.profile]
+    results = []
+    for name in args.only:
+        print(f"== {name} ...", flush=True)
+        started = time.monotonic()
+        result = await SCENARIOS[name](args, profile)
+        result.figures["seconds taken"] = round(time.monotonic() - started, 1)
+        results.append(result)
+        print(f"   {'PASS' if result.passed else 'FAIL'} {json.dumps(result.figures)}", flush=True)
+        for failure in result.failures:
+            print(f"   ! {failure}", flush=True)
+    with open(os.path.join(args.logs, "results.json"), "w") as out:
+        json.dump([{"name": r.name, "passed": r.passed, "figures": r.figures, "failures": r.failures} for r in results], out, indent=2)
+    print("\n| Scenario | Result | Figures |\n|---|---|---|")
+    for r in results:
+        figures = ", ".join(f"{k}: {v}" for k, v in r.figures.items() if k not in ("probes", "summary"))
+        print(f"| {r.name} | {'pass' if r.passed else 'FAIL'} | {figures} |")
+    return 0 if all(r.passed for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
