@@ -149,6 +149,50 @@ struct MarketTests {
         }
     }
 
+    @Test("mockstock seed names a bad instrument row by the line an editor shows, even after a quoted field spanning lines, and stores nothing", arguments: [
+        ("symbol,name,description\nAAA,\"A, Inc.\",\"Makes\nthings\"\n\nNO/SLASH,Slash Corp,x\n", 5, "symbol must be"),
+        ("symbol,name,description\r\nAAA,A Inc.,\"two\r\nlines\"\r\nBBB,B Inc.\r\n", 4, "expected 3 fields, found 2"),
+        ("symbol,name\nAAA,A Inc.\nBBB,B Inc.\naaa,Again Inc.\n", 4, "AAA already appears on line 2"),
+        ("ticker,title\nAAA,A Inc.\n", 1, "the header needs symbol and name"),
+    ])
+    func seedInstrumentLines(csv: String, line: Int, detail: String) async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { _ in }
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let seeder = MarketSeeder(pool: pool)
+            do {
+                _ = try await seeder.seedInstruments(csv: csv)
+                Issue.record("\(csv.debugDescription) was accepted")
+            } catch let error as AppError {
+                #expect(error.line == line)
+                #expect(error.detail.hasPrefix("Line \(line): "))
+                #expect(error.detail.contains(detail), "\(error.detail)")
+            }
+            #expect(try await seeder.isEmpty())
+            await pool.close()
+        }
+    }
+
+    @Test("mockstock seed reads quoted fields, the S&P list's columns and an explicit currency")
+    func seedInstrumentFile() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { _ in }
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let seeder = MarketSeeder(pool: pool)
+            let csv = "symbol,name,description,currency\nAAA,\"A, Inc.\",\"Makes \"\"things\"\"\nand more.\",eur\n\n"
+            #expect(try await seeder.seedInstruments(csv: csv) == 1)
+            let sp = "Symbol,Security,GICS Sector,GICS Sub-Industry,Headquarters Location,Founded\nBBB,B Corp,Energy,Oil & Gas,\"Houston, Texas\",1901\n"
+            #expect(try await seeder.seedInstruments(csv: sp) == 1)
+            let rows = try await pool.query(
+                "SELECT symbol, name, description, sector, currency FROM instruments ORDER BY symbol"
+            ).decode((String, String, String, String, String).self)
+            #expect(rows.map(\.0) == ["AAA", "BBB"])
+            #expect(rows[0].1 == "A, Inc." && rows[0].2 == "Makes \"things\"\nand more." && rows[0].4 == "EUR")
+            #expect(rows[1].2 == "Oil & Gas. Headquartered in Houston, Texas. Founded 1901." && rows[1].3 == "Energy" && rows[1].4 == "USD")
+            await pool.close()
+        }
+    }
+
     @Test("the marketplace searches ticker prefixes and name words, case-insensitively")
     func search() async throws {
         try await TestApp.run { client in

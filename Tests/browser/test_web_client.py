@@ -91,6 +91,21 @@ class WebClientTest(unittest.TestCase):
         self.click("#logout")
         self.find("#auth-form")
 
+    def tmp_files(self, contents):
+        """Writes each named text to a file of its own; returns the paths by name."""
+        folder = os.path.join(SCREENSHOTS, "uploads")
+        os.makedirs(folder, exist_ok=True)
+        paths = {}
+        for name, text in contents.items():
+            paths[name] = os.path.abspath(os.path.join(folder, name))
+            with open(paths[name], "w", encoding="utf-8") as file:
+                file.write(text)
+        return paths
+
+    def upload(self, file_input, path, form):
+        self.find(file_input).send_keys(path)
+        self.click(f"{form} button[type='submit']")
+
     def trade(self, side, quantity, double_click=False):
         self.click(f"#{side}")
         field = self.find("#trade-quantity")
@@ -232,7 +247,45 @@ class WebClientTest(unittest.TestCase):
         self.find("#quote-price").send_keys("123.45")
         self.click("#quote-form button[type='submit']")
         self.text_in("#quote-result", "AAPL now trades at 123.45")
+
+        # Uploads name the line of a bad row as an editor counts lines, also after a
+        # quoted description that spans two lines; nothing of a refused file is kept.
+        symbol = f"MS{self.suffix[:4].upper()}"
+        files = self.tmp_files({
+            "bad-instruments.csv": 'symbol,name,description\n'
+                                   f'{symbol},Mock Stock Inc.,"Makes games\nfor classrooms."\n'
+                                   'NO/SLASH,Slash Corp,\n',
+            "instruments.csv": 'symbol,name,description\n'
+                               f'{symbol},Mock Stock Inc.,"Makes games\nfor classrooms."\n',
+            "bad-prices.csv": "symbol,date,open,high,low,close,volume\n"
+                              f"{symbol},2024-01-02,10,11,9,10.5,1000\n"
+                              f"{symbol},2024-02-30,10,11,9,10.5,1000\n",
+            "prices.csv": "symbol,date,open,high,low,close,volume\n"
+                          f"{symbol},2024-01-02,10,11,9,10.5,1000\n"
+                          f"{symbol},2024-01-03,10.5,12,10,11.75,1200\n",
+        })
+        self.upload("#instruments-file", files["bad-instruments.csv"], "#instruments-form")
+        self.text_in("#instruments-result", "Line 4: symbol must be")
+        self.upload("#prices-file", files["prices.csv"], "#prices-form")
+        self.text_in("#prices-result", "Line 2: unknown symbol; add the instrument first")
+        self.upload("#instruments-file", files["instruments.csv"], "#instruments-form")
+        self.text_in("#instruments-result", "1 instrument saved")
+        self.upload("#prices-file", files["bad-prices.csv"], "#prices-form")
+        self.text_in("#prices-result", "Line 3: date must be a real day")
+        self.upload("#prices-file", files["prices.csv"], "#prices-form")
+        self.text_in("#prices-result", "2 rows saved")
         self.shot("11-admin")
+        quote = self.find("#quote-symbol")
+        quote.clear()
+        quote.send_keys(symbol)
+        price = self.find("#quote-price")
+        price.clear()
+        price.send_keys("12.25")
+        self.click("#quote-form button[type='submit']")
+        self.text_in("#quote-result", f"{symbol} now trades at 12.25")
+        self.go(f"#/stock/{symbol}")
+        self.text_in("main", "Makes games")
+        self.text_in("#stock-price", "12.25")
 
 
 if __name__ == "__main__":

@@ -1,25 +1,37 @@
 import { api, upload } from '../api.js';
 import { h, fill } from '../dom.js';
 
-/** RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks. */
+/**
+ * RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks. Each row
+ * carries `line`, the line it starts on, so messages match what an editor shows.
+ */
 export function parseCSV(text) {
   const rows = [];
   let row = [];
   let field = '';
   let quoted = false;
+  let line = 1;
+  let rowLine = 1;
+  const endRow = () => {
+    row.push(field);
+    if (row.length > 1 || row[0] !== '') rows.push(Object.assign(row, { line: rowLine }));
+    row = []; field = '';
+  };
   for (let i = 0; i < text.length; i += 1) {
     const c = text[i];
+    if (c === '\n' || (c === '\r' && text[i + 1] !== '\n')) line += 1;
     if (quoted) {
       if (c === '"' && text[i + 1] === '"') { field += '"'; i += 1; } else if (c === '"') quoted = false; else field += c;
     } else if (c === '"') quoted = true;
     else if (c === ',') { row.push(field); field = ''; }
     else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i += 1;
-      row.push(field); rows.push(row); row = []; field = '';
+      if (c === '\r' && text[i + 1] === '\n') { i += 1; line += 1; }
+      endRow();
+      rowLine = line;
     } else field += c;
   }
-  if (field !== '' || row.length > 0) { row.push(field); rows.push(row); }
-  return rows.filter((r) => r.length > 1 || r[0] !== '');
+  if (field !== '' || row.length > 0) endRow();
+  return rows;
 }
 
 /** Instruments from a CSV with a header: symbol/Symbol, name/Security, sector/GICS Sector, description, currency. */
@@ -30,19 +42,31 @@ function instrumentsFrom(text) {
   const column = (...candidates) => candidates.map((c) => names.indexOf(c)).find((i) => i >= 0);
   const symbol = column('symbol');
   const name = column('name', 'security');
-  if (symbol === undefined || name === undefined) throw new Error('Line 1: the header needs a symbol and a name (or Security) column.');
+  if (symbol === undefined || name === undefined) throw new Error(`Line ${header.line}: the header needs a symbol and a name (or Security) column.`);
   const sector = column('sector', 'gics sector');
   const description = column('description');
   const currency = column('currency');
-  return rows.map((row, index) => {
-    if (!row[symbol]?.trim() || !row[name]?.trim()) throw new Error(`Line ${index + 2}: symbol and name are required.`);
+  const optional = (index, row) => (index === undefined ? undefined : row[index]?.trim() || undefined);
+  return rows.map((row) => {
+    if (row.length !== header.length) throw new Error(`Line ${row.line}: expected ${header.length} fields, found ${row.length}.`);
+    if (!row[symbol].trim() || !row[name].trim()) throw new Error(`Line ${row.line}: symbol and name are required.`);
     return {
-      symbol: row[symbol].trim(), name: row[name].trim(),
-      sector: sector === undefined ? undefined : row[sector]?.trim(),
-      description: description === undefined ? undefined : row[description]?.trim(),
-      currency: currency === undefined ? undefined : row[currency]?.trim() || undefined,
+      line: row.line,
+      instrument: {
+        symbol: row[symbol].trim(), name: row[name].trim(),
+        sector: optional(sector, row), description: optional(description, row), currency: optional(currency, row),
+      },
     };
   });
+}
+
+/** The server names a bad item by its index ("[3].name ..."); say which line of the file it came from. */
+export function withLineNumbers(message, lines) {
+  return message.replace(/^\[(\d+)\]\.?:?\s*/, (whole, index) => (lines[Number(index)] ? `Line ${lines[Number(index)]}: ` : whole));
+}
+
+function count(n, noun) {
+  return `${n.toLocaleString()} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function result(id) {
@@ -73,13 +97,15 @@ export async function adminView(root, context) {
     if (!file) { show(instrumentsResult, 'Choose a file first.', 'error'); return; }
     const button = instruments.querySelector('button[type=submit]');
     button.disabled = true;
+    let lines = [];
     try {
       const list = instrumentsFrom(await file.text());
+      lines = list.map((item) => item.line);
       show(instrumentsResult, `Uploading ${list.length} instruments…`);
-      const answer = await api('/api/admin/instruments', { method: 'PUT', body: list });
-      show(instrumentsResult, `${answer.upserted} instruments saved.`);
+      const answer = await api('/api/admin/instruments', { method: 'PUT', body: list.map((item) => item.instrument) });
+      show(instrumentsResult, `${count(answer.upserted, 'instrument')} saved.`);
     } catch (error) {
-      show(instrumentsResult, error.message, 'error');
+      show(instrumentsResult, withLineNumbers(error.message, lines), 'error');
     } finally {
       button.disabled = false;
     }
@@ -107,7 +133,7 @@ export async function adminView(root, context) {
         progress.value = fraction;
         show(pricesResult, fraction < 1 ? `Uploading… ${Math.floor(fraction * 100)}%` : 'Saving…');
       });
-      show(pricesResult, `${answer.rows} rows saved.`);
+      show(pricesResult, `${count(answer.rows, 'row')} saved.`);
     } catch (error) {
       show(pricesResult, error.message, 'error');
     } finally {

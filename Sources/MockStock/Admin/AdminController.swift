@@ -72,7 +72,7 @@ struct AdminController {
     @Sendable func putInstruments(_ request: Request, context: AppRequestContext) async throws -> Upserted {
         let inputs = try await request.decodeJSON(as: [InstrumentInput].self, context: context)
         let instruments = try inputs.enumerated().map { index, input in
-            try Instrument(input, at: index)
+            try Instrument(input, fieldPrefix: "[\(index)].")
         }
         guard Set(instruments.map(\.symbol)).count == instruments.count else {
             throw AppError.validationFailed("Each symbol may appear once per request.")
@@ -133,19 +133,21 @@ struct Instrument: Sendable {
         self.currency = currency
     }
 
-    init(_ input: AdminController.InstrumentInput, at index: Int) throws {
+    /// Validates one input; `fieldPrefix` names its place in error details ("[3]." in a
+    /// JSON array, nothing in a file whose errors carry a line number).
+    init(_ input: AdminController.InstrumentInput, fieldPrefix: String) throws {
         let symbol = Symbol.normalize(input.symbol)
         guard Symbol.isValid(symbol) else {
-            throw AppError.validationFailed("[\(index)].symbol must be 1–12 letters, digits, '.' or '-'.")
+            throw AppError.validationFailed("\(fieldPrefix)symbol must be 1–12 letters, digits, '.' or '-'.")
         }
         let name = input.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...200).contains(name.count) else { throw AppError.validationFailed("[\(index)].name must be 1–200 characters.") }
+        guard (1...200).contains(name.count) else { throw AppError.validationFailed("\(fieldPrefix)name must be 1–200 characters.") }
         let currency = (input.currency ?? "USD").uppercased()
         guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-            throw AppError.validationFailed("[\(index)].currency must be a three-letter code such as USD.")
+            throw AppError.validationFailed("\(fieldPrefix)currency must be a three-letter code such as USD.")
         }
         guard (input.description ?? "").count <= 2000, (input.sector ?? "").count <= 100 else {
-            throw AppError.validationFailed("[\(index)]: description is at most 2000 characters, sector at most 100.")
+            throw AppError.validationFailed("\(fieldPrefix)description is at most 2000 characters and \(fieldPrefix)sector at most 100.")
         }
         self.init(
             symbol: symbol, name: name, description: input.description ?? "", sector: input.sector ?? "",

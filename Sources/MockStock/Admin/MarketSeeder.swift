@@ -23,21 +23,26 @@ public struct MarketSeeder: Sendable {
     /// and `currency`. Without a description, one is made of the sub-industry,
     /// headquarters and founding year when the file has them.
     public func seedInstruments(csv: String) async throws -> Int {
-        let records = CSV.parse(csv)
-        guard let header = records.first?.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) else { return 0 }
+        let records = CSV.parse(csv).filter { $0.fields != [""] }
+        guard let header = records.first?.fields.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) else { return 0 }
         func column(_ names: String...) -> Int? { names.lazy.compactMap { header.firstIndex(of: $0) }.first }
         guard let symbolColumn = column("symbol"), let nameColumn = column("name", "security") else {
-            throw AppError.validationFailed(line: 1, "the header needs symbol and name (or Security) columns.")
+            throw AppError.validationFailed(line: records[0].line, "the header needs symbol and name (or Security) columns.")
         }
         let sector = column("sector", "gics sector")
         let description = column("description")
+        let currency = column("currency")
         let subIndustry = column("gics sub-industry")
         let headquarters = column("headquarters location")
         let founded = column("founded")
         var instruments: [Instrument] = []
-        for (index, record) in records.enumerated().dropFirst() where record.count == header.count {
+        var lines: [String: Int] = [:]
+        for record in records.dropFirst() {
+            guard record.fields.count == header.count else {
+                throw AppError.validationFailed(line: record.line, "expected \(header.count) fields, found \(record.fields.count).")
+            }
             func value(_ column: Int?) -> String? {
-                column.map { record[$0].trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+                column.map { record.fields[$0].trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
             }
             let composed = [
                 value(subIndustry).map { "\($0)." },
@@ -45,15 +50,20 @@ public struct MarketSeeder: Sendable {
                 value(founded).map { "Founded \($0)." },
             ].compactMap { $0 }.joined(separator: " ")
             let input = AdminController.InstrumentInput(
-                symbol: record[symbolColumn], name: record[nameColumn],
+                symbol: record.fields[symbolColumn], name: record.fields[nameColumn],
                 description: value(description) ?? (composed.isEmpty ? nil : composed),
-                sector: value(sector), currency: nil
+                sector: value(sector), currency: value(currency)
             )
+            let instrument: Instrument
             do {
-                instruments.append(try Instrument(input, at: index))
+                instrument = try Instrument(input, fieldPrefix: "")
             } catch let error as AppError {
-                throw AppError.validationFailed(line: index + 1, error.detail)
+                throw AppError.validationFailed(line: record.line, error.detail)
             }
+            if let first = lines.updateValue(record.line, forKey: instrument.symbol) {
+                throw AppError.validationFailed(line: record.line, "\(instrument.symbol) already appears on line \(first).")
+            }
+            instruments.append(instrument)
         }
         return try await admin.upsert(instruments)
     }
@@ -118,16 +128,25 @@ public struct FileChunks: AsyncSequence, Sendable {
     }
 }
 
-/// A small RFC 4180 reader for files that fit in memory (instrument lists).
+/// A small RFC 4180 reader for files that fit in memory (instrument lists). Each record
+/// carries the line it starts on, so errors name the line an editor shows even after a
+/// quoted field that spans lines.
 enum CSV {
-    static func parse(_ text: String) -> [[String]] {
-        var records: [[String]] = []
-        var record: [String] = []
+    struct Record: Equatable {
+        let line: Int
+        let fields: [String]
+    }
+
+    static func parse(_ text: String) -> [Record] {
+        var records: [Record] = []
+        var fields: [String] = []
         var field = ""
         var quoted = false
-        var iterator = text.unicodeScalars.makeIterator()
         var pendingQuote = false
-        while let scalar = iterator.next() {
+        var line = 1
+        var recordLine = 1
+        for scalar in text.unicodeScalars {
+            if scalar == "\n" { line += 1 }
             if quoted {
                 if pendingQuote {
                     pendingQuote = false
@@ -144,20 +163,21 @@ enum CSV {
             switch scalar {
             case "\"" where field.isEmpty: quoted = true
             case ",":
-                record.append(field)
+                fields.append(field)
                 field = ""
             case "\n":
-                record.append(field)
-                records.append(record)
-                record = []
+                fields.append(field)
+                records.append(Record(line: recordLine, fields: fields))
+                fields = []
                 field = ""
+                recordLine = line
             case "\r": continue
             default: field.unicodeScalars.append(scalar)
             }
         }
-        if !field.isEmpty || !record.isEmpty {
-            record.append(field)
-            records.append(record)
+        if !field.isEmpty || !fields.isEmpty {
+            fields.append(field)
+            records.append(Record(line: recordLine, fields: fields))
         }
         return records
     }
