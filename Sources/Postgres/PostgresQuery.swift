@@ -41,6 +41,12 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
             sql += "$\(binds.count)"
         }
 
+        /// An optional value: `NULL` when nil (spelled out so the compiler knows it is meant).
+        public mutating func appendInterpolation<Wrapped: PostgresEncodable>(_ value: Wrapped?) {
+            binds.append(PostgresBind(value))
+            sql += "$\(binds.count)"
+        }
+
         /// Splices trusted SQL text; never pass user input here.
         public mutating func appendInterpolation(unescaped fragment: String) {
             sql += fragment

@@ -14,26 +14,37 @@ public struct AppMetrics: Sendable {
         .seconds(2), .seconds(5),
     ]
 
+    static var poolConnectionsMetric: MetricNameDescriptor {
+        MetricNameDescriptor(metricName: "db_pool", unitName: "connections", helpText: "Database connections by state")
+    }
+    static var poolWaitingMetric: MetricNameDescriptor {
+        MetricNameDescriptor(metricName: "db_pool", unitName: "waiting", helpText: "Callers waiting for a database connection")
+    }
+    static var requestsMetric: MetricNameDescriptor {
+        MetricNameDescriptor(metricName: "http_requests", unitName: "total", helpText: "HTTP requests by route, method and status")
+    }
+    static var latencyMetric: MetricNameDescriptor {
+        MetricNameDescriptor(metricName: "http_request_duration", unitName: "seconds", helpText: "HTTP request latency")
+    }
+
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         poolConnections = (
-            registry.makeGauge(name: "db_pool_connections", labels: [("state", "in_use")], help: "Database connections by state"),
-            registry.makeGauge(name: "db_pool_connections", labels: [("state", "idle")], help: "Database connections by state"),
-            registry.makeGauge(name: "db_pool_waiting", help: "Callers waiting for a database connection")
+            registry.makeGauge(descriptor: Self.poolConnectionsMetric, labels: [("state", "in_use")]),
+            registry.makeGauge(descriptor: Self.poolConnectionsMetric, labels: [("state", "idle")]),
+            registry.makeGauge(descriptor: Self.poolWaitingMetric)
         )
     }
 
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
         registry.makeCounter(
-            name: "http_requests_total",
-            labels: [("route", route), ("method", method), ("status", String(status))],
-            help: "HTTP requests by route, method and status"
+            descriptor: Self.requestsMetric,
+            labels: [("route", route), ("method", method), ("status", String(status))]
         ).increment()
         registry.makeDurationHistogram(
-            name: "http_request_duration_seconds",
+            descriptor: Self.latencyMetric,
             labels: [("route", route), ("method", method)],
-            buckets: Self.latencyBuckets,
-            help: "HTTP request latency"
+            buckets: Self.latencyBuckets
         ).record(duration)
     }
 

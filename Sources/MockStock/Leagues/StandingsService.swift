@@ -36,7 +36,7 @@ public struct StandingsService: Service {
     }
 
     public func run() async throws {
-        try? await cancelWhenGracefulShutdown { await started.wait() }
+        await cancelWhenGracefulShutdown { await started.wait() }
         await withDiscardingTaskGroup { group in
             group.addTask {
                 await repeatUntilShutdown(every: settings.roundInterval, logger: logger, task: "league standings round") {
