@@ -57,6 +57,25 @@ export function failure(error, retry) {
     retry ? h('button', { type: 'button', onclick: retry }, 'Try again') : null);
 }
 
+/**
+ * Runs `work` when `form` is submitted, with its submit button disabled until the work
+ * settles, so a double click sends one request; a failure goes to `onError`.
+ */
+export function onSubmit(form, work, onError) {
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const button = form.querySelector('button[type=submit]');
+    button.disabled = true;
+    try {
+      await work();
+    } catch (error) {
+      onError(error);
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
+
 /** Asks before something that cannot be undone. */
 export function confirmAction(question) {
   return window.confirm(question);

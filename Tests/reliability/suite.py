@@ -350,7 +350,7 @@ async def contract(args, profile):
             "--checks", "not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance",
             "--max-examples", str(args.examples), "--header", f"Authorization: Bearer {token}",
             "--exclude-path-regex", "^/api/auth/(logout|password)$",
-            stdout=open(report, "w"), stderr=asyncio.subprocess.STDOUT, cwd=ROOT)
+            stdout=open(report, "w"), stderr=asyncio.subprocess.STDOUT, cwd=args.logs)  # its cache stays out of the tree
         code = await process.wait()
         tail = open(report).read().strip().splitlines()[-12:]
         result.figures = {"max examples per operation": args.examples, "exit code": code, "summary": tail[-3:]}

@@ -1,5 +1,5 @@
 import { api, upload } from '../api.js';
-import { h, fill } from '../dom.js';
+import { h, fill, onSubmit } from '../dom.js';
 
 /**
  * RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks. Each row
@@ -91,25 +91,17 @@ export async function adminView(root, context) {
     h('p', { class: 'hint' }, 'CSV with a header: symbol, name, and optionally sector, description, currency.'),
     h('label', { for: 'instruments-file' }, 'CSV file'), instrumentsFile, instrumentsResult,
     h('button', { type: 'submit' }, 'Upload instruments'));
-  instruments.addEventListener('submit', async (event) => {
-    event.preventDefault();
+  let lines = [];
+  onSubmit(instruments, async () => {
+    lines = [];
     const file = instrumentsFile.files[0];
     if (!file) { show(instrumentsResult, 'Choose a file first.', 'error'); return; }
-    const button = instruments.querySelector('button[type=submit]');
-    button.disabled = true;
-    let lines = [];
-    try {
-      const list = instrumentsFrom(await file.text());
-      lines = list.map((item) => item.line);
-      show(instrumentsResult, `Uploading ${list.length} instruments…`);
-      const answer = await api('/api/admin/instruments', { method: 'PUT', body: list.map((item) => item.instrument) });
-      show(instrumentsResult, `${count(answer.upserted, 'instrument')} saved.`);
-    } catch (error) {
-      show(instrumentsResult, withLineNumbers(error.message, lines), 'error');
-    } finally {
-      button.disabled = false;
-    }
-  });
+    const list = instrumentsFrom(await file.text());
+    lines = list.map((item) => item.line);
+    show(instrumentsResult, `Uploading ${list.length} instruments…`);
+    const answer = await api('/api/admin/instruments', { method: 'PUT', body: list.map((item) => item.instrument) });
+    show(instrumentsResult, `${count(answer.upserted, 'instrument')} saved.`);
+  }, (error) => show(instrumentsResult, withLineNumbers(error.message, lines), 'error'));
 
   const pricesFile = h('input', { type: 'file', id: 'prices-file', accept: '.csv,text/csv' });
   const progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Upload progress' });
@@ -119,12 +111,9 @@ export async function adminView(root, context) {
     h('p', { class: 'hint' }, 'CSV with the header symbol,date,open,high,low,close,volume. All rows or none are saved.'),
     h('label', { for: 'prices-file' }, 'CSV file'), pricesFile, progress, pricesResult,
     h('button', { type: 'submit' }, 'Upload prices'));
-  prices.addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmit(prices, async () => {
     const file = pricesFile.files[0];
     if (!file) { show(pricesResult, 'Choose a file first.', 'error'); return; }
-    const button = prices.querySelector('button[type=submit]');
-    button.disabled = true;
     progress.hidden = false;
     progress.value = 0;
     show(pricesResult, 'Uploading…');
@@ -134,13 +123,10 @@ export async function adminView(root, context) {
         show(pricesResult, fraction < 1 ? `Uploading… ${Math.floor(fraction * 100)}%` : 'Saving…');
       });
       show(pricesResult, `${count(answer.rows, 'row')} saved.`);
-    } catch (error) {
-      show(pricesResult, error.message, 'error');
     } finally {
       progress.hidden = true;
-      button.disabled = false;
     }
-  });
+  }, (error) => show(pricesResult, error.message, 'error'));
 
   const quoteSymbol = h('input', { id: 'quote-symbol', required: true, autocapitalize: 'characters' });
   const quotePrice = h('input', { id: 'quote-price', required: true, inputmode: 'decimal', pattern: '\\d+(\\.\\d+)?' });

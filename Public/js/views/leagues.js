@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { h, fill, table, signed, confirmAction } from '../dom.js';
+import { h, fill, table, signed, confirmAction, onSubmit } from '../dom.js';
 import { money, percent } from '../decimal.js';
 
 const PAGE = 50;
@@ -36,24 +36,17 @@ export async function leaguesView(root, context) {
       h('div', {}, h('label', { for: 'league-ends' }, 'Ends (optional)'), endsAt)),
     h('label', { for: 'league-max' }, 'Most members (optional)'), maxMembers,
     createError, h('button', { type: 'submit', class: 'primary' }, 'Create league'));
-  create.addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmit(create, async () => {
     createError.hidden = true;
-    const button = create.querySelector('button[type=submit]');
-    button.disabled = true;
     const body = { name: name.value.trim(), mode: mode.value, startingCash: startingCash.value.trim() || undefined,
       startsAt: isoFromLocal(startsAt.value), endsAt: isoFromLocal(endsAt.value),
       maxMembers: maxMembers.value ? Number(maxMembers.value) : undefined };
-    try {
-      const league = await api('/api/leagues/create', { method: 'POST', body });
-      context.flash(`League “${league.name}” created. Share its code: ${league.code}`, 'info', true);
-      context.navigate(`#/leagues/${league.id}`);
-    } catch (problem) {
-      createError.textContent = problem.message;
-      createError.hidden = false;
-    } finally {
-      button.disabled = false;
-    }
+    const league = await api('/api/leagues/create', { method: 'POST', body });
+    context.flash(`League “${league.name}” created. Share its code: ${league.code}`, 'info', true);
+    context.navigate(`#/leagues/${league.id}`);
+  }, (problem) => {
+    createError.textContent = problem.message;
+    createError.hidden = false;
   });
 
   const joinError = h('p', { class: 'error', role: 'alert', hidden: true });
@@ -63,21 +56,14 @@ export async function leaguesView(root, context) {
     h('label', { for: 'join-code' }, 'Join code'), code,
     h('p', { class: 'hint', id: 'join-hint' }, 'Codes are case-sensitive.'),
     joinError, h('button', { type: 'submit' }, 'Join'));
-  join.addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmit(join, async () => {
     joinError.hidden = true;
-    const button = join.querySelector('button[type=submit]');
-    button.disabled = true;
-    try {
-      const league = await api(`/api/leagues/join/${encodeURIComponent(code.value.trim())}`, { method: 'POST' });
-      context.flash(`You joined “${league.name}”.`, 'info', true);
-      context.navigate(`#/leagues/${league.id}`);
-    } catch (problem) {
-      joinError.textContent = problem.status === 404 ? 'No league has that code. Codes are case-sensitive.' : problem.message;
-      joinError.hidden = false;
-    } finally {
-      button.disabled = false;
-    }
+    const league = await api(`/api/leagues/join/${encodeURIComponent(code.value.trim())}`, { method: 'POST' });
+    context.flash(`You joined “${league.name}”.`, 'info', true);
+    context.navigate(`#/leagues/${league.id}`);
+  }, (problem) => {
+    joinError.textContent = problem.status === 404 ? 'No league has that code. Codes are case-sensitive.' : problem.message;
+    joinError.hidden = false;
   });
 
   fill(root,

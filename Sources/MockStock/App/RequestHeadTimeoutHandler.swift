@@ -30,10 +30,7 @@ final class RequestHeadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) {
-            deadline?.cancel()
-            deadline = nil
-        }
+        if case .head = unwrapInboundIn(data) { disarm() }
         context.fireChannelRead(data)
     }
 
@@ -42,22 +39,21 @@ final class RequestHeadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
         context.write(data, promise: promise)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
-        context.fireChannelInactive()
-    }
-
+    /// Also called when the connection closes and its pipeline is torn down.
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        disarm()
     }
 
     private func arm(_ context: ChannelHandlerContext) {
-        deadline?.cancel()
+        disarm()
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         deadline = context.eventLoop.scheduleTask(in: timeout) {
             loopBound.value.close(promise: nil)
         }
+    }
+
+    private func disarm() {
+        deadline?.cancel()
+        deadline = nil
     }
 }
