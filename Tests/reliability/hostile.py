@@ -92,7 +92,7 @@ async def run(result, client, database, server):
     writes = [
         ("POST", "/api/stock/buy"), ("POST", "/api/stock/sell"), ("POST", "/api/leagues/create"),
         ("POST", "/api/auth/password"), ("PUT", "/api/admin/instruments"), ("POST", "/api/admin/quotes"),
-        ("POST", "/api/admin/notifications"), (f"POST", f"/api/admin/users/{victim_id}/funds"),
+        ("POST", "/api/admin/notifications"), ("POST", f"/api/admin/users/{victim_id}/funds"),
     ]
     cases = 0
     for method, path in writes:
