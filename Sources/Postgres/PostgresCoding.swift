@@ -149,6 +149,23 @@ extension String: PostgresCodable {
     }
 }
 
+// MARK: - String enums
+
+/// A Swift enum whose cases are the values of a text column (`side`, `outcome`, `mode`):
+/// bound as its raw value, and decoded strictly, so a value the enum does not know is an
+/// error naming the column rather than a silent default.
+extension PostgresEncodable where Self: RawRepresentable, RawValue == String {
+    public static var postgresDataType: PostgresDataType { .unspecified }
+    public var postgresValue: PostgresValue { .text(rawValue) }
+}
+
+extension PostgresDecodable where Self: RawRepresentable, RawValue == String {
+    public static func decode(from cell: PostgresCell) throws -> Self {
+        guard let value = Self(rawValue: try String.decode(from: cell)) else { throw cell.malformed(Self.self) }
+        return value
+    }
+}
+
 // MARK: - Decimal
 
 extension Decimal: PostgresCodable {

@@ -14,8 +14,11 @@ public struct PostgresConfiguration: Sendable {
     public var maxConnections = 8
     /// How long a caller waits for a free connection before `acquireTimeout` is thrown.
     public var acquireTimeout: Duration = .seconds(5)
-    /// Prepared statements kept per connection; statements past this run unprepared.
-    public var statementCacheCapacity = 512
+    /// Prepared statements kept per connection; preparing one more deallocates the least
+    /// recently used. 0 runs every statement unprepared.
+    public var statementCacheCapacity = 256
+    /// Runs of a statement after which it is prepared (one-off statements never are).
+    public var prepareThreshold = 5
     /// How often a transaction is run again after a serialization failure or deadlock.
     public var transactionAttempts = 5
 

@@ -47,14 +47,8 @@ final class PostgresConnection: @unchecked Sendable {
     private(set) var connectDeadline: ContinuousClock.Instant?
 
     private var handle: OpaquePointer?
-    private var statementNames: [StatementKey: String] = [:]
-    private var statementsPrepared = 0
+    private var statements: PostgresStatementCache
     private var state: State = .idle
-
-    private struct StatementKey: Hashable {
-        let sql: String
-        let types: [PostgresDataType]
-    }
 
     private enum State {
         case idle
@@ -69,11 +63,13 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// A command sent to the server whose results are being awaited.
     private enum Step {
+        /// Deallocating evicted prepared statements, then starting `request`.
+        case deallocate(then: Request)
         /// Preparing `statement` as `name`, then running it.
-        case prepare(name: String, key: StatementKey, then: PostgresQuery)
+        case prepare(name: String, key: PostgresStatementCache.Key, then: PostgresQuery)
         case execute
         /// Running a cached prepared statement.
-        case executePrepared(StatementKey, PostgresQuery)
+        case executePrepared(PostgresStatementCache.Key, PostgresQuery)
         /// Waiting for the server to enter COPY IN.
         case copyBegin
         /// Flushing COPY data; no results follow.
@@ -82,6 +78,9 @@ final class PostgresConnection: @unchecked Sendable {
 
     init(configuration: PostgresConfiguration) {
         self.configuration = configuration
+        statements = PostgresStatementCache(
+            capacity: configuration.statementCacheCapacity, prepareThreshold: configuration.prepareThreshold
+        )
     }
 
     deinit {
@@ -119,10 +118,10 @@ final class PostgresConnection: @unchecked Sendable {
         case .flushing(let step):
             return flush(step, handle)
         case .receiving(let step, let results):
-            guard PQconsumeInput(handle) == 1 else { return fail(connectionError(handle), clearing: results) }
+            guard PQconsumeInput(handle) == 1 else { return fail(PostgresError(connection: handle), clearing: results) }
             return receive(step, results, handle)
         case .copying(let request):
-            guard PQconsumeInput(handle) == 1 else { return fail(connectionError(handle)) }
+            guard PQconsumeInput(handle) == 1 else { return fail(PostgresError(connection: handle)) }
             return begin(request, handle)
         }
     }
@@ -139,19 +138,23 @@ final class PostgresConnection: @unchecked Sendable {
     private func begin(_ request: Request, _ handle: OpaquePointer) -> Progress {
         switch request {
         case .query(let query):
+            // Evicted statements are deallocated between transactions, where a failure
+            // cannot abort anything.
+            if PQtransactionStatus(handle) == PQTRANS_IDLE, let script = statements.takeDeallocations() {
+                return send(.deallocate(then: request), handle) { PQsendQuery(handle, script) == 1 }
+            }
             let types = query.binds.map(\.dataType)
-            let key = StatementKey(sql: query.sql, types: types)
-            if let name = statementNames[key] {
+            let key = PostgresStatementCache.Key(sql: query.sql, types: types)
+            switch statements.decide(key) {
+            case .execute(let name):
                 return send(.executePrepared(key, query), handle) { try sendPrepared(name, query, handle) }
-            }
-            guard statementNames.count < configuration.statementCacheCapacity else {
+            case .runUnprepared:
                 return send(.execute, handle) { try sendUnprepared(query, handle) }
-            }
-            statementsPrepared += 1
-            let name = "s\(statementsPrepared)"
-            let oids = types.map { Oid($0.rawValue) }
-            return send(.prepare(name: name, key: key, then: query), handle) {
-                PQsendPrepare(handle, name, query.sql, Int32(oids.count), oids) == 1
+            case .prepare(let name):
+                let oids = types.map { Oid($0.rawValue) }
+                return send(.prepare(name: name, key: key, then: query), handle) {
+                    PQsendPrepare(handle, name, query.sql, Int32(oids.count), oids) == 1
+                }
             }
         case .script(let sql):
             return send(.execute, handle) { PQsendQuery(handle, sql) == 1 }
@@ -176,13 +179,13 @@ final class PostgresConnection: @unchecked Sendable {
         case 0:
             state = .copying(request)
             return .waitForReadOrWrite
-        default: return fail(connectionError(handle))
+        default: return fail(PostgresError(connection: handle))
         }
     }
 
     private func send(_ step: Step, _ handle: OpaquePointer, _ body: () throws -> Bool) -> Progress {
         do {
-            guard try body() else { return fail(connectionError(handle)) }
+            guard try body() else { return fail(PostgresError(connection: handle)) }
         } catch let error as PostgresError {
             return fail(error)
         } catch {
@@ -201,11 +204,11 @@ final class PostgresConnection: @unchecked Sendable {
             return receive(step, [], handle)
         case 1:
             // The server may be blocked writing to us: read what it sent before writing on.
-            guard PQconsumeInput(handle) == 1 else { return fail(connectionError(handle)) }
+            guard PQconsumeInput(handle) == 1 else { return fail(PostgresError(connection: handle)) }
             state = .flushing(step)
             return .waitForReadOrWrite
         default:
-            return fail(connectionError(handle))
+            return fail(PostgresError(connection: handle))
         }
     }
 
@@ -228,14 +231,19 @@ final class PostgresConnection: @unchecked Sendable {
 
     private func finish(_ step: Step, _ results: [OpaquePointer], _ handle: OpaquePointer) -> Progress {
         defer { results.forEach { PQclear($0) } }
+        if case .deallocate(let request) = step {
+            // A statement that could not be deallocated is gone with the session at worst.
+            state = .idle
+            return begin(request, handle)
+        }
         // The first error wins; otherwise the last result is the answer.
         if let failed = results.first(where: { !Self.succeeded(PQresultStatus($0)) && PQresultStatus($0) != PGRES_COPY_IN }) {
-            let error = serverError(failed, handle: handle)
+            let error = PostgresError(result: failed, handle: handle)
             if case .executePrepared(let key, let query) = step, error.code == .featureNotSupported {
                 // "cached plan must not change result type": the schema changed under a
                 // prepared statement. Forget it; outside a transaction block nothing was
                 // done, so prepare it afresh and run it again at once.
-                statementNames[key] = nil
+                statements.forget(key)
                 if PQtransactionStatus(handle) == PQTRANS_IDLE {
                     state = .idle
                     return begin(.query(query), handle)
@@ -246,7 +254,7 @@ final class PostgresConnection: @unchecked Sendable {
         }
         switch step {
         case .prepare(let name, let key, let query):
-            statementNames[key] = name
+            statements.prepared(key, as: name)
             return send(.execute, handle) { try sendPrepared(name, query, handle) }
         case .copyBegin:
             guard results.last.map({ PQresultStatus($0) == PGRES_COPY_IN }) == true else {
@@ -256,7 +264,9 @@ final class PostgresConnection: @unchecked Sendable {
             return .done(.success(.empty))
         case .execute, .executePrepared, .copyData:
             state = .idle
-            return .done(.success(results.last.map(rows(from:)) ?? .empty))
+            return .done(.success(results.last.map(PostgresRows.init(copying:)) ?? .empty))
+        case .deallocate:
+            preconditionFailure("handled above")
         }
     }
 
@@ -300,7 +310,7 @@ final class PostgresConnection: @unchecked Sendable {
         close()
         let parameters: [(String, String)]
         do {
-            parameters = configuration.connectionParameters(parsed: try parseConnectionString())
+            parameters = configuration.connectionParameters(parsed: try configuration.parsedConnectionString())
         } catch let error as PostgresError {
             return fail(error)
         } catch {
@@ -319,7 +329,7 @@ final class PostgresConnection: @unchecked Sendable {
         }
         handle = connection
         guard PQstatus(connection) != CONNECTION_BAD else {
-            let error = connectionError(connection, code: .connectionException)
+            let error = PostgresError(connection: connection, code: .connectionException)
             close()
             return fail(error)
         }
@@ -344,160 +354,17 @@ final class PostgresConnection: @unchecked Sendable {
             state = .idle
             return begin(request, handle)
         default:
-            let error = connectionError(handle, code: .connectionException)
+            let error = PostgresError(connection: handle, code: .connectionException)
             close()
             return fail(error)
         }
-    }
-
-    private func parseConnectionString() throws -> [(String, String)] {
-        let text = configuration.connectionString.trimmingCharacters(in: .whitespaces)
-        if text.isEmpty { return [] }
-        let isConnInfo = text.contains("=") || text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
-        if !isConnInfo { return [("dbname", text)] }
-        var error: UnsafeMutablePointer<CChar>?
-        guard let options = PQconninfoParse(text, &error) else {
-            let message = error.map { String(cString: $0) } ?? "invalid connection string"
-            if let error { PQfreemem(error) }
-            throw PostgresError(kind: .connection, message: message.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        defer { PQconninfoFree(options) }
-        var parsed: [(String, String)] = []
-        var option = options
-        while let keyword = option.pointee.keyword {
-            if let value = option.pointee.val {
-                parsed.append((String(cString: keyword), String(cString: value)))
-            }
-            option += 1
-        }
-        return parsed
     }
 
     private func close() {
         if let handle { PQfinish(handle) }
         handle = nil
         connectDeadline = nil
-        statementNames.removeAll()
-        statementsPrepared = 0
+        statements.reset()
         state = .idle
     }
-
-    // MARK: Results
-
-    private func rows(from result: OpaquePointer) -> PostgresRows {
-        let columnCount = Int(PQnfields(result))
-        let rowCount = Int(PQntuples(result))
-        let columns = (0..<columnCount).map { column in
-            PostgresRows.Column(
-                name: String(cString: PQfname(result, Int32(column))),
-                dataType: PostgresDataType(UInt32(PQftype(result, Int32(column))))
-            )
-        }
-        var cells: [(offset: Int, length: Int)] = []
-        cells.reserveCapacity(rowCount * columnCount)
-        var total = 0
-        for row in 0..<Int32(rowCount) {
-            for column in 0..<Int32(columnCount) {
-                total += Int(PQgetlength(result, row, column))
-            }
-        }
-        var storage: [UInt8] = []
-        storage.reserveCapacity(total)
-        for row in 0..<Int32(rowCount) {
-            for column in 0..<Int32(columnCount) {
-                if PQgetisnull(result, row, column) == 1 {
-                    cells.append((offset: 0, length: -1))
-                    continue
-                }
-                let length = Int(PQgetlength(result, row, column))
-                cells.append((offset: storage.count, length: length))
-                if let value = PQgetvalue(result, row, column) {
-                    value.withMemoryRebound(to: UInt8.self, capacity: length) {
-                        storage.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
-                    }
-                }
-            }
-        }
-        let tuples = PQcmdTuples(result).map { String(cString: $0) } ?? ""
-        return PostgresRows(columns: columns, affectedRows: Int(tuples) ?? 0, storage: storage, cells: cells)
-    }
-
-    private func serverError(_ result: OpaquePointer, handle: OpaquePointer) -> PostgresError {
-        func field(_ code: Character) -> String? {
-            PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
-        }
-        let message = field("M") ?? String(cString: PQresultErrorMessage(result))
-        guard let sqlstate = field("C") else {
-            // No SQLSTATE: libpq itself failed, almost always because the connection broke.
-            return PostgresError(kind: .connection, code: .connectionFailure, message: message)
-        }
-        return PostgresError(
-            kind: PQstatus(handle) == CONNECTION_OK ? .server : .connection,
-            code: PostgresError.Code(sqlstate),
-            message: message,
-            detail: field("D"),
-            hint: field("H"),
-            constraint: field("n"),
-            table: field("t"),
-            column: field("c")
-        )
-    }
-
-    private func connectionError(_ handle: OpaquePointer, code: PostgresError.Code = .connectionFailure) -> PostgresError {
-        let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
-        return PostgresError(kind: .connection, code: code, message: message)
-    }
-}
-
-/// Parameter values laid out as the C arrays libpq takes.
-private struct ParameterBuffer {
-    /// Starts with one byte so the buffer always has an address, even for empty values.
-    private var storage: [UInt8] = [0]
-    /// Offset of each value in `storage`, or -1 for NULL.
-    private var offsets: [Int] = []
-    private var lengths: [Int32] = []
-    private var formats: [Int32] = []
-
-    init(_ binds: [PostgresBind]) throws {
-        for bind in binds {
-            switch bind.value {
-            case .null:
-                offsets.append(-1)
-                lengths.append(0)
-                formats.append(0)
-            case .text(let text):
-                // Text parameters travel as C strings, so a NUL would silently cut the value.
-                guard !text.utf8.contains(0) else {
-                    throw PostgresError(
-                        kind: .encoding, code: .characterNotInRepertoire,
-                        message: "a text parameter contains a NUL byte"
-                    )
-                }
-                offsets.append(storage.count)
-                storage.append(contentsOf: text.utf8)
-                storage.append(0)
-                lengths.append(Int32(text.utf8.count))
-                formats.append(0)
-            case .binary(let bytes):
-                offsets.append(storage.count)
-                storage.append(contentsOf: bytes)
-                lengths.append(Int32(bytes.count))
-                formats.append(1)
-            }
-        }
-    }
-
-    func withPointers<T>(_ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> T) -> T {
-        storage.withUnsafeBufferPointer { buffer in
-            let base = UnsafeRawPointer(buffer.baseAddress!)
-            let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in
-                offset < 0 ? nil : (base + offset).assumingMemoryBound(to: CChar.self)
-            }
-            return body(pointers, lengths, formats)
-        }
-    }
-}
-
-extension PostgresRows {
-    static let empty = PostgresRows(columns: [], affectedRows: 0, storage: [], cells: [])
 }

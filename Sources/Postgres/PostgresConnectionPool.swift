@@ -112,6 +112,29 @@ public final class PostgresConnectionPool: Service, Sendable {
         try await withConnection { try await $0.execute(query) }
     }
 
+    /// Runs one statement that is a transaction of its own, again (up to
+    /// `configuration.transactionAttempts` times in all) when it meets a serialization
+    /// failure or deadlock: nothing of a failed statement happened, so running it again is
+    /// safe.
+    @discardableResult
+    public func queryRetryingTransientFailures(_ query: PostgresQuery) async throws -> PostgresRows {
+        var attempt = 1
+        while true {
+            do {
+                return try await self.query(query)
+            } catch let error as PostgresError where error.isTransient && attempt < configuration.transactionAttempts {
+                attempt += 1
+                try await Self.backOff(attempt: attempt)
+            }
+        }
+    }
+
+    /// Waits a random 1–2^(attempt+1) ms (at most 64) before another attempt, so the
+    /// transactions that collided do not collide again.
+    private static func backOff(attempt: Int) async throws {
+        try await Task.sleep(for: .milliseconds(Int.random(in: 1...(1 << min(attempt + 1, 6)))))
+    }
+
     private func acquire() async throws -> PostgresConnection {
         enum Next { case use(PostgresConnection), create, wait(Int), closed }
         let next: Next = state.withLock { state in
@@ -226,7 +249,7 @@ public final class PostgresConnectionPool: Service, Sendable {
             {
                 logger.debug("retrying transaction", metadata: ["attempt": "\(attempt)", "error": "\(error)"])
                 attempt += 1
-                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(1 << min(attempt + 1, 6)))))
+                try await Self.backOff(attempt: attempt)
             }
         }
     }

@@ -66,7 +66,7 @@ func withDatabase(
     do {
         try await migrate(pool: pool, configuration: configuration, logger: logger)
         try await body(pool)
-    } catch let error as AppError {
+    } catch let error as InvalidInput {
         await pool.close()
         throw ValidationError(error.detail)
     } catch {
@@ -136,7 +136,7 @@ struct Admin: AsyncParsableCommand {
             do {
                 try Credentials.validateUsername(username)
                 try Credentials.validatePassword(password)
-            } catch let error as AppError {
+            } catch let error as InvalidInput {
                 throw ValidationError(error.detail)
             }
             try await withDatabase(configuration, logger) { pool in

@@ -130,7 +130,8 @@ struct HTTPQuoteProviderTests {
         try await withProvider(configure: { $0.ttl = .zero }) { provider, upstream, _ in
             await upstream.set(delay: .seconds(2))
             let started = ContinuousClock.now
-            let error = try await #require(throws: AppError.self) { try await provider.quotes(for: ["AAPL"]) }
+            let thrown = try await #require(throws: MarketError.self) { try await provider.quotes(for: ["AAPL"]) }
+            let error = AppError.problem(for: thrown, logger: Logger(label: "test"))
             #expect(error.code == "quote_unavailable")
             #expect(ContinuousClock.now - started < .seconds(1))
 
@@ -152,7 +153,8 @@ struct HTTPQuoteProviderTests {
             await upstream.set(failing: true)
             #expect(try await provider.quotes(for: ["MSFT"])["MSFT"] != nil)
             try await pool.query("UPDATE quotes SET as_of = now() - interval '2 seconds'")
-            let error = try await #require(throws: AppError.self) { try await provider.quotes(for: ["MSFT"]) }
+            let thrown = try await #require(throws: MarketError.self) { try await provider.quotes(for: ["MSFT"]) }
+            let error = AppError.problem(for: thrown, logger: Logger(label: "test"))
             #expect(error.code == "quote_unavailable")
             #expect(error.status == .serviceUnavailable)
         }

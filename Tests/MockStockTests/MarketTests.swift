@@ -163,7 +163,7 @@ struct MarketTests {
             do {
                 _ = try await seeder.seedInstruments(csv: csv)
                 Issue.record("\(csv.debugDescription) was accepted")
-            } catch let error as AppError {
+            } catch let error as InvalidInput {
                 #expect(error.line == line)
                 #expect(error.detail.hasPrefix("Line \(line): "))
                 #expect(error.detail.contains(detail), "\(error.detail)")

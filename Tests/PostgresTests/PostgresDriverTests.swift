@@ -147,6 +147,81 @@ struct PostgresDriverTests {
         }
     }
 
+    @Test("a statement run fewer times than the prepare threshold is never prepared")
+    func oneOffStatementsAreNotPrepared() async throws {
+        try await TemporaryDatabase.withPool(configure: { $0.maxConnections = 1; $0.prepareThreshold = 3 }) { pool in
+            try await pool.withConnection { session throws in
+                for value in 1...2 {
+                    #expect(try await session.query("SELECT \(value) + 40").decodeColumn(Int.self) == [value + 40])
+                }
+                #expect(try await Self.prepared(on: session, statement: "SELECT $1 + 40") == 0)
+                #expect(try await session.query("SELECT \(3) + 40").decodeColumn(Int.self) == [43])
+                #expect(try await Self.prepared(on: session, statement: "SELECT $1 + 40") == 1)
+            }
+        }
+    }
+
+    @Test("1,000 distinct statements keep the connection healthy and its prepared statements at the bound")
+    func statementCacheIsBounded() async throws {
+        let capacity = 16
+        try await TemporaryDatabase.withPool(configure: {
+            $0.maxConnections = 1
+            $0.statementCacheCapacity = capacity
+            $0.prepareThreshold = 2
+        }) { pool in
+            try await pool.withConnection { session throws in
+                for index in 0..<1_000 {
+                    // Each statement twice, so each reaches the threshold and is prepared.
+                    for _ in 0..<2 {
+                        let rows = try await session.query("SELECT \(unescaped: String(index)) + \(1)::int8")
+                        #expect(try rows.decodeColumn(Int.self) == [index + 1])
+                    }
+                    if index % 100 == 99 { #expect(try await Self.prepared(on: session) <= capacity + 1) }
+                }
+                // The oldest were deallocated; the newest still run, as prepared statements.
+                #expect(try await Self.prepared(on: session) <= capacity + 1)
+                #expect(try await Self.prepared(on: session, statement: "SELECT 999 + $1::int8") == 1)
+                #expect(try await session.query("SELECT \(unescaped: "0") + \(1)::int8").decodeColumn(Int.self) == [1])
+            }
+            #expect(pool.statistics.connections == 1)
+        }
+    }
+
+    /// Statements prepared on the session's connection (those with this text, if given).
+    private static func prepared(on session: PostgresSession, statement: String? = nil) async throws -> Int {
+        try await session.query(
+            "SELECT count(*) FROM pg_prepared_statements WHERE \(statement)::text IS NULL OR statement = \(statement)::text"
+        ).decodeColumn(Int.self)[0]
+    }
+
+    @Test("a query interpolates fragments: their parameters join in order and are renumbered")
+    func queryFragments() async throws {
+        let lower: PostgresQuery = "n >= \(2)"
+        let upper: PostgresQuery = "n <= \(4)"
+        let both = PostgresQuery.joined([lower, upper], separator: " AND ")
+        let query: PostgresQuery = "SELECT \("label:") || n FROM generate_series(1, \(10)) AS n WHERE \(both) ORDER BY n"
+        #expect(query.sql == "SELECT $1 || n FROM generate_series(1, $2) AS n WHERE n >= $3 AND n <= $4 ORDER BY n")
+        #expect(query.binds.count == 4)
+        let nested: PostgresQuery = "SELECT count(*) FROM (\(query)) q WHERE \(true)"
+        #expect(nested.sql.hasSuffix("ORDER BY n) q WHERE $5"))
+        try await TemporaryDatabase.withPool { pool throws in
+            #expect(try await pool.query(query).decodeColumn(String.self) == ["label:2", "label:3", "label:4"])
+            #expect(try await pool.query(nested).decodeColumn(Int.self) == [3])
+        }
+    }
+
+    @Test("text enums bind as their raw value and decode strictly")
+    func stringEnums() async throws {
+        enum Side: String, PostgresCodable { case buy, sell }
+        try await TemporaryDatabase.withPool { pool throws in
+            #expect(try await pool.query("SELECT \(Side.sell)::text").decodeColumn(Side.self) == [.sell])
+            let error = await #expect(throws: PostgresError.self) {
+                try await pool.query("SELECT 'hold'::text").decodeColumn(Side.self)
+            }
+            #expect(error?.kind == .decoding)
+        }
+    }
+
     @Test("a prepared statement invalidated by a schema change is prepared again without an error")
     func schemaChangeUnderPreparedStatement() async throws {
         try await TemporaryDatabase.withPool(configure: { $0.maxConnections = 1 }) { pool in

@@ -43,13 +43,13 @@ public enum Credentials {
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
         }
         guard allowed, (3...32).contains(username.utf8.count) else {
-            throw AppError.validationFailed("username must be 3–32 characters of letters, digits, '_', '.' and '-'.")
+            throw InvalidInput("username must be 3–32 characters of letters, digits, '_', '.' and '-'.")
         }
     }
 
     public static func validatePassword(_ password: String, field: String = "password") throws {
         guard (8...128).contains(password.count) else {
-            throw AppError.validationFailed("\(field) must be 8–128 characters.")
+            throw InvalidInput("\(field) must be 8–128 characters.")
         }
     }
 
@@ -59,7 +59,18 @@ public enum Credentials {
         guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
             !email.contains(where: \.isWhitespace)
         else {
-            throw AppError.validationFailed("email must be an address like name@example.org.")
+            throw InvalidInput("email must be an address like name@example.org.")
         }
     }
+}
+
+/// What account rules refuse.
+enum AccountError: Error, Equatable {
+    case usernameTaken
+    /// A wrong username and a wrong password look the same.
+    case wrongCredentials
+    case tooManyFailedLogins(retryAfterSeconds: Int)
+    case wrongCurrentPassword
+    /// The token's user no longer exists.
+    case unknownUser
 }

@@ -24,7 +24,7 @@ public struct AccountService: Sendable {
     /// Wrong username and wrong password get the same answer after the same work.
     func login(username: String, password: String) async throws -> Session {
         if let seconds = try await throttle.retryAfter(username: username) {
-            throw AppError.rateLimited(retryAfter: seconds, "Too many failed logins for this username; try again later.")
+            throw AccountError.tooManyFailedLogins(retryAfterSeconds: seconds)
         }
         let record = try await users.find(username: username)
         let matches: Bool
@@ -36,7 +36,7 @@ public struct AccountService: Sendable {
         }
         guard let record, matches else {
             try await throttle.recordFailure(username: username)
-            throw AppError.unauthorized("Wrong username or password.")
+            throw AccountError.wrongCredentials
         }
         try await throttle.reset(username: username)
         return try await session(for: record.user, version: record.tokenVersion)
@@ -52,9 +52,9 @@ public struct AccountService: Sendable {
     /// Replaces the password, revokes every earlier token and returns a fresh one.
     func changePassword(userID: Int, current: String, new: String) async throws -> Session {
         try Credentials.validatePassword(new, field: "newPassword")
-        guard let record = try await users.find(id: userID) else { throw AppError.unauthorized() }
+        guard let record = try await users.find(id: userID) else { throw AccountError.unknownUser }
         guard try await hasher.verify(current, against: record.passwordHash) else {
-            throw AppError.forbidden("The current password is wrong.")
+            throw AccountError.wrongCurrentPassword
         }
         let version = try await users.changePassword(id: userID, passwordHash: try await hasher.hash(new))
         return try await session(for: record.user, version: version)
@@ -76,7 +76,7 @@ public struct AccountService: Sendable {
         do {
             _ = try await register(username: username, password: password, email: nil, role: .admin)
             logger.notice("admin account created", metadata: ["username": "\(username)"])
-        } catch let error as AppError where error.code == "conflict" {
+        } catch AccountError.usernameTaken {
             // Another server created it a moment ago: make sure it is an admin.
             _ = try await users.promoteToAdmin(username: username, passwordHash: try await hasher.hash(password))
         }

@@ -5,9 +5,13 @@ import Hummingbird
 struct AccountsController {
     let accounts: AccountService
 
-    func addRoutes(to api: RouterGroup<AppRequestContext>) {
+    /// The routes open to callers without a token.
+    func addPublicRoutes(to api: RouterGroup<AppRequestContext>) {
         api.post("auth/register", use: register)
         api.post("auth/login", use: login)
+    }
+
+    func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.post("auth/logout", use: logout)
         api.post("auth/password", use: changePassword)
         api.get("me", use: me)
@@ -55,7 +59,7 @@ struct AccountsController {
 
     @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> User {
         guard let record = try await accounts.users.find(id: context.requireIdentity().userID) else {
-            throw AppError.unauthorized()
+            throw AccountError.unknownUser
         }
         return record.user
     }

@@ -28,7 +28,7 @@ struct UserStore: Sendable {
             )
             return try Self.user(from: rows[0])
         } catch let error as PostgresError where error.code == .uniqueViolation {
-            throw AppError.conflict("That username is taken.")
+            throw AccountError.usernameTaken
         }
     }
 
@@ -121,10 +121,6 @@ struct LoginThrottle: Sendable {
     }
 
     func recordFailure(username: String) async throws {
-        // Now and then, forget windows long over, so guessed usernames do not pile up.
-        if Int.random(in: 0..<100) == 0 {
-            try await pool.execute("DELETE FROM login_failures WHERE window_start < now() - interval '1 hour'")
-        }
         try await pool.execute(
             """
             INSERT INTO login_failures AS f (username_key, window_start, failures)
@@ -136,6 +132,12 @@ struct LoginThrottle: Sendable {
                                     THEN f.window_start ELSE now() END
             """
         )
+    }
+
+    /// Forgets windows long over, so guessed usernames do not pile up (run by
+    /// `HousekeepingService`).
+    func forgetEndedWindows() async throws {
+        try await pool.execute("DELETE FROM login_failures WHERE window_start < now() - interval '1 hour'")
     }
 
     func reset(username: String) async throws {

@@ -12,11 +12,13 @@ struct AdminController {
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         let admin = api.group("admin").add(middleware: AdminOnlyMiddleware())
-        admin.put("instruments", use: putInstruments)
-        admin.post("quotes", use: postQuotes)
-        admin.post("prices", use: postPrices)
-        admin.post("notifications", use: broadcast)
-        admin.post("users/{id}/funds", use: adjustFunds)
+        admin.group().add(middleware: BodyLimitMiddleware(maxBytes: Self.maxPriceUpload))
+            .post("prices", use: postPrices)
+        let json = admin.group().add(middleware: BodyLimitMiddleware())
+        json.put("instruments", use: putInstruments)
+        json.post("quotes", use: postQuotes)
+        json.post("notifications", use: broadcast)
+        json.post("users/{id}/funds", use: adjustFunds)
     }
 
     struct BroadcastRequest: Decodable {
@@ -35,7 +37,7 @@ struct AdminController {
         let body = try await request.decodeJSON(as: BroadcastRequest.self, context: context)
         let title = body.title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...200).contains(title.count), body.body.count <= 2000 else {
-            throw AppError.validationFailed("title must be 1–200 characters and body at most 2000.")
+            throw InvalidInput("title must be 1–200 characters and body at most 2000.")
         }
         let notification = try await notifications.broadcast(title: title, body: body.body)
         return EditedResponse(status: .created, response: notification)
@@ -43,10 +45,10 @@ struct AdminController {
 
     /// Adds to (or, negative, takes from) a user's personal cash as an `adjustment` movement.
     @Sendable func adjustFunds(_ request: Request, context: AppRequestContext) async throws -> Funds {
-        guard let userID = context.parameters.get("id").flatMap(Int.init) else { throw AppError.notFound("No such user.") }
+        guard let userID = context.parameters.get("id").flatMap(Int.init) else { throw AdminError.noSuchUser }
         let amount = try await request.decodeJSON(as: FundsRequest.self, context: context).amount.value
         guard amount != 0, abs(amount) <= 1_000_000_000_000 else {
-            throw AppError.validationFailed("amount must be non-zero and at most 1000000000000 either way.")
+            throw InvalidInput("amount must be non-zero and at most 1000000000000 either way.")
         }
         return Funds(cash: try await market.adjustFunds(userID: userID, amount: amount).moneyString)
     }
@@ -75,7 +77,7 @@ struct AdminController {
             try Instrument(input, fieldPrefix: "[\(index)].")
         }
         guard Set(instruments.map(\.symbol)).count == instruments.count else {
-            throw AppError.validationFailed("Each symbol may appear once per request.")
+            throw InvalidInput("Each symbol may appear once per request.")
         }
         return Upserted(upserted: try await market.upsert(instruments))
     }
@@ -85,16 +87,16 @@ struct AdminController {
         let latest = Date().addingTimeInterval(60)
         let quotes = try inputs.enumerated().map { index, input in
             let symbol = Symbol.normalize(input.symbol)
-            guard Symbol.isValid(symbol) else { throw AppError.unknownSymbol(symbol) }
+            guard Symbol.isValid(symbol) else { throw MarketError.unknownSymbol(symbol) }
             guard input.price.value > 0, input.price.value < 1_000_000_000_000 else {
-                throw AppError.validationFailed("[\(index)].price must be a positive amount.")
+                throw InvalidInput("[\(index)].price must be a positive amount.")
             }
             let asOf = input.asOf ?? Date()
-            guard asOf <= latest else { throw AppError.validationFailed("[\(index)].asOf is in the future.") }
+            guard asOf <= latest else { throw InvalidInput("[\(index)].asOf is in the future.") }
             return PriceQuote(symbol: symbol, price: input.price.value, previousClose: nil, asOf: asOf)
         }
         guard Set(quotes.map(\.symbol)).count == quotes.count else {
-            throw AppError.validationFailed("Each symbol may appear once per request.")
+            throw InvalidInput("Each symbol may appear once per request.")
         }
         return Accepted(accepted: try await market.setQuotes(quotes))
     }
@@ -114,44 +116,5 @@ struct AdminOnlyMiddleware: RouterMiddleware {
             throw AppError.forbidden("Only admins may do this.")
         }
         return try await next(request, context)
-    }
-}
-
-/// A validated instrument to store.
-struct Instrument: Sendable {
-    let symbol: String
-    let name: String
-    let description: String
-    let sector: String
-    let currency: String
-
-    init(symbol: String, name: String, description: String, sector: String, currency: String) {
-        self.symbol = symbol
-        self.name = name
-        self.description = description
-        self.sector = sector
-        self.currency = currency
-    }
-
-    /// Validates one input; `fieldPrefix` names its place in error details ("[3]." in a
-    /// JSON array, nothing in a file whose errors carry a line number).
-    init(_ input: AdminController.InstrumentInput, fieldPrefix: String) throws {
-        let symbol = Symbol.normalize(input.symbol)
-        guard Symbol.isValid(symbol) else {
-            throw AppError.validationFailed("\(fieldPrefix)symbol must be 1–12 letters, digits, '.' or '-'.")
-        }
-        let name = input.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...200).contains(name.count) else { throw AppError.validationFailed("\(fieldPrefix)name must be 1–200 characters.") }
-        let currency = (input.currency ?? "USD").uppercased()
-        guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-            throw AppError.validationFailed("\(fieldPrefix)currency must be a three-letter code such as USD.")
-        }
-        guard (input.description ?? "").count <= 2000, (input.sector ?? "").count <= 100 else {
-            throw AppError.validationFailed("\(fieldPrefix)description is at most 2000 characters and \(fieldPrefix)sector at most 100.")
-        }
-        self.init(
-            symbol: symbol, name: name, description: input.description ?? "", sector: input.sector ?? "",
-            currency: currency
-        )
     }
 }

@@ -28,7 +28,7 @@ struct MarketAdminStore: Sendable {
         guard !quotes.isEmpty else { return 0 }
         let symbols = quotes.map(\.symbol)
         let known = Set(try await pool.query("SELECT symbol FROM instruments WHERE symbol = ANY(\(symbols))").decodeColumn(String.self))
-        if let unknown = symbols.first(where: { !known.contains($0) }) { throw AppError.unknownSymbol(unknown) }
+        if let unknown = symbols.first(where: { !known.contains($0) }) { throw MarketError.unknownSymbol(unknown) }
         return try await pool.execute(
             """
             INSERT INTO quotes AS q (symbol, price, previous_close, as_of, source)
@@ -68,6 +68,6 @@ struct MarketAdminStore: Sendable {
         )
         if let cash = try rows.decodeColumn(Decimal.self).first { return cash }
         let exists = try await pool.query("SELECT 1 FROM users WHERE id = \(userID)").count == 1
-        throw exists ? AppError.validationFailed("Cash would fall below zero.") : AppError.notFound("No such user.")
+        throw exists ? InvalidInput("Cash would fall below zero.") : AdminError.noSuchUser
     }
 }

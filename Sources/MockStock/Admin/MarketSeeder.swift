@@ -27,7 +27,7 @@ public struct MarketSeeder: Sendable {
         guard let header = records.first?.fields.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) else { return 0 }
         func column(_ names: String...) -> Int? { names.lazy.compactMap { header.firstIndex(of: $0) }.first }
         guard let symbolColumn = column("symbol"), let nameColumn = column("name", "security") else {
-            throw AppError.validationFailed(line: records[0].line, "the header needs symbol and name (or Security) columns.")
+            throw InvalidInput(line: records[0].line, "the header needs symbol and name (or Security) columns.")
         }
         let sector = column("sector", "gics sector")
         let description = column("description")
@@ -39,7 +39,7 @@ public struct MarketSeeder: Sendable {
         var lines: [String: Int] = [:]
         for record in records.dropFirst() {
             guard record.fields.count == header.count else {
-                throw AppError.validationFailed(line: record.line, "expected \(header.count) fields, found \(record.fields.count).")
+                throw InvalidInput(line: record.line, "expected \(header.count) fields, found \(record.fields.count).")
             }
             func value(_ column: Int?) -> String? {
                 column.map { record.fields[$0].trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
@@ -57,11 +57,11 @@ public struct MarketSeeder: Sendable {
             let instrument: Instrument
             do {
                 instrument = try Instrument(input, fieldPrefix: "")
-            } catch let error as AppError {
-                throw AppError.validationFailed(line: record.line, error.detail)
+            } catch let error as InvalidInput {
+                throw InvalidInput(line: record.line, error.detail)
             }
             if let first = lines.updateValue(record.line, forKey: instrument.symbol) {
-                throw AppError.validationFailed(line: record.line, "\(instrument.symbol) already appears on line \(first).")
+                throw InvalidInput(line: record.line, "\(instrument.symbol) already appears on line \(first).")
             }
             instruments.append(instrument)
         }
@@ -120,7 +120,7 @@ public struct FileChunks: AsyncSequence, Sendable {
             if let decompressor {
                 decompressor.waitUntilExit()
                 guard decompressor.terminationStatus == 0 else {
-                    throw AppError.validationFailed("the file is not valid gzip.")
+                    throw InvalidInput("the file is not valid gzip.")
                 }
             }
             return nil

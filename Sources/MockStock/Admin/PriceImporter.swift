@@ -31,7 +31,7 @@ struct PriceImporter: Sendable {
                 try await writer.write(try parser.finish())
             }
             guard parser.rows > 0 else {
-                throw AppError.validationFailed("The upload holds no price rows.")
+                throw InvalidInput("The upload holds no price rows.")
             }
             return try await store(session)
         }
@@ -51,7 +51,7 @@ struct PriceImporter: Sendable {
             try await session.runScript("ROLLBACK TO SAVEPOINT before_insert")
         } catch let error as PostgresError where error.code == .foreignKeyViolation {
             try await session.runScript("ROLLBACK TO SAVEPOINT before_insert")
-            throw AppError.validationFailed(line: try await firstLine(session, "NOT EXISTS (SELECT 1 FROM instruments i WHERE i.symbol = u.symbol)"),
+            throw InvalidInput(line: try await firstLine(session, "NOT EXISTS (SELECT 1 FROM instruments i WHERE i.symbol = u.symbol)"),
                                             "unknown symbol; add the instrument first.")
         }
         do {
@@ -65,7 +65,7 @@ struct PriceImporter: Sendable {
             )
         } catch let error as PostgresError where error.code == .cardinalityViolation {
             try await session.runScript("ROLLBACK TO SAVEPOINT before_insert")
-            throw AppError.validationFailed(
+            throw InvalidInput(
                 line: try await firstLine(session, "EXISTS (SELECT 1 FROM price_upload o WHERE o.symbol = u.symbol AND o.day = u.day AND o.line < u.line)"),
                 "the same symbol and date appear twice in the upload."
             )
@@ -126,7 +126,7 @@ struct PriceCSVParser {
             pending.removeAll()
             try lineBytes.withUnsafeBytes { try process($0, into: &output) }
         }
-        if layout == nil { throw AppError.validationFailed("The upload is empty: a header row and price rows are needed.") }
+        if layout == nil { throw InvalidInput("The upload is empty: a header row and price rows are needed.") }
         return output
     }
 
@@ -136,7 +136,7 @@ struct PriceCSVParser {
         if bytes.last == UInt8(ascii: "\r") { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
         if bytes.isEmpty { return }
         guard !bytes.contains(UInt8(ascii: "\"")) else {
-            throw AppError.validationFailed(line: line, "quoted fields are not supported in price files.")
+            throw InvalidInput(line: line, "quoted fields are not supported in price files.")
         }
         let fields = bytes.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
         guard let layout else {
@@ -144,7 +144,7 @@ struct PriceCSVParser {
             return
         }
         guard fields.count == fieldCount else {
-            throw AppError.validationFailed(line: line, "expected \(fieldCount) fields, found \(fields.count).")
+            throw InvalidInput(line: line, "expected \(fieldCount) fields, found \(fields.count).")
         }
         func field(_ index: Int?) -> Slice<UnsafeRawBufferPointer>? {
             index.map { fields[$0] }
@@ -154,13 +154,13 @@ struct PriceCSVParser {
         output.append(UInt8(ascii: "\t"))
         let symbol = fields[layout.symbol]
         guard (1...12).contains(symbol.count), symbol.allSatisfy(Self.isSymbolByte) else {
-            throw AppError.validationFailed(line: line, "symbol must be 1–12 letters, digits, '.' or '-'.")
+            throw InvalidInput(line: line, "symbol must be 1–12 letters, digits, '.' or '-'.")
         }
         output.append(contentsOf: symbol.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) ? $0 - 32 : $0 })
         output.append(UInt8(ascii: "\t"))
         let date = fields[layout.date]
         guard Self.isDate(date) else {
-            throw AppError.validationFailed(line: line, "date must be a real day written YYYY-MM-DD.")
+            throw InvalidInput(line: line, "date must be a real day written YYYY-MM-DD.")
         }
         output.append(contentsOf: date)
         for (index, name) in [(layout.open, "open"), (layout.high, "high"), (layout.low, "low"), (layout.close, "close")] {
@@ -174,7 +174,7 @@ struct PriceCSVParser {
             guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy(Self.isDigit),
                 fraction.isEmpty || fraction.dropFirst().allSatisfy({ $0 == UInt8(ascii: "0") })
             else {
-                throw AppError.validationFailed(line: line, "volume must be a whole number of shares.")
+                throw InvalidInput(line: line, "volume must be a whole number of shares.")
             }
             output.append(contentsOf: digits)
         } else {
@@ -196,7 +196,7 @@ struct PriceCSVParser {
         }
         guard let symbol = positions[.symbol], let date = positions[.date], let close = positions[.close] else {
             let missing = [Column.symbol, .date, .close].filter { positions[$0] == nil }.map(\.rawValue)
-            throw AppError.validationFailed(
+            throw InvalidInput(
                 line: line, "the header lacks \(missing.joined(separator: ", ")); expected symbol,date,open,high,low,close,volume."
             )
         }
@@ -209,12 +209,12 @@ struct PriceCSVParser {
 
     private func appendPrice(_ field: Slice<UnsafeRawBufferPointer>?, name: String, required: Bool, to output: inout [UInt8]) throws {
         guard let field, !field.isEmpty else {
-            if required { throw AppError.validationFailed(line: line, "\(name) is required.") }
+            if required { throw InvalidInput(line: line, "\(name) is required.") }
             output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
             return
         }
-        guard Self.isDecimal(field) else { throw AppError.validationFailed(line: line, "\(name) is not a number.") }
-        guard Self.isPositive(field) else { throw AppError.validationFailed(line: line, "\(name) must be greater than zero.") }
+        guard Self.isDecimal(field) else { throw InvalidInput(line: line, "\(name) is not a number.") }
+        guard Self.isPositive(field) else { throw InvalidInput(line: line, "\(name) must be greater than zero.") }
         output.append(contentsOf: field)
     }
 
@@ -227,7 +227,7 @@ struct PriceCSVParser {
             return
         }
         guard Self.isDecimal(field), field.first != UInt8(ascii: "-"), allowZero || Self.isPositive(field) else {
-            throw AppError.validationFailed(line: line, "\(name) must be a \(allowZero ? "non-negative" : "positive") number.")
+            throw InvalidInput(line: line, "\(name) must be a \(allowZero ? "non-negative" : "positive") number.")
         }
         output.append(contentsOf: field)
     }

@@ -20,13 +20,7 @@ public func buildApplication(
     let market = MarketStore(pool: pool)
     var quotes: any QuoteProvider
     let started = StartSignal()
-    var services: [any Service] = [
-        pool,
-        StandingsService(
-            store: StandingsStore(pool: pool, liveLimit: configuration.standings.liveLimit),
-            achievements: AchievementStore(pool: pool), settings: configuration.standings, logger: logger, started: started
-        ),
-    ]
+    var services: [any Service] = [pool]
     switch configuration.quoteSource {
     case .database:
         quotes = StoredQuoteProvider(store: market)
@@ -43,9 +37,32 @@ public func buildApplication(
     if configuration.quoteCacheLifetime > .zero && configuration.quoteSource != .http {
         quotes = CachingQuoteProvider(quotes, lifetime: configuration.quoteCacheLifetime)
     }
-    let router = buildRouter(
-        configuration: configuration, pool: pool, metrics: metrics, accounts: accounts, market: market, quotes: quotes
+
+    // Every store once; features share them.
+    let trading = TradingStore(pool: pool)
+    let standings = StandingsStore(pool: pool, liveLimit: configuration.standings.liveLimit)
+    let achievements = AchievementStore(pool: pool)
+    let notifications = NotificationStore(pool: pool)
+    services.append(StandingsService(
+        store: standings, achievements: achievements, settings: configuration.standings, logger: logger, started: started
+    ))
+    services.append(HousekeepingService(
+        chores: [
+            .init(name: "forget old idempotency keys") { try await trading.forgetOldKeys() },
+            .init(name: "forget old login failures") { [throttle = accounts.throttle] in try await throttle.forgetEndedWindows() },
+        ],
+        logger: logger, started: started
+    ))
+    let features = Features(
+        accounts: accounts,
+        market: MarketController(store: market, quotes: quotes),
+        trading: TradingService(store: trading, market: market, quotes: quotes, fee: configuration.tradeFee),
+        leagues: LeagueService(store: LeagueStore(pool: pool), standings: standings),
+        achievements: achievements,
+        notifications: notifications,
+        admin: AdminController(market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool), notifications: notifications)
     )
+    let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics, features: features)
     let headTimeout = TimeAmount.seconds(Int64(configuration.requestHeadTimeoutSeconds))
     var app = Application(
         router: router,
@@ -67,6 +84,17 @@ public func buildApplication(
         started.open()
     }
     return app
+}
+
+/// The features the router serves, each built once over the shared stores.
+struct Features {
+    let accounts: AccountService
+    let market: MarketController
+    let trading: TradingService
+    let leagues: LeagueService
+    let achievements: AchievementStore
+    let notifications: NotificationStore
+    let admin: AdminController
 }
 
 /// The account rules wired to their stores; also used by the `admin` command.
@@ -105,14 +133,13 @@ public func migrate(pool: PostgresConnectionPool, configuration: AppConfiguratio
     }
 }
 
-/// The routes and middleware, in the order requests pass through them.
+/// The routes and middleware, in the order requests pass through them. Which routes need
+/// a token, and how large a body each accepts, is attached to the route groups here.
 func buildRouter(
     configuration: AppConfiguration,
     pool: PostgresConnectionPool,
     metrics: AppMetrics,
-    accounts: AccountService,
-    market: MarketStore,
-    quotes: any QuoteProvider
+    features: Features
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
@@ -121,23 +148,23 @@ func buildRouter(
     router.add(middleware: WebClientMiddleware(
         publicDirectory: configuration.publicDirectory, chartJSDirectory: configuration.chartJSDirectory
     ))
-    router.add(middleware: BodyLimitMiddleware(
-        maxBytes: AppRequestContext.maxBodySize,
-        routeLimits: ["/api/admin/prices": AdminController.maxPriceUpload]
-    ))
-    router.add(middleware: AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions))
-    OperationsController(pool: pool, metrics: metrics, openAPIFile: configuration.openAPIFile).addRoutes(to: router)
+    let accounts = features.accounts
+    let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
+    router.add(middleware: UnmatchedRequestMiddleware(auth: auth))
+    OperationsController(pool: pool, metrics: metrics, openAPIFile: configuration.openAPIFile)
+        .addRoutes(to: router.group().add(middleware: BodyLimitMiddleware()))
     let api = router.group("api")
-    AccountsController(accounts: accounts).addRoutes(to: api)
-    MarketController(store: market, quotes: quotes).addRoutes(to: api)
-    let trading = TradingService(store: TradingStore(pool: pool), market: market, quotes: quotes, fee: configuration.tradeFee)
-    TradingController(trading: trading).addRoutes(to: api)
-    LeagueController(store: LeagueStore(pool: pool), standings: StandingsStore(pool: pool, liveLimit: configuration.standings.liveLimit))
-        .addRoutes(to: api)
-    AchievementController(store: AchievementStore(pool: pool)).addRoutes(to: api)
-    let notifications = NotificationStore(pool: pool)
-    NotificationController(store: notifications).addRoutes(to: api)
-    AdminController(market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool), notifications: notifications)
-        .addRoutes(to: api)
+    // Open to everyone: registering and logging in.
+    AccountsController(accounts: accounts).addPublicRoutes(to: api.group().add(middleware: BodyLimitMiddleware()))
+    // Everything else under /api needs a token, also where no route matches (401, not 404).
+    let authenticated = api.group().add(middleware: auth)
+    let json = authenticated.group().add(middleware: BodyLimitMiddleware())
+    AccountsController(accounts: accounts).addRoutes(to: json)
+    features.market.addRoutes(to: json)
+    TradingController(trading: features.trading).addRoutes(to: json)
+    LeagueController(leagues: features.leagues).addRoutes(to: json)
+    AchievementController(store: features.achievements).addRoutes(to: json)
+    NotificationController(store: features.notifications).addRoutes(to: json)
+    features.admin.addRoutes(to: authenticated)
     return router
 }

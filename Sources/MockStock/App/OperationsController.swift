@@ -8,7 +8,7 @@ struct OperationsController {
     let metrics: AppMetrics
     let openAPIFile: URL
 
-    func addRoutes(to router: Router<AppRequestContext>) {
+    func addRoutes(to router: RouterGroup<AppRequestContext>) {
         router.get("healthz") { _, _ in Status(status: "ok") }
         router.get("readyz", use: readiness)
         router.get("metrics") { _, _ in

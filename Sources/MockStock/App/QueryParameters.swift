@@ -9,7 +9,7 @@ struct Pagination {
         limit = try Self.limit(parameters, default: defaultLimit, maximum: maximum)
         let offsetText = parameters.get("offset") ?? "0"
         guard let offset = Int(offsetText), offset >= 0, offset <= 1_000_000_000 else {
-            throw AppError.validationFailed("offset must be a whole number, 0 or more.")
+            throw InvalidInput("offset must be a whole number, 0 or more.")
         }
         self.offset = offset
     }
@@ -18,7 +18,7 @@ struct Pagination {
     static func limit(_ parameters: Parameters, default fallback: Int, maximum: Int) throws -> Int {
         guard let text = parameters.get("limit") else { return fallback }
         guard let value = Int(text), value >= 1 else {
-            throw AppError.validationFailed("limit must be a whole number, 1 or more.")
+            throw InvalidInput("limit must be a whole number, 1 or more.")
         }
         return min(value, maximum)
     }
@@ -28,7 +28,7 @@ extension Request {
     /// An optional positive whole-number query parameter; 422 when present but not one.
     func positiveInteger(_ name: String) throws -> Int? {
         guard let text = uri.queryParameters.get(name), !text.isEmpty else { return nil }
-        guard let value = Int(text), value > 0 else { throw AppError.validationFailed("\(name) must be a positive whole number.") }
+        guard let value = Int(text), value > 0 else { throw InvalidInput("\(name) must be a positive whole number.") }
         return value
     }
 }

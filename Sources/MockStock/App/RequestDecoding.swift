@@ -16,15 +16,15 @@ extension Request {
             guard (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil else {
                 throw AppError.badRequest("The request body is not valid JSON.")
             }
-            throw AppError.validationFailed("A value in the body is not valid: \(failure.debugDescription)")
+            throw InvalidInput("A value in the body is not valid: \(failure.debugDescription)")
         } catch DecodingError.keyNotFound(let key, let failure) {
-            throw AppError.validationFailed("\(Self.field(failure.codingPath + [key])) is required.")
+            throw InvalidInput("\(Self.field(failure.codingPath + [key])) is required.")
         } catch DecodingError.valueNotFound(_, let failure) {
-            throw AppError.validationFailed("\(Self.field(failure.codingPath)) must not be null.")
+            throw InvalidInput("\(Self.field(failure.codingPath)) must not be null.")
         } catch DecodingError.typeMismatch(_, let failure) {
-            throw AppError.validationFailed("\(Self.field(failure.codingPath)) has the wrong type.")
+            throw InvalidInput("\(Self.field(failure.codingPath)) has the wrong type.")
         } catch DecodingError.dataCorrupted(let failure) {
-            throw AppError.validationFailed("\(Self.field(failure.codingPath)) is not valid.")
+            throw InvalidInput("\(Self.field(failure.codingPath)) is not valid.")
         }
     }
 

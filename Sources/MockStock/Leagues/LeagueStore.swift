@@ -10,7 +10,7 @@ struct LeagueStore: Sendable {
         let name: String
         let code: String
         let ownerID: Int
-        let mode: String
+        let mode: LeagueMode
         let startingCash: Decimal
         let startsAt: Date
         let endsAt: Date?
@@ -23,7 +23,7 @@ struct LeagueStore: Sendable {
 
     struct NewLeague: Sendable {
         let name: String
-        let mode: String
+        let mode: LeagueMode
         let startingCash: Decimal
         let startsAt: Date
         let endsAt: Date?
@@ -46,7 +46,7 @@ struct LeagueStore: Sendable {
                         RETURNING \(unescaped: Self.columns)
                     ), member AS (
                         INSERT INTO league_members (league_id, user_id) SELECT id, owner_id FROM league
-                    ), \(unescaped: Self.fundIsolated("league", userID: "owner_id"))
+                    ), \(Self.fundIsolated(from: "league", userID: "owner_id"))
                     SELECT \(unescaped: Self.columns) FROM league
                     """
                 )
@@ -55,25 +55,23 @@ struct LeagueStore: Sendable {
                 continue
             }
         }
-        throw AppError.serviceUnavailable("Could not find a free join code; try again.")
+        throw LeagueError.noFreeJoinCode
     }
 
-    /// For an isolated league, a league portfolio with the starting cash as a cash movement.
-    private static func fundIsolated(_ source: String, userID: String) -> String {
+    /// For an isolated league, a league portfolio with the starting cash as a cash
+    /// movement: `source` names the statement's league row and `userID` the member (a
+    /// column of it, or a value).
+    private static func fundIsolated(from source: String, userID: PostgresQuery) -> PostgresQuery {
         """
         portfolio AS (
             INSERT INTO portfolios (user_id, league_id, name, cash)
-            SELECT \(userID), id, name, starting_cash FROM \(source) WHERE mode = 'isolated'
+            SELECT \(userID), id, name, starting_cash FROM \(unescaped: source) WHERE mode = \(LeagueMode.isolated)
             RETURNING id, cash
         ), funding AS (
             INSERT INTO cash_movements (portfolio_id, kind, amount, note)
-            SELECT id, 'starting_cash', cash, 'League starting cash' FROM portfolio
+            SELECT id, \(CashMovementKind.startingCash), cash, 'League starting cash' FROM portfolio
         )
         """
-    }
-
-    enum JoinOutcome: String {
-        case ok, notFound = "not_found", banned, alreadyMember = "already_member", ended, full
     }
 
     /// Joins in one statement. The seat is taken by a conditional update of the league
@@ -94,20 +92,20 @@ struct LeagueStore: Sendable {
                     RETURNING l.*
                 ), member AS (
                     INSERT INTO league_members (league_id, user_id) SELECT id, \(userID) FROM seat
-                ), \(unescaped: Self.fundIsolated("seat", userID: "\(userID)"))
-                SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM league) THEN 'not_found'
-                            WHEN EXISTS (SELECT 1 FROM barred) THEN 'banned'
-                            WHEN EXISTS (SELECT 1 FROM existing) THEN 'already_member'
-                            WHEN EXISTS (SELECT 1 FROM seat) THEN 'ok'
-                            WHEN (SELECT ends_at <= now() FROM league) THEN 'ended'
-                            ELSE 'full' END,
+                ), \(Self.fundIsolated(from: "seat", userID: "\(userID)::int8"))
+                SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM league) THEN \(JoinOutcome.notFound)
+                            WHEN EXISTS (SELECT 1 FROM barred) THEN \(JoinOutcome.banned)
+                            WHEN EXISTS (SELECT 1 FROM existing) THEN \(JoinOutcome.alreadyMember)
+                            WHEN EXISTS (SELECT 1 FROM seat) THEN \(JoinOutcome.ok)
+                            WHEN (SELECT ends_at <= now() FROM league) THEN \(JoinOutcome.ended)
+                            ELSE \(JoinOutcome.full) END::text,
                        (SELECT id FROM league)
                 """
             )
-            let (outcome, id) = try rows[0].decode((String, Int?).self)
+            let (outcome, id) = try rows[0].decode((JoinOutcome, Int?).self)
             var record: LeagueRecord?
             if let id { record = try await league(id: id) }
-            return (JoinOutcome(rawValue: outcome) ?? .notFound, record)
+            return (outcome, record)
         } catch let error as PostgresError where error.code == .uniqueViolation {
             // The same user joining twice at once: the second finds the first's membership.
             return (.alreadyMember, nil)
@@ -181,7 +179,7 @@ struct LeagueStore: Sendable {
 
     private static func record(_ row: PostgresRow) throws -> LeagueRecord {
         let (id, name, code, owner, mode, cash, startsAt, endsAt, maxMembers, count, createdAt, finishedAt) =
-            try row.decode((Int, String, String, Int, String, Decimal, Date, Date?, Int?, Int, Date, Date?).self)
+            try row.decode((Int, String, String, Int, LeagueMode, Decimal, Date, Date?, Int?, Int, Date, Date?).self)
         return LeagueRecord(id: id, name: name, code: code, ownerID: owner, mode: mode, startingCash: cash,
                             startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers, memberCount: count, createdAt: createdAt,
                             finishedAt: finishedAt)

@@ -105,7 +105,7 @@ struct StandingsStore: Sendable {
             """
             SELECT l.id FROM leagues l LEFT JOIN league_snapshots s ON s.league_id = l.id
             WHERE l.finished_at IS NULL AND l.member_count > \(liveLimit)
-              AND (s.taken_at IS NULL OR s.taken_at < now() - make_interval(secs => \(maxAge.seconds)))
+              AND (s.taken_at IS NULL OR s.taken_at < now() - make_interval(secs => \(maxAge.inSeconds)))
             ORDER BY s.taken_at NULLS FIRST
             """
         ).decodeColumn(Int.self)
@@ -129,11 +129,11 @@ struct StandingsStore: Sendable {
 
     /// Today's rank of each member of `source`'s rows, once per UTC day: the first
     /// snapshot or round of the day is kept.
-    private static func recordHistory(_ leagueID: Int, from source: String, in session: PostgresSession) async throws {
+    private static func recordHistory(_ leagueID: Int, from source: PostgresQuery, in session: PostgresSession) async throws {
         try await session.execute(
             """
             INSERT INTO league_rank_history (league_id, user_id, day, rank, net_worth)
-            SELECT \(leagueID), user_id, current_date, rank, net_worth FROM \(unescaped: source)
+            SELECT \(leagueID), user_id, current_date, rank, net_worth FROM \(source)
             ON CONFLICT (league_id, user_id, day) DO NOTHING
             """
         )
@@ -225,8 +225,4 @@ struct StandingsStore: Sendable {
             """
         ).decode((String, Int, Decimal).self).map { HistoryPoint(day: $0.0, rank: $0.1, netWorth: $0.2) }
     }
-}
-
-private extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -87,10 +87,10 @@ final class HTTPQuoteProvider: QuoteProvider {
         let unanswered = missing.filter { result[$0] == nil }
         guard !unanswered.isEmpty else { return result }
         let lastKnown = try await store.prices(for: unanswered)
-        let oldest = Date().addingTimeInterval(-Self.seconds(settings.maxStaleness))
+        let oldest = Date().addingTimeInterval(-settings.maxStaleness.inSeconds)
         for symbol in unanswered {
             guard let quote = lastKnown[symbol], quote.asOf >= oldest else {
-                throw AppError.quoteUnavailable("The price source for \(symbol) is unavailable and its last price is too old.")
+                throw MarketError.sourceUnavailable(symbol)
             }
             result[symbol] = quote
         }
@@ -131,7 +131,7 @@ final class HTTPQuoteProvider: QuoteProvider {
     private func fetch(_ url: String) async throws -> [PriceQuote] {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Accept", value: "application/json")
-        let timeout = TimeAmount.nanoseconds(Int64(Self.seconds(settings.timeout) * 1e9))
+        let timeout = TimeAmount.nanoseconds(Int64(settings.timeout.inSeconds * 1e9))
         let response = try await client.execute(request, timeout: timeout)
         guard response.status == .ok else { throw UpstreamError.status(Int(response.status.code)) }
         let body = try await response.body.collect(upTo: 4 << 20)
@@ -179,7 +179,5 @@ final class HTTPQuoteProvider: QuoteProvider {
         }
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
+
 }

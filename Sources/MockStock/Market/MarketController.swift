@@ -18,7 +18,7 @@ struct MarketController {
     @Sendable func batch(_ request: Request, context: AppRequestContext) async throws -> [Quote] {
         let symbols = (request.uri.queryParameters.get("symbols") ?? "")
             .split(separator: ",").map { Symbol.normalize(String($0)) }.filter { !$0.isEmpty }
-        guard symbols.count <= 200 else { throw AppError.validationFailed("At most 200 symbols per request.") }
+        guard symbols.count <= 200 else { throw InvalidInput("At most 200 symbols per request.") }
         var seen = Set<String>()
         let unique = symbols.filter { seen.insert($0).inserted }
         let found = try await quotes.quotes(for: unique.filter(Symbol.isValid))
@@ -32,12 +32,12 @@ struct MarketController {
         let parameters = request.uri.queryParameters
         let sortName = parameters.get("sort") ?? "symbol"
         guard let sort = MarketStore.Sort(rawValue: sortName) else {
-            throw AppError.validationFailed(
+            throw InvalidInput(
                 "sort must be one of \(MarketStore.Sort.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         let page = try Pagination(parameters, defaultLimit: 50)
         let search = parameters.get("search") ?? ""
-        guard search.count <= 100 else { throw AppError.validationFailed("search is at most 100 characters.") }
+        guard search.count <= 100 else { throw InvalidInput("search is at most 100 characters.") }
         let (items, total) = try await store.page(search: search, sort: sort, limit: page.limit, offset: page.offset)
         return QuotePage(items: items.map { Quote(name: $0.name, quote: $0.quote) }, total: total)
     }
@@ -53,7 +53,7 @@ struct MarketController {
 
     @Sendable func detail(_ request: Request, context: AppRequestContext) async throws -> StockDetail {
         let symbol = try Symbol.known(context)
-        guard let info = try await store.instrument(symbol) else { throw AppError.unknownSymbol(symbol) }
+        guard let info = try await store.instrument(symbol) else { throw MarketError.unknownSymbol(symbol) }
         let priceQuote = try await quotes.quote(for: symbol)
         let quote = Quote(name: info.name, quote: priceQuote)
         let price = priceQuote.price
@@ -72,29 +72,19 @@ struct MarketController {
         let symbol = try Symbol.known(context)
         let range = request.uri.queryParameters.get("range") ?? "1m"
         guard let days = Self.chartRanges[range] else {
-            throw AppError.validationFailed("range must be one of 1m, 3m, 6m, 1y, 5y.")
+            throw InvalidInput("range must be one of 1m, 3m, 6m, 1y, 5y.")
         }
-        guard try await store.instrument(symbol) != nil else { throw AppError.unknownSymbol(symbol) }
+        guard try await store.instrument(symbol) != nil else { throw MarketError.unknownSymbol(symbol) }
         let points = try await store.bars(symbol, days: days, through: try await quotes.historyEnd())
         return Chart(symbol: symbol, range: range, points: points)
     }
 }
 
-/// Ticker symbols: upper-case, 1–12 of letters, digits, '.' and '-'.
-enum Symbol {
-    static func normalize(_ text: String) -> String {
-        text.trimmingCharacters(in: .whitespaces).uppercased()
-    }
-
-    static func isValid(_ symbol: String) -> Bool {
-        (1...12).contains(symbol.count)
-            && symbol.unicodeScalars.allSatisfy { ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || $0 == "." || $0 == "-" }
-    }
-
+extension Symbol {
     /// The `{symbol}` path parameter, normalised; 404 `unknown_symbol` when it cannot be one.
     static func known(_ context: AppRequestContext) throws -> String {
         let symbol = normalize(context.parameters.get("symbol") ?? "")
-        guard isValid(symbol) else { throw AppError.unknownSymbol(symbol) }
+        guard isValid(symbol) else { throw MarketError.unknownSymbol(symbol) }
         return symbol
     }
 }

@@ -138,3 +138,12 @@ extension Decimal {
         return result
     }
 }
+
+/// What the market refuses or cannot do.
+enum MarketError: Error, Equatable {
+    case unknownSymbol(String)
+    /// A known instrument without any price yet.
+    case noPrice(String)
+    /// The price source cannot answer and the last known price is too old.
+    case sourceUnavailable(String)
+}

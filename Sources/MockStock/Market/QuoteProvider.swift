@@ -5,7 +5,7 @@ import Synchronization
 /// each one promises about freshness is in the README.
 public protocol QuoteProvider: Sendable {
     /// Current quotes for upper-case symbols; symbols without a price are left out.
-    /// Throws `AppError.quoteUnavailable` when no usable price can be had.
+    /// Throws `MarketError.sourceUnavailable` when no usable price can be had.
     func quotes(for symbols: [String]) async throws -> [String: PriceQuote]
 
     /// The last day of history clients may see (the replay day), or nil for all of it.
@@ -18,7 +18,7 @@ extension QuoteProvider {
     /// The quote for one known instrument: `quote_unavailable` when it has no price.
     func quote(for symbol: String) async throws -> PriceQuote {
         guard let quote = try await quotes(for: [symbol])[symbol] else {
-            throw AppError.quoteUnavailable("\(symbol) has no price yet.")
+            throw MarketError.noPrice(symbol)
         }
         return quote
     }

@@ -30,11 +30,11 @@ struct TradingController {
         try await trading.portfolio(userID: context.requireIdentity().userID, id: try request.positiveInteger("portfolioId"))
     }
 
-    func trade(_ side: TradingService.Side, _ request: Request, _ context: AppRequestContext) async throws -> TradeResult {
+    func trade(_ side: TradeSide, _ request: Request, _ context: AppRequestContext) async throws -> TradeResult {
         let identity = try context.requireIdentity()
         let key = request.headers[.idempotencyKey]
         if let key, !(1...255).contains(key.count) {
-            throw AppError.validationFailed("Idempotency-Key must be 1–255 characters.")
+            throw InvalidInput("Idempotency-Key must be 1–255 characters.")
         }
         let body = try await request.decodeJSON(as: TradeRequest.self, context: context)
         return try await trading.trade(
@@ -69,7 +69,7 @@ struct TradingController {
             let formatter = ISO8601DateFormatter()
             while true {
                 let lines = page.items.map {
-                    "\($0.id),\($0.portfolioId),\($0.symbol),\($0.side),\($0.quantity),\($0.price),\($0.amount),\($0.fee),\(formatter.string(from: $0.createdAt))\n"
+                    "\($0.id),\($0.portfolioId),\($0.symbol),\($0.side.rawValue),\($0.quantity),\($0.price),\($0.amount),\($0.fee),\(formatter.string(from: $0.createdAt))\n"
                 }.joined()
                 try await writer.write(ByteBuffer(string: lines))
                 guard let next = page.nextBefore else { break }

@@ -1,12 +1,13 @@
 import Foundation
 import Hummingbird
+import Postgres
 
 /// A trade as clients see it (API.md `Trade`).
 struct Trade: Codable, Sendable, Equatable {
     let id: Int
     let portfolioId: Int
     let symbol: String
-    let side: String
+    let side: TradeSide
     let quantity: Int
     let price: String
     let amount: String
@@ -67,17 +68,10 @@ struct Portfolio: ResponseEncodable {
     let holdings: [Holding]
 }
 
-/// A page of history, newest first; `nextBefore` is the cursor for the next page (null
-/// on the last one).
-struct CursorPage<Item: Encodable & Sendable>: ResponseEncodable {
-    let items: [Item]
-    @NullEncoded var nextBefore: Int?
-}
-
 struct CashMovement: Encodable, Sendable {
     let id: Int
     let portfolioId: Int
-    let kind: String
+    let kind: CashMovementKind
     let amount: String
     let note: String
     let createdAt: Date
@@ -102,8 +96,36 @@ struct ShareQuantity: Decodable, Sendable {
             number = try? container.decode(Decimal.self)
         }
         guard let number, number >= 1, number <= Decimal(Self.maximum), number == number.rounded(0) else {
-            throw AppError.validationFailed("amount must be a whole number of shares from 1 to 1000000000.")
+            throw InvalidInput("amount must be a whole number of shares from 1 to 1000000000.")
         }
         value = NSDecimalNumber(decimal: number).intValue
     }
+}
+
+/// Which way a trade goes.
+public enum TradeSide: String, Codable, Sendable, PostgresCodable {
+    case buy, sell
+}
+
+/// Why cash moved into or out of a portfolio (besides trades).
+enum CashMovementKind: String, Codable, Sendable, PostgresCodable {
+    case startingCash = "starting_cash"
+    case adjustment
+    case reward
+}
+
+/// What trading refuses.
+enum TradingError: Error, Equatable {
+    /// Someone else's portfolio looks the same as one that does not exist.
+    case noSuchPortfolio
+    case insufficientFunds
+    case insufficientShares
+    /// A league portfolio trades only while its league runs.
+    case leagueNotRunning
+    /// The Idempotency-Key was first used for a different request.
+    case idempotencyKeyReused
+    /// The Idempotency-Key's first request is still being answered.
+    case idempotencyKeyInFlight
+    /// A trade statement reported success without its rows.
+    case incompleteRecord
 }

@@ -4,21 +4,16 @@ import Postgres
 
 /// Buying, selling and valuing portfolios.
 struct TradingService: Sendable {
-    enum Side: String, Sendable { case buy, sell }
-
     let store: TradingStore
     let market: MarketStore
     let quotes: any QuoteProvider
     /// Flat fee charged on every trade.
     let fee: Decimal
 
-    /// Someone else's portfolio looks the same as one that does not exist.
-    private static let noSuchPortfolio = AppError.notFound("No such portfolio of yours.")
-
     /// Trades at the provider's current price. The price is asked for before anything is
     /// locked; the trade itself is one SQL statement. With an idempotency key, the first
     /// outcome is remembered and returned to every repeat of the same request.
-    func trade(_ side: Side, userID: Int, symbol rawSymbol: String, quantity: Int, portfolioID: Int?, idempotencyKey: String?) async throws -> TradeResult {
+    func trade(_ side: TradeSide, userID: Int, symbol rawSymbol: String, quantity: Int, portfolioID: Int?, idempotencyKey: String?) async throws -> TradeResult {
         let symbol = Symbol.normalize(rawSymbol)
         let idempotency = idempotencyKey.map { key in
             (key: key, requestHash: Self.hash(side, symbol, quantity, portfolioID))
@@ -26,55 +21,47 @@ struct TradingService: Sendable {
         if let idempotency, let earlier = try await store.remembered(userID: userID, key: idempotency.key) {
             return try replay(earlier, idempotency.requestHash, symbol: symbol)
         }
-        guard Symbol.isValid(symbol) else { throw AppError.unknownSymbol(symbol) }
+        guard Symbol.isValid(symbol) else { throw MarketError.unknownSymbol(symbol) }
         guard let quote = try await quotes.quotes(for: [symbol])[symbol] else {
             // Only now tell an unknown symbol from a known one without a price.
-            if try await market.names(for: [symbol])[symbol] == nil { throw AppError.unknownSymbol(symbol) }
-            throw AppError.quoteUnavailable("\(symbol) has no price yet.")
+            if try await market.names(for: [symbol])[symbol] == nil { throw MarketError.unknownSymbol(symbol) }
+            throw MarketError.noPrice(symbol)
         }
-        let order = TradingStore.Order(
+        let order = TradeOrder(
             userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
             price: quote.price, fee: fee, idempotency: idempotency
         )
-        let execution: TradingStore.Execution
         do {
-            execution = side == .buy ? try await store.buy(order) : try await store.sell(order)
-        } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "idempotency_keys_pkey" {
+            return try Self.result(try await store.execute(side, order), symbol: symbol)
+        } catch TradingError.idempotencyKeyInFlight {
             // The same request ran at the same moment and won: answer what it answered.
-            guard let idempotency, let earlier = try await store.remembered(userID: userID, key: idempotency.key) else { throw error }
+            guard let idempotency, let earlier = try await store.remembered(userID: userID, key: idempotency.key) else {
+                throw TradingError.idempotencyKeyInFlight
+            }
             return try replay(earlier, idempotency.requestHash, symbol: symbol)
         }
-        if Int.random(in: 0..<1000) == 0 { try? await store.forgetOldKeys() }
-        return try Self.result(execution, symbol: symbol)
     }
 
     private func replay(_ earlier: (requestHash: String, execution: TradingStore.Execution), _ requestHash: String, symbol: String) throws -> TradeResult {
-        guard earlier.requestHash == requestHash else {
-            throw AppError(.unprocessableContent, code: "idempotency_key_reused",
-                           detail: "This Idempotency-Key was used for a different request.")
-        }
+        guard earlier.requestHash == requestHash else { throw TradingError.idempotencyKeyReused }
         return try Self.result(earlier.execution, symbol: symbol)
     }
 
     private static func result(_ execution: TradingStore.Execution, symbol: String) throws -> TradeResult {
         switch execution.outcome {
-        case "ok":
+        case .ok:
             guard let trade = execution.trade, let cash = execution.cash, let position = execution.position else {
-                throw AppError.internalError
+                throw TradingError.incompleteRecord
             }
             return TradeResult(trade: Trade(trade), cash: cash.moneyString, position: .init(symbol: symbol, quantity: position))
-        case "insufficient_funds":
-            throw AppError(.unprocessableContent, code: "insufficient_funds", detail: "There is not enough cash for this purchase.")
-        case "closed":
-            throw AppError.conflict("This league portfolio trades only while its league runs.")
-        case "insufficient_shares":
-            throw AppError(.unprocessableContent, code: "insufficient_shares", detail: "The portfolio does not hold that many shares.")
-        default:
-            throw Self.noSuchPortfolio
+        case .insufficientFunds: throw TradingError.insufficientFunds
+        case .insufficientShares: throw TradingError.insufficientShares
+        case .closed: throw TradingError.leagueNotRunning
+        case .notFound: throw TradingError.noSuchPortfolio
         }
     }
 
-    private static func hash(_ side: Side, _ symbol: String, _ quantity: Int, _ portfolioID: Int?) -> String {
+    private static func hash(_ side: TradeSide, _ symbol: String, _ quantity: Int, _ portfolioID: Int?) -> String {
         let text = "\(side.rawValue)\n\(symbol)\n\(quantity)\n\(portfolioID.map(String.init) ?? "personal")"
         return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
@@ -96,7 +83,7 @@ struct TradingService: Sendable {
 
     func portfolio(userID: Int, id: Int?) async throws -> Portfolio {
         guard let portfolio = try await store.portfolio(userID: userID, id: id) else {
-            throw Self.noSuchPortfolio
+            throw TradingError.noSuchPortfolio
         }
         let held = try await store.holdings(portfolioIDs: [portfolio.id])[portfolio.id] ?? []
         let prices = try await currentPrices(held)
@@ -129,22 +116,25 @@ struct TradingService: Sendable {
 
     func trades(userID: Int, portfolioID: Int?, symbol: String?, before: Int?, limit: Int) async throws -> CursorPage<Trade> {
         guard let portfolio = try await store.portfolio(userID: userID, id: portfolioID) else {
-            throw Self.noSuchPortfolio
+            throw TradingError.noSuchPortfolio
         }
-        let rows = try await store.trades(portfolioID: portfolio.id, symbol: symbol.map(Symbol.normalize), before: before, limit: limit + 1)
-        let items = rows.prefix(limit).map(Trade.init)
-        return CursorPage(items: Array(items), nextBefore: rows.count > limit ? items.last?.id : nil)
+        let rows = try await store.trades(
+            portfolioID: portfolio.id, symbol: symbol.map(Symbol.normalize), before: before,
+            limit: CursorPage<Trade>.rowsToRead(limit: limit)
+        )
+        return CursorPage(rows: rows, limit: limit, id: \.id, transform: Trade.init)
     }
 
     func cashMovements(userID: Int, portfolioID: Int?, before: Int?, limit: Int) async throws -> CursorPage<CashMovement> {
         guard let portfolio = try await store.portfolio(userID: userID, id: portfolioID) else {
-            throw Self.noSuchPortfolio
+            throw TradingError.noSuchPortfolio
         }
-        let rows = try await store.cashMovements(portfolioID: portfolio.id, before: before, limit: limit + 1)
-        let items = rows.prefix(limit).map {
+        let rows = try await store.cashMovements(
+            portfolioID: portfolio.id, before: before, limit: CursorPage<CashMovement>.rowsToRead(limit: limit)
+        )
+        return CursorPage(rows: rows, limit: limit, id: \.id) {
             CashMovement(id: $0.id, portfolioId: $0.portfolioID, kind: $0.kind, amount: $0.amount.moneyString,
                          note: $0.note, createdAt: $0.createdAt)
         }
-        return CursorPage(items: Array(items), nextBefore: rows.count > limit ? items.last?.id : nil)
     }
 }

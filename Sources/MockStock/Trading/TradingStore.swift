@@ -7,8 +7,7 @@ struct TradingStore: Sendable {
 
     /// What one trade statement reports.
     struct Execution: Sendable {
-        /// `ok`, `not_found`, `insufficient_funds` or `insufficient_shares`.
-        let outcome: String
+        let outcome: TradeOutcome
         let trade: TradeRecord?
         let cash: Decimal?
         let position: Int?
@@ -18,7 +17,7 @@ struct TradingStore: Sendable {
         let id: Int
         let portfolioID: Int
         let symbol: String
-        let side: String
+        let side: TradeSide
         let quantity: Int
         let price: Decimal
         let amount: Decimal
@@ -26,36 +25,17 @@ struct TradingStore: Sendable {
         let createdAt: Date
     }
 
-    struct Order: Sendable {
-        let userID: Int
-        /// nil: the user's personal portfolio.
-        let portfolioID: Int?
-        let symbol: String
-        let quantity: Int
-        let price: Decimal
-        let fee: Decimal
-        /// The Idempotency-Key and a hash of the request, to remember the outcome under.
-        let idempotency: (key: String, requestHash: String)?
-
-        var amount: Decimal { price * Decimal(quantity) }
-    }
-
-    func buy(_ order: Order) async throws -> Execution {
-        try await execute(order, side: "buy", statement: TradeSQL.buy)
-    }
-
-    func sell(_ order: Order) async throws -> Execution {
-        try await execute(order, side: "sell", statement: TradeSQL.sell)
-    }
-
-    private func execute(_ order: Order, side: String, statement: String) async throws -> Execution {
-        let binds: [PostgresBind] = [
-            PostgresBind(order.userID), PostgresBind(order.portfolioID), PostgresBind(order.symbol),
-            PostgresBind(order.quantity), PostgresBind(order.price), PostgresBind(order.amount), PostgresBind(side),
-            PostgresBind(order.fee), PostgresBind(order.idempotency?.key), PostgresBind(order.idempotency?.requestHash),
-        ]
-        let row = try await runRetryingTransientFailures(PostgresQuery(unsafeSQL: statement, binds: binds))[0]
-        let (outcome, tradeID, portfolioID, createdAt, cash, position) = try row.decode((String, Int?, Int?, Date?, Decimal?, Int?).self)
+    /// Runs the trade statement. A repeat of an idempotency key that was being used at the
+    /// same moment (its row was inserted by the other request first) is `duplicateKey`.
+    func execute(_ side: TradeSide, _ order: TradeOrder) async throws -> Execution {
+        let rows: PostgresRows
+        do {
+            rows = try await pool.queryRetryingTransientFailures(TradeStatement.query(side, order))
+        } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "idempotency_keys_pkey" {
+            throw TradingError.idempotencyKeyInFlight
+        }
+        let (outcome, tradeID, portfolioID, createdAt, cash, position) =
+            try rows[0].decode((TradeOutcome, Int?, Int?, Date?, Decimal?, Int?).self)
         let trade = tradeID.map { id in
             TradeRecord(
                 id: id, portfolioID: portfolioID!, symbol: order.symbol, side: side, quantity: order.quantity,
@@ -63,20 +43,6 @@ struct TradingStore: Sendable {
             )
         }
         return Execution(outcome: outcome, trade: trade, cash: cash, position: position)
-    }
-
-    /// A trade is one statement: when it fails on a serialization failure or deadlock,
-    /// nothing of it happened, so it simply runs again (a few times at most).
-    private func runRetryingTransientFailures(_ query: PostgresQuery) async throws -> PostgresRows {
-        var attempt = 1
-        while true {
-            do {
-                return try await pool.query(query)
-            } catch let error as PostgresError where error.isTransient && attempt < pool.configuration.transactionAttempts {
-                attempt += 1
-                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(1 << min(attempt + 1, 6)))))
-            }
-        }
     }
 
     /// The outcome first remembered under this key, with its request hash.
@@ -91,13 +57,13 @@ struct TradingStore: Sendable {
         )
         guard let row = rows.first else { return nil }
         let (hash, outcome, cash, position) = try (
-            row.decode(String.self, column: 0), row.decode(String.self, column: 1),
+            row.decode(String.self, column: 0), row.decode(TradeOutcome.self, column: 1),
             row.decode(Decimal?.self, column: 2), row.decode(Int?.self, column: 3)
         )
         let trade = try row.decode(Int?.self, column: 4).map { id in
             TradeRecord(
                 id: id, portfolioID: try row.decode(Int.self, column: 5), symbol: try row.decode(String.self, column: 6),
-                side: try row.decode(String.self, column: 7), quantity: try row.decode(Int.self, column: 8),
+                side: try row.decode(TradeSide.self, column: 7), quantity: try row.decode(Int.self, column: 8),
                 price: try row.decode(Decimal.self, column: 9), amount: try row.decode(Decimal.self, column: 10),
                 fee: try row.decode(Decimal.self, column: 11), createdAt: try row.decode(Date.self, column: 12)
             )
@@ -105,7 +71,8 @@ struct TradingStore: Sendable {
         return (hash, Execution(outcome: outcome, trade: trade, cash: cash, position: position))
     }
 
-    /// Forgets idempotency keys older than two days (API.md promises at least one).
+    /// Forgets idempotency keys older than two days (API.md promises at least one); run by
+    /// `HousekeepingService`.
     func forgetOldKeys() async throws {
         try await pool.execute("DELETE FROM idempotency_keys WHERE created_at < now() - interval '2 days'")
     }
@@ -175,7 +142,7 @@ struct TradingStore: Sendable {
             ORDER BY id DESC LIMIT \(limit)
             """
         )
-        return try rows.decode((Int, Int, String, String, Int, Decimal, Decimal, Decimal, Date).self).map {
+        return try rows.decode((Int, Int, String, TradeSide, Int, Decimal, Decimal, Decimal, Date).self).map {
             TradeRecord(id: $0.0, portfolioID: $0.1, symbol: $0.2, side: $0.3, quantity: $0.4, price: $0.5,
                         amount: $0.6, fee: $0.7, createdAt: $0.8)
         }
@@ -184,7 +151,7 @@ struct TradingStore: Sendable {
     struct CashMovementRecord: Sendable {
         let id: Int
         let portfolioID: Int
-        let kind: String
+        let kind: CashMovementKind
         let amount: Decimal
         let note: String
         let createdAt: Date
@@ -198,102 +165,159 @@ struct TradingStore: Sendable {
             ORDER BY id DESC LIMIT \(limit)
             """
         )
-        return try rows.decode((Int, Int, String, Decimal, String, Date).self).map {
+        return try rows.decode((Int, Int, CashMovementKind, Decimal, String, Date).self).map {
             CashMovementRecord(id: $0.0, portfolioID: $0.1, kind: $0.2, amount: $0.3, note: $0.4, createdAt: $0.5)
         }
     }
 }
 
-/// The trade statements. Parameters: $1 user id, $2 portfolio id (NULL: personal),
-/// $3 symbol, $4 quantity, $5 price, $6 amount (price × quantity), $7 side, $8 fee,
-/// $9 idempotency key, $10 request hash (both NULL without a key). Public so the
-/// benchmark can run the very same SQL through pgbench.
-public enum TradeSQL {
+/// What a trade statement found: the trade was made, or why not.
+enum TradeOutcome: String, PostgresCodable {
+    case ok
+    case notFound = "not_found"
+    /// A league portfolio outside its league's run.
+    case closed
+    case insufficientFunds = "insufficient_funds"
+    case insufficientShares = "insufficient_shares"
+}
+
+/// An order to trade at a known price, as the trade statement takes it.
+public struct TradeOrder: Sendable {
+    let userID: Int
+    /// nil: the user's personal portfolio.
+    let portfolioID: Int?
+    let symbol: String
+    let quantity: Int
+    let price: Decimal
+    let fee: Decimal
+    /// The Idempotency-Key and a hash of the request, to remember the outcome under.
+    let idempotency: (key: String, requestHash: String)?
+
+    public init(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fee: Decimal,
+                idempotency: (key: String, requestHash: String)? = nil) {
+        self.userID = userID
+        self.portfolioID = portfolioID
+        self.symbol = symbol
+        self.quantity = quantity
+        self.price = price
+        self.fee = fee
+        self.idempotency = idempotency
+    }
+
+    public var amount: Decimal { price * Decimal(quantity) }
+}
+
+/// The trade statements: one statement per trade, so it either happens whole or not at
+/// all. Public so the benchmark renders the very same query for pgbench.
+public enum TradeStatement {
+    public static func query(_ side: TradeSide, _ order: TradeOrder) -> PostgresQuery {
+        switch side {
+        case .buy: buy(order)
+        case .sell: sell(order)
+        }
+    }
+
     /// The portfolio the order names, when it belongs to the user. Locking it first gives
     /// buys and sells one lock order (portfolio, then holding), so they cannot deadlock.
     /// A league portfolio trades only while its league runs (`open`).
-    static let ownedPortfolio = """
+    private static func ownedPortfolio(_ order: TradeOrder) -> PostgresQuery {
+        """
         owned AS (
             SELECT p.id, (l.id IS NULL OR (now() >= l.starts_at AND (l.ends_at IS NULL OR now() < l.ends_at))) AS open
             FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
-            WHERE p.user_id = $1 AND p.archived_at IS NULL
-              AND CASE WHEN $2::int8 IS NULL THEN p.league_id IS NULL ELSE p.id = $2::int8 END
+            WHERE p.user_id = \(order.userID) AND p.archived_at IS NULL
+              AND CASE WHEN \(order.portfolioID)::int8 IS NULL THEN p.league_id IS NULL ELSE p.id = \(order.portfolioID)::int8 END
             FOR UPDATE OF p
         )
         """
+    }
+
+    /// The outcome: the portfolio is missing or closed, or the trade (absent when the
+    /// conditional update refused it) was made.
+    private static func outcome(refusal: TradeOutcome) -> PostgresQuery {
+        """
+        outcome AS (
+            SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(TradeOutcome.notFound)
+                        WHEN NOT (SELECT open FROM owned) THEN \(TradeOutcome.closed)
+                        WHEN NOT EXISTS (SELECT 1 FROM trade) THEN \(refusal)
+                        ELSE \(TradeOutcome.ok) END::text AS outcome
+        )
+        """
+    }
 
     /// Records the outcome under the idempotency key (if any) and reports it; the insert
     /// of a concurrent duplicate waits for this one and then fails, undoing that statement.
-    static let rememberAndReport = """
+    private static func rememberAndReport(_ order: TradeOrder) -> PostgresQuery {
+        """
         remembered AS (
             INSERT INTO idempotency_keys (user_id, key, request_hash, outcome, trade_id, cash, position)
-            SELECT $1, $9::text, $10::text, outcome.outcome, (SELECT id FROM trade),
-                   (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
-            FROM outcome WHERE $9::text IS NOT NULL
+            SELECT \(order.userID), \(order.idempotency?.key)::text, \(order.idempotency?.requestHash)::text, outcome.outcome,
+                   (SELECT id FROM trade), (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
+            FROM outcome WHERE \(order.idempotency?.key)::text IS NOT NULL
         )
         SELECT outcome.outcome, trade.id, trade.portfolio_id, trade.created_at,
                (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
         FROM outcome LEFT JOIN trade ON true
         """
+    }
 
     /// Buys in one statement: the cash is taken only if it covers the cost (checked by
     /// the row update itself, so no interleaving can overspend), then the holding and the
     /// trade row are written.
-    public static let buy = """
-            WITH \(ownedPortfolio), cash_after AS (
-                UPDATE portfolios p SET cash = p.cash - ($6::numeric + $8::numeric)
-                FROM owned WHERE p.id = owned.id AND owned.open AND p.cash >= $6::numeric + $8::numeric
+    private static func buy(_ order: TradeOrder) -> PostgresQuery {
+        let cost = order.amount + order.fee
+        return """
+            WITH \(ownedPortfolio(order)), cash_after AS (
+                UPDATE portfolios p SET cash = p.cash - \(cost)
+                FROM owned WHERE p.id = owned.id AND owned.open AND p.cash >= \(cost)
                 RETURNING p.id, p.cash
             ), position_after AS (
                 INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
-                SELECT id, $3, $4::int8, $6::numeric FROM cash_after
+                SELECT id, \(order.symbol), \(order.quantity), \(order.amount) FROM cash_after
                 ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
                     quantity = h.quantity + excluded.quantity, cost_basis = h.cost_basis + excluded.cost_basis
                 RETURNING quantity
             ), trade AS (
                 INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee)
-                SELECT id, $3, $7::text, $4::int8, $5::numeric, $6::numeric, $8::numeric FROM cash_after
+                SELECT id, \(order.symbol), \(TradeSide.buy), \(order.quantity), \(order.price), \(order.amount), \(order.fee)
+                FROM cash_after
                 RETURNING id, portfolio_id, created_at
-            ), outcome AS (
-                SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN 'not_found'
-                            WHEN NOT (SELECT open FROM owned) THEN 'closed'
-                            WHEN NOT EXISTS (SELECT 1 FROM trade) THEN 'insufficient_funds'
-                            ELSE 'ok' END AS outcome
-            ), \(rememberAndReport)
+            ), \(outcome(refusal: .insufficientFunds)), \(rememberAndReport(order))
             """
+    }
 
     /// Sells in one statement: the holding is locked (read at its latest version), the
     /// shares are taken only if enough are held, the cost basis shrinks in proportion,
     /// and the proceeds are credited. The trade row records the realized gain: proceeds
     /// after the fee minus the average cost of the shares sold. A holding sold to zero
     /// stays as a hidden row.
-    public static let sell = """
-            WITH \(ownedPortfolio), held AS (
+    private static func sell(_ order: TradeOrder) -> PostgresQuery {
+        let quantity = order.quantity
+        let proceeds = order.amount - order.fee
+        return """
+            WITH \(ownedPortfolio(order)), held AS (
                 SELECT h.portfolio_id, h.quantity, h.cost_basis
                 FROM holdings h JOIN owned ON h.portfolio_id = owned.id
-                WHERE owned.open AND h.symbol = $3 AND h.quantity >= $4::int8
+                WHERE owned.open AND h.symbol = \(order.symbol) AND h.quantity >= \(quantity)
                 FOR UPDATE OF h
             ), position_after AS (
                 UPDATE holdings h SET
-                    quantity = held.quantity - $4::int8,
-                    cost_basis = CASE WHEN held.quantity = $4::int8 THEN 0
-                                      ELSE round(held.cost_basis * (held.quantity - $4::int8) / held.quantity, 10) END
-                FROM held WHERE h.portfolio_id = held.portfolio_id AND h.symbol = $3
+                    quantity = held.quantity - \(quantity),
+                    cost_basis = CASE WHEN held.quantity = \(quantity) THEN 0
+                                      ELSE round(held.cost_basis * (held.quantity - \(quantity)) / held.quantity, 10) END
+                FROM held WHERE h.portfolio_id = held.portfolio_id AND h.symbol = \(order.symbol)
                 RETURNING h.portfolio_id, h.quantity, held.cost_basis - h.cost_basis AS cost_sold
             ), cash_after AS (
-                UPDATE portfolios p SET cash = p.cash + $6::numeric - $8::numeric
+                UPDATE portfolios p SET cash = p.cash + \(proceeds)
                 FROM position_after WHERE p.id = position_after.portfolio_id
                 RETURNING p.id, p.cash
             ), trade AS (
                 INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain)
-                SELECT id, $3, $7::text, $4::int8, $5::numeric, $6::numeric, $8::numeric, $6::numeric - $8::numeric - cost_sold
+                SELECT id, \(order.symbol), \(TradeSide.sell), \(quantity), \(order.price), \(order.amount), \(order.fee),
+                       \(proceeds) - cost_sold
                 FROM cash_after, position_after
                 RETURNING id, portfolio_id, created_at
-            ), outcome AS (
-                SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN 'not_found'
-                            WHEN NOT (SELECT open FROM owned) THEN 'closed'
-                            WHEN NOT EXISTS (SELECT 1 FROM trade) THEN 'insufficient_shares'
-                            ELSE 'ok' END AS outcome
-            ), \(rememberAndReport)
+            ), \(outcome(refusal: .insufficientShares)), \(rememberAndReport(order))
             """
+    }
 }

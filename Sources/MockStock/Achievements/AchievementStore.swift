@@ -1,0 +1,79 @@
+import Foundation
+import Postgres
+
+/// The catalog and each user's progress. Awarding happens in the database, in the
+/// transaction of the event that earns an achievement (sql/0006_achievements.sql).
+struct AchievementStore: Sendable {
+    let pool: PostgresConnectionPool
+
+    func list(userID: Int) async throws -> [Achievement] {
+        let rows = try await pool.query(
+            """
+            WITH mine AS (SELECT id FROM portfolios WHERE user_id = \(userID)),
+            counts AS (
+                SELECT (SELECT count(*) FROM (SELECT 1 FROM trades WHERE portfolio_id IN (SELECT id FROM mine) LIMIT 10) t) AS trades,
+                       (SELECT count(*) FROM (SELECT 1 FROM trades WHERE portfolio_id IN (SELECT id FROM mine)
+                                                 AND realized_gain > 0 LIMIT 1) t) AS profitable,
+                       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM holdings
+                                                         WHERE portfolio_id IN (SELECT id FROM mine) AND quantity > 0
+                                                         GROUP BY portfolio_id) held) AS symbols
+            )
+            SELECT a.code, a.name, a.description, a.reward, e.earned_at, a.target,
+                   CASE WHEN e.earned_at IS NOT NULL THEN a.target
+                        ELSE least(a.target, CASE a.code WHEN 'first_trade' THEN counts.trades
+                                                         WHEN 'ten_trades' THEN counts.trades
+                                                         WHEN 'first_profit' THEN counts.profitable
+                                                         WHEN 'diversified' THEN counts.symbols
+                                                         ELSE 0 END) END
+            FROM achievements a CROSS JOIN counts
+            LEFT JOIN user_achievements e ON e.code = a.code AND e.user_id = \(userID)
+            ORDER BY a.position
+            """
+        )
+        return try rows.map { row in
+            let (code, name, description, reward, earnedAt, target, progress) =
+                try row.decode((String, String, String, Decimal, Date?, Int, Int).self)
+            return Achievement(code: code, name: name, description: description, reward: reward.moneyString,
+                               earnedAt: earnedAt, progress: progress, target: target)
+        }
+    }
+}
+
+extension AchievementStore {
+    /// Awards "Up fifty percent" to every user with a portfolio worth at least 1.5× the
+    /// money paid into it, in one transaction that values the portfolios of the users who
+    /// lack it (prices move without trades, so a trade is not the event that earns it).
+    /// An advisory lock keeps server processes from doing it at the same moment.
+    /// Returns how many users earned it.
+    @discardableResult
+    func awardPriceAchievements() async throws -> Int {
+        try await pool.withTransaction { session in
+            guard try await session.query("SELECT pg_try_advisory_xact_lock(\(Self.lockSpace), 1)").decodeColumn(Bool.self) == [true]
+            else { return 0 }
+            try await session.execute("SET LOCAL jit = off")
+            return try await session.query(
+                """
+                WITH candidates AS (
+                    SELECT p.id, p.user_id, p.cash, p.paid_in FROM portfolios p
+                    WHERE p.archived_at IS NULL AND p.paid_in > 0
+                      AND NOT EXISTS (SELECT 1 FROM user_achievements a WHERE a.user_id = p.user_id AND a.code = 'up_fifty')
+                ), valued AS (
+                    SELECT h.portfolio_id, sum(h.quantity * coalesce(q.price,
+                               (SELECT d.close FROM daily_bars d WHERE d.symbol = h.symbol ORDER BY d.day DESC LIMIT 1))) AS value
+                    FROM candidates c JOIN holdings h ON h.portfolio_id = c.id LEFT JOIN quotes q ON q.symbol = h.symbol
+                    WHERE h.quantity > 0
+                    GROUP BY h.portfolio_id
+                ), winners AS (
+                    SELECT DISTINCT c.user_id FROM candidates c JOIN valued v ON v.portfolio_id = c.id
+                    WHERE c.cash + v.value >= 1.5 * c.paid_in
+                )
+                SELECT count(*) FILTER (WHERE award_achievement(user_id, 'up_fifty'))
+                FROM (SELECT user_id FROM winners ORDER BY user_id) ordered
+                """
+            ).decodeColumn(Int.self).first ?? 0
+        }
+    }
+
+    /// Advisory-lock namespace of achievement checks.
+    private static let lockSpace: Int32 = 0x4143  // "AC"
+}

@@ -1,0 +1,121 @@
+import Hummingbird
+import Logging
+import Postgres
+
+/// The one table from errors to what clients see. Features throw their own errors
+/// (`TradingError`, `LeagueError`, ...) and `InvalidInput`, with no knowledge of HTTP;
+/// database errors are mapped by SQLSTATE. Anything not listed is a logged `500`.
+extension AppError {
+    static func problem(for error: any Error, logger: Logger) -> AppError {
+        switch error {
+        case let error as AppError: return error
+        case let error as HTTPError: return .from(error)
+        case let error as InvalidInput:
+            var problem = AppError(.unprocessableContent, code: "validation_failed", detail: error.detail)
+            problem.line = error.line
+            return problem
+        case let error as AccountError: return problem(for: error)
+        case let error as MarketError: return problem(for: error)
+        case let error as TradingError: return problem(for: error, logger: logger)
+        case let error as LeagueError: return problem(for: error)
+        case let error as NotificationError:
+            switch error {
+            case .noSuchNotification: return .notFound("No such notification of yours.")
+            }
+        case let error as AdminError:
+            switch error {
+            case .noSuchUser: return .notFound("No such user.")
+            }
+        case let error as PostgresError: return problem(for: error, logger: logger)
+        case is DecodingError: return .badRequest("The request body is not valid JSON of the expected shape.")
+        case is CancellationError: return .serviceUnavailable()
+        default:
+            logger.error("unexpected error", metadata: ["error": "\(String(reflecting: error))"])
+            return .internalError
+        }
+    }
+
+    private static func problem(for error: AccountError) -> AppError {
+        switch error {
+        case .usernameTaken: .conflict("That username is taken.")
+        case .wrongCredentials: .unauthorized("Wrong username or password.")
+        case .tooManyFailedLogins(let seconds):
+            .rateLimited(retryAfter: seconds, "Too many failed logins for this username; try again later.")
+        case .wrongCurrentPassword: .forbidden("The current password is wrong.")
+        case .unknownUser: .unauthorized()
+        }
+    }
+
+    private static func problem(for error: MarketError) -> AppError {
+        switch error {
+        case .unknownSymbol(let symbol): .unknownSymbol(symbol)
+        case .noPrice(let symbol): .quoteUnavailable("\(symbol) has no price yet.")
+        case .sourceUnavailable(let symbol):
+            .quoteUnavailable("The price source for \(symbol) is unavailable and its last price is too old.")
+        }
+    }
+
+    private static func problem(for error: TradingError, logger: Logger) -> AppError {
+        switch error {
+        case .noSuchPortfolio: return .notFound("No such portfolio of yours.")
+        case .insufficientFunds:
+            return AppError(.unprocessableContent, code: "insufficient_funds", detail: "There is not enough cash for this purchase.")
+        case .insufficientShares:
+            return AppError(.unprocessableContent, code: "insufficient_shares", detail: "The portfolio does not hold that many shares.")
+        case .leagueNotRunning: return .conflict("This league portfolio trades only while its league runs.")
+        case .idempotencyKeyReused:
+            return AppError(.unprocessableContent, code: "idempotency_key_reused",
+                            detail: "This Idempotency-Key was used for a different request.")
+        case .idempotencyKeyInFlight:
+            return .conflict("A request with this Idempotency-Key is still being answered; retry it shortly.")
+        case .incompleteRecord:
+            logger.error("a trade statement reported success without its rows")
+            return .internalError
+        }
+    }
+
+    private static func problem(for error: LeagueError) -> AppError {
+        switch error {
+        case .noSuchLeague: .notFound("No such league of yours.")
+        case .noLeagueWithCode: .notFound("No league has that code.")
+        case .bannedFromLeague:
+            AppError(.forbidden, code: "banned_from_league", detail: "You were removed from this league and cannot rejoin.")
+        case .alreadyMember: AppError(.conflict, code: "already_member", detail: "You are already a member of this league.")
+        case .leagueEnded: .conflict("This league has ended.")
+        case .leagueFull: AppError(.conflict, code: "league_full", detail: "This league is full.")
+        case .ownerOnly(let action): .forbidden("Only the league's owner may \(action).")
+        case .noSuchMember: .notFound("No such member.")
+        case .ownerCannotKickThemself:
+            AppError(.unprocessableContent, code: "validation_failed", detail: "The owner cannot kick themself; leave or delete the league.")
+        case .noFreeJoinCode: .serviceUnavailable("Could not find a free join code; try again.")
+        }
+    }
+
+    /// Database errors by SQLSTATE. Those a request can cause (a row that appeared or
+    /// vanished meanwhile) get their own answer; features catch the ones they expect first.
+    private static func problem(for error: PostgresError, logger: Logger) -> AppError {
+        if error.isConnectionFailure || error.isTransient || error.code == .queryCanceled {
+            // Unreachable, serialization failure or deadlock still failing after the
+            // retries, or a statement that ran out of time (57014).
+            logger.warning("database unavailable", metadata: ["error": "\(error.logDescription)"])
+            return .serviceUnavailable()
+        }
+        switch error.code {
+        case .characterNotInRepertoire:
+            // Text PostgreSQL cannot store (a NUL character): the client's input, not our fault.
+            return AppError(.unprocessableContent, code: "validation_failed", detail: "Text values may not contain NUL characters.")
+        case .uniqueViolation:
+            logger.notice("unexpected duplicate", metadata: ["error": "\(error)"])
+            return .conflict("This conflicts with something that exists already.")
+        case .foreignKeyViolation:
+            logger.notice("reference to a missing row", metadata: ["error": "\(error)"])
+            return .conflict("Something this request refers to was changed or removed meanwhile.")
+        default:
+            if error.kind == .encoding {
+                return AppError(.unprocessableContent, code: "validation_failed", detail: "Text values may not contain NUL characters.")
+            }
+            logger.error("database error", metadata: ["error": "\(error.logDescription)"])
+            return .internalError
+        }
+    }
+}

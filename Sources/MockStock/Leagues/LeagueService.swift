@@ -1,0 +1,90 @@
+import Foundation
+
+/// The rules of leagues: what a league may be, who may join, leave, kick and delete.
+struct LeagueService: Sendable {
+    let store: LeagueStore
+    let standings: StandingsStore
+
+    static let defaultStartingCash = Decimal(string: "100000.00")!
+
+    func create(
+        name rawName: String, mode rawMode: String?, startingCash: Decimal?, startsAt: Date?, endsAt: Date?,
+        maxMembers: Int?, ownerID: Int
+    ) async throws -> LeagueStore.LeagueRecord {
+        let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...64).contains(name.count) else { throw InvalidInput("name must be 1–64 characters.") }
+        guard let mode = LeagueMode(rawValue: rawMode ?? LeagueMode.shared.rawValue) else {
+            throw InvalidInput("mode must be shared or isolated.")
+        }
+        let startingCash = startingCash ?? Self.defaultStartingCash
+        guard startingCash > 0, startingCash <= 1_000_000_000 else {
+            throw InvalidInput("startingCash must be a positive amount up to 1000000000.")
+        }
+        let startsAt = startsAt ?? Date()
+        if let endsAt, endsAt <= startsAt { throw InvalidInput("endsAt must be after startsAt.") }
+        if let maxMembers, !(1...1_000_000).contains(maxMembers) {
+            throw InvalidInput("maxMembers must be from 1 to 1000000.")
+        }
+        return try await store.create(
+            .init(name: name, mode: mode, startingCash: startingCash, startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers),
+            ownerID: ownerID
+        )
+    }
+
+    func leagues(member userID: Int) async throws -> [LeagueStore.LeagueRecord] {
+        try await store.leagues(member: userID)
+    }
+
+    /// The league if `userID` is a member of it; `noSuchLeague` otherwise, so non-members
+    /// learn nothing.
+    func league(id: Int, member userID: Int) async throws -> LeagueStore.LeagueRecord {
+        guard let league = try await store.league(id: id, member: userID) else { throw LeagueError.noSuchLeague }
+        return league
+    }
+
+    func standings(of league: LeagueStore.LeagueRecord, limit: Int, offset: Int) async throws -> StandingsStore.Page {
+        try await standings.page(of: league, limit: limit, offset: offset)
+    }
+
+    func history(leagueID: Int, userID: Int) async throws -> [StandingsStore.HistoryPoint] {
+        try await standings.history(leagueID: leagueID, userID: userID)
+    }
+
+    func join(code: String, userID: Int) async throws -> LeagueStore.LeagueRecord {
+        guard (8...64).contains(code.count) else { throw LeagueError.noLeagueWithCode }
+        let (outcome, league) = try await store.join(code: code, userID: userID)
+        switch outcome {
+        case .ok:
+            guard let league else { throw LeagueError.noLeagueWithCode }
+            return league
+        case .notFound: throw LeagueError.noLeagueWithCode
+        case .banned: throw LeagueError.bannedFromLeague
+        case .alreadyMember: throw LeagueError.alreadyMember
+        case .ended: throw LeagueError.leagueEnded
+        case .full: throw LeagueError.leagueFull
+        }
+    }
+
+    /// Leaving; when the owner leaves, the league is deleted.
+    func leave(_ league: LeagueStore.LeagueRecord, userID: Int) async throws {
+        if league.ownerID == userID {
+            try await store.delete(leagueID: league.id)
+        } else {
+            _ = try await store.removeMember(leagueID: league.id, userID: userID, ban: false)
+        }
+    }
+
+    /// Removes a member for good (banned, told why); the owner's call alone.
+    func kick(_ target: Int, from league: LeagueStore.LeagueRecord, by userID: Int) async throws {
+        guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "kick members") }
+        guard target != userID else { throw LeagueError.ownerCannotKickThemself }
+        guard try await store.removeMember(leagueID: league.id, userID: target, ban: true) else {
+            throw LeagueError.noSuchMember
+        }
+    }
+
+    func delete(_ league: LeagueStore.LeagueRecord, by userID: Int) async throws {
+        guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "delete it") }
+        try await store.delete(leagueID: league.id)
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import Hummingbird
+
+/// Listing notifications and marking them read.
+struct NotificationController {
+    let store: NotificationStore
+
+    func addRoutes(to api: RouterGroup<AppRequestContext>) {
+        api.get("notifications", use: list)
+        api.post("notifications/{id}/read", use: markRead)
+    }
+
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> CursorPage<Notification> {
+        let parameters = request.uri.queryParameters
+        let unread = parameters.get("unread")
+        guard unread == nil || unread == "true" || unread == "false" else {
+            throw InvalidInput("unread must be true or false.")
+        }
+        return try await store.list(
+            userID: context.requireIdentity().userID, unreadOnly: unread == "true",
+            before: try request.positiveInteger("before"),
+            limit: try Pagination.limit(parameters, default: 50, maximum: 200)
+        )
+    }
+
+    @Sendable func markRead(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        guard let id = context.parameters.get("id").flatMap(Int.init),
+            try await store.markRead(id: id, userID: context.requireIdentity().userID)
+        else { throw NotificationError.noSuchNotification }
+        return .noContent
+    }
+}

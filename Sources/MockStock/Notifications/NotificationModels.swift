@@ -1,0 +1,17 @@
+import Foundation
+import Hummingbird
+
+/// A notification as clients see it.
+struct Notification: ResponseEncodable, Sendable {
+    let id: Int
+    let title: String
+    let body: String
+    let createdAt: Date
+    @NullEncoded var readAt: Date?
+}
+
+/// What notification rules refuse.
+enum NotificationError: Error, Equatable {
+    /// Not a notification, or someone else's.
+    case noSuchNotification
+}
