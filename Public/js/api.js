@@ -66,10 +66,10 @@ export async function api(path, { method = 'GET', body, headers = {}, raw = fals
 }
 
 /** Uploads a file body with progress (fetch has no upload progress; XHR does). */
-export function upload(path, file, contentType, onProgress) {
+export function upload(path, file, contentType, onProgress, method = 'POST') {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', path);
+    xhr.open(method, path);
     xhr.setRequestHeader('Content-Type', contentType);
     xhr.setRequestHeader('Accept', 'application/json');
     if (session.token) xhr.setRequestHeader('Authorization', `Bearer ${session.token}`);

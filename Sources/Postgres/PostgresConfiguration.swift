@@ -6,7 +6,8 @@ public struct PostgresConfiguration: Sendable {
     /// Connection parameters that win over the connection string, e.g. `["dbname": "test_1"]`.
     public var overrides: [String: String] = [:]
     public var applicationName = "mockstock"
-    /// Seconds libpq waits for a connection to open (libpq's minimum is 2).
+    /// Seconds an open attempt may take, enforced by the driver (at least 1 s) and also
+    /// sent as libpq's `connect_timeout`.
     public var connectTimeoutSeconds = 5
     /// Server-side limit for one statement; `nil` keeps the server's setting.
     public var statementTimeout: Duration? = .seconds(30)
@@ -26,7 +27,7 @@ public struct PostgresConfiguration: Sendable {
         self.connectionString = connectionString
     }
 
-    /// The keyword/value pairs handed to `PQconnectdbParams`: the parsed connection string
+    /// The keyword/value pairs handed to `PQconnectStartParams`: the parsed connection string
     /// with the overrides applied and the driver's session settings added.
     func connectionParameters(parsed: [(String, String)]) -> [(String, String)] {
         var parameters = parsed.filter { overrides[$0.0] == nil }

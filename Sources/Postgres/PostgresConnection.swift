@@ -65,7 +65,7 @@ final class PostgresConnection: @unchecked Sendable {
     private enum Step {
         /// Deallocating evicted prepared statements, then starting `request`.
         case deallocate(then: Request)
-        /// Preparing `statement` as `name`, then running it.
+        /// Preparing the query as `name` (cached under `key`), then running it.
         case prepare(name: String, key: PostgresStatementCache.Key, then: PostgresQuery)
         case execute
         /// Running a cached prepared statement.

@@ -4,7 +4,8 @@
 /// one-off statements never take a slot; at most `capacity` stay prepared, and preparing
 /// one more evicts the least recently used, whose name is queued for `DEALLOCATE` on the
 /// server (sent by the connection when no transaction is open). Hits, the hot path, cost
-/// one dictionary lookup; only a miss on a full cache scans for the oldest entry.
+/// one dictionary lookup; only a miss on a full cache (or a new statement when the run
+/// counts are full) scans for the oldest entry.
 struct PostgresStatementCache {
     struct Key: Hashable {
         let sql: String

@@ -36,12 +36,14 @@ struct DriverBench: AsyncParsableCommand {
         configuration.maxConnections = concurrency
         let pool = PostgresConnectionPool(configuration: configuration)
         let accounts = try await pool.query("SELECT count(*) FROM pgbench_accounts").decodeColumn(Int.self)[0]
-        // Warm up: open every connection and prepare the statement on it.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<concurrency {
-                group.addTask { _ = try await pool.query("SELECT abalance FROM pgbench_accounts WHERE aid = \(1)") }
+        // Warm up: open every connection and run the statement on it until it is prepared.
+        for _ in 0..<configuration.prepareThreshold {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<concurrency {
+                    group.addTask { _ = try await pool.query("SELECT abalance FROM pgbench_accounts WHERE aid = \(1)") }
+                }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
         }
         let clock = ContinuousClock()
         let started = clock.now

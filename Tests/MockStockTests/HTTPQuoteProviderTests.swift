@@ -49,6 +49,7 @@ struct HTTPQuoteProviderTests {
     func withProvider(
         _ template: String = "/quotes?symbols={symbols}",
         configure: @Sendable @escaping (inout HTTPQuoteProvider.Settings) -> Void = { _ in },
+        clock: TestClock = TestClock(),
         _ body: @Sendable @escaping (HTTPQuoteProvider, FakeUpstream, PostgresConnectionPool) async throws -> Void
     ) async throws {
         let upstream = FakeUpstream()
@@ -65,7 +66,9 @@ struct HTTPQuoteProviderTests {
                 var settings = HTTPQuoteProvider.Settings(urlTemplate: base + template)
                 settings.timeout = .milliseconds(300)
                 configure(&settings)
-                let provider = HTTPQuoteProvider(settings: settings, store: MarketStore(pool: pool), logger: Logger(label: "test"))
+                let provider = HTTPQuoteProvider(
+                    settings: settings, store: MarketStore(pool: pool), logger: Logger(label: "test"), clock: clock.reader
+                )
                 do {
                     try await body(provider, upstream, pool)
                 } catch {
@@ -100,11 +103,13 @@ struct HTTPQuoteProviderTests {
 
     @Test("answers are cached for the TTL, then fetched again")
     func ttl() async throws {
-        try await withProvider(configure: { $0.ttl = .milliseconds(300) }) { provider, upstream, _ in
+        let clock = TestClock()
+        try await withProvider(configure: { $0.ttl = .milliseconds(300) }, clock: clock) { provider, upstream, _ in
             _ = try await provider.quotes(for: ["AAPL"])
+            clock.advance(by: .milliseconds(299))
             _ = try await provider.quotes(for: ["AAPL"])
             #expect(await upstream.requests.count == 1)
-            try await Task.sleep(for: .milliseconds(400))
+            clock.advance(by: .milliseconds(1))
             _ = try await provider.quotes(for: ["AAPL"])
             #expect(await upstream.requests.count == 2)
         }

@@ -126,12 +126,14 @@ struct MarketProviderTests {
     @Test("the quote cache answers from memory within its lifetime and asks the source again after")
     func quoteCache() async throws {
         let source = CountingProvider()
-        let cache = CachingQuoteProvider(source, lifetime: .milliseconds(200))
+        let clock = TestClock()
+        let cache = CachingQuoteProvider(source, lifetime: .milliseconds(200), clock: clock.reader)
         _ = try await cache.quotes(for: ["AAPL", "MSFT"])
+        clock.advance(by: .milliseconds(199))
         let again = try await cache.quotes(for: ["MSFT", "AAPL"])
         #expect(again["AAPL"]?.price == 1)
         #expect(await source.calls == [["AAPL", "MSFT"]])
-        try await Task.sleep(for: .milliseconds(250))
+        clock.advance(by: .milliseconds(1))
         _ = try await cache.quotes(for: ["AAPL"])
         #expect(await source.calls == [["AAPL", "MSFT"], ["AAPL"]])
     }

@@ -138,6 +138,27 @@ struct MarketTests {
         }
     }
 
+    @Test("instruments upload as the seed command's CSV; a bad record is refused by the line an editor shows and nothing is stored")
+    func instrumentCSVUpload() async throws {
+        try await TestApp.run { client in
+            let token = try await client.adminToken()
+            let bad = "symbol,name,description\nAAA,\"A, Inc.\",\"Makes\nthings\"\nNO/SLASH,Slash Corp,x\n"
+            let refused = try await client.send(.put, "/api/admin/instruments", body: bad, contentType: "text/csv", token: token)
+            #expect(refused.status == .unprocessableContent)
+            let problem = try JSONDecoder().decode(LineProblem.self, from: Data(buffer: refused.body))
+            #expect(problem.code == "validation_failed")
+            #expect(problem.line == 4)
+            #expect(problem.detail.hasPrefix("Line 4: symbol must be"), "\(problem.detail)")
+            let none = try await client.send(.get, "/api/stock/AAA", body: "", token: token)
+            #expect(none.status == .notFound)
+
+            let good = "symbol,name,description,currency\nAAA,\"A, Inc.\",\"Makes \"\"things\"\"\",eur\nBBB,B Inc.,,\n"
+            let saved = try await client.send(.put, "/api/admin/instruments", body: good, contentType: "text/csv", token: token)
+            #expect(saved.status == .ok)
+            #expect(String(buffer: saved.body) == #"{"upserted":2}"#)
+        }
+    }
+
     @Test("an empty upload is 422")
     func emptyUpload() async throws {
         try await TestApp.run { client in

@@ -203,8 +203,8 @@ struct ConfigurationTests {
             "LEADERBOARD_LIVE_LIMIT": "250", "LEADERBOARD_REFRESH_SECONDS": "2",
             "HTTP_HEADER_TIMEOUT_SECONDS": "7", "HTTP_IDLE_TIMEOUT_SECONDS": "30",
         ])
-        #expect(configuration.requestHeadTimeoutSeconds == 7)
-        #expect(configuration.idleTimeoutSeconds == 30)
+        #expect(configuration.requestHeadTimeout == .seconds(7))
+        #expect(configuration.idleTimeout == .seconds(30))
         #expect(configuration.standings.liveLimit == 250)
         #expect(configuration.standings.refreshInterval == .seconds(2))
         #expect(configuration.host == "0.0.0.0")

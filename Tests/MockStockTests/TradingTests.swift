@@ -65,8 +65,10 @@ extension TestClientProtocol {
         try await setPrice("ONE", "1")
     }
 
-    func setPrice(_ symbol: String, _ price: String) async throws {
-        let response = try await send(.post, "/api/admin/quotes", body: #"[{"symbol":"\#(symbol)","price":"\#(price)"}]"#,
+    /// Sets an admin quote, as of now or of the moment given.
+    func setPrice(_ symbol: String, _ price: String, asOf: Date? = nil) async throws {
+        let moment = asOf.map { #","asOf":"\#(ISO8601DateFormatter().string(from: $0))""# } ?? ""
+        let response = try await send(.post, "/api/admin/quotes", body: #"[{"symbol":"\#(symbol)","price":"\#(price)"\#(moment)}]"#,
                                       token: try await adminToken())
         #expect(response.status == .ok)
     }
@@ -122,7 +124,8 @@ struct TradingTests {
         try await TestApp.run { client in
             try await client.seedTradingMarket()
             let token = try await client.register("averager").token
-            try await client.setPrice("AAPL", "100")
+            // Yesterday's last quote becomes today's previous close.
+            try await client.setPrice("AAPL", "100", asOf: Date().addingTimeInterval(-86_400))
             _ = try await client.tradeOK("buy", "AAPL", 2, token: token)
             try await client.setPrice("AAPL", "110")
             _ = try await client.tradeOK("buy", "AAPL", 2, token: token)
@@ -132,8 +135,7 @@ struct TradingTests {
             #expect(holding.averageCost == "105.00")
             #expect(holding.value == "330.00")
             #expect(holding.unrealizedGain == "15.00")
-            // Both admin quotes were set today, so the previous close is still the first quote's day's value.
-            #expect(holding.dayChange == "0.00" || holding.dayChange == "30.00")
+            #expect(holding.dayChange == "30.00")
         }
     }
 

@@ -266,8 +266,11 @@ class WebClientTest(unittest.TestCase):
         })
         self.upload("#instruments-file", files["bad-instruments.csv"], "#instruments-form")
         self.text_in("#instruments-result", "Line 4: symbol must be")
+        # The page reads the line from the server's answer (its `line` field).
+        self.assertEqual(self.find("#instruments-result").get_attribute("data-line"), "4")
         self.upload("#prices-file", files["prices.csv"], "#prices-form")
         self.text_in("#prices-result", "Line 2: unknown symbol; add the instrument first")
+        self.assertEqual(self.find("#prices-result").get_attribute("data-line"), "2")
         self.upload("#instruments-file", files["instruments.csv"], "#instruments-form")
         self.text_in("#instruments-result", "1 instrument saved")
         self.upload("#prices-file", files["bad-prices.csv"], "#prices-form")

@@ -2,67 +2,13 @@ import { api, upload } from '../api.js';
 import { h, fill, onSubmit } from '../dom.js';
 
 /**
- * RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks. Each row
- * carries `line`, the line it starts on, so messages match what an editor shows.
+ * Shows an upload's refusal in the server's words. A refusal about one line of the file
+ * carries that line as `line` (the server reads the CSV, and counts lines as an editor
+ * does); it is kept on the box for styling and tests.
  */
-export function parseCSV(text) {
-  const rows = [];
-  let row = [];
-  let field = '';
-  let quoted = false;
-  let line = 1;
-  let rowLine = 1;
-  const endRow = () => {
-    row.push(field);
-    if (row.length > 1 || row[0] !== '') rows.push(Object.assign(row, { line: rowLine }));
-    row = []; field = '';
-  };
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i];
-    if (c === '\n' || (c === '\r' && text[i + 1] !== '\n')) line += 1;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { field += '"'; i += 1; } else if (c === '"') quoted = false; else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') { row.push(field); field = ''; }
-    else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') { i += 1; line += 1; }
-      endRow();
-      rowLine = line;
-    } else field += c;
-  }
-  if (field !== '' || row.length > 0) endRow();
-  return rows;
-}
-
-/** Instruments from a CSV with a header: symbol/Symbol, name/Security, sector/GICS Sector, description, currency. */
-function instrumentsFrom(text) {
-  const [header, ...rows] = parseCSV(text);
-  if (!header) throw new Error('The file is empty.');
-  const names = header.map((n) => n.trim().toLowerCase());
-  const column = (...candidates) => candidates.map((c) => names.indexOf(c)).find((i) => i >= 0);
-  const symbol = column('symbol');
-  const name = column('name', 'security');
-  if (symbol === undefined || name === undefined) throw new Error(`Line ${header.line}: the header needs a symbol and a name (or Security) column.`);
-  const sector = column('sector', 'gics sector');
-  const description = column('description');
-  const currency = column('currency');
-  const optional = (index, row) => (index === undefined ? undefined : row[index]?.trim() || undefined);
-  return rows.map((row) => {
-    if (row.length !== header.length) throw new Error(`Line ${row.line}: expected ${header.length} fields, found ${row.length}.`);
-    if (!row[symbol].trim() || !row[name].trim()) throw new Error(`Line ${row.line}: symbol and name are required.`);
-    return {
-      line: row.line,
-      instrument: {
-        symbol: row[symbol].trim(), name: row[name].trim(),
-        sector: optional(sector, row), description: optional(description, row), currency: optional(currency, row),
-      },
-    };
-  });
-}
-
-/** The server names a bad item by its index ("[3].name ..."); say which line of the file it came from. */
-export function withLineNumbers(message, lines) {
-  return message.replace(/^\[(\d+)\]\.?:?\s*/, (whole, index) => (lines[Number(index)] ? `Line ${lines[Number(index)]}: ` : whole));
+function refuse(box, error) {
+  show(box, error.message, 'error');
+  if (error.line) box.dataset.line = String(error.line);
 }
 
 function count(n, noun) {
@@ -76,6 +22,7 @@ function result(id) {
 function show(box, text, kind = 'info') {
   box.className = kind;
   box.textContent = text;
+  delete box.dataset.line;
 }
 
 export async function adminView(root, context) {
@@ -91,17 +38,13 @@ export async function adminView(root, context) {
     h('p', { class: 'hint' }, 'CSV with a header: symbol, name, and optionally sector, description, currency.'),
     h('label', { for: 'instruments-file' }, 'CSV file'), instrumentsFile, instrumentsResult,
     h('button', { type: 'submit' }, 'Upload instruments'));
-  let lines = [];
   onSubmit(instruments, async () => {
-    lines = [];
     const file = instrumentsFile.files[0];
     if (!file) { show(instrumentsResult, 'Choose a file first.', 'error'); return; }
-    const list = instrumentsFrom(await file.text());
-    lines = list.map((item) => item.line);
-    show(instrumentsResult, `Uploading ${list.length} instruments…`);
-    const answer = await api('/api/admin/instruments', { method: 'PUT', body: list.map((item) => item.instrument) });
+    show(instrumentsResult, 'Uploading…');
+    const answer = await upload('/api/admin/instruments', file, 'text/csv', () => {}, 'PUT');
     show(instrumentsResult, `${count(answer.upserted, 'instrument')} saved.`);
-  }, (error) => show(instrumentsResult, withLineNumbers(error.message, lines), 'error'));
+  }, (error) => refuse(instrumentsResult, error));
 
   const pricesFile = h('input', { type: 'file', id: 'prices-file', accept: '.csv,text/csv' });
   const progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Upload progress' });
@@ -126,7 +69,7 @@ export async function adminView(root, context) {
     } finally {
       progress.hidden = true;
     }
-  }, (error) => show(pricesResult, error.message, 'error'));
+  }, (error) => refuse(pricesResult, error));
 
   const quoteSymbol = h('input', { id: 'quote-symbol', required: true, autocapitalize: 'characters' });
   const quotePrice = h('input', { id: 'quote-price', required: true, inputmode: 'decimal', pattern: '\\d+(\\.\\d+)?' });

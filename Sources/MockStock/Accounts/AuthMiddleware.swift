@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import Synchronization
 
 /// Requires a valid bearer token on the routes of its group, and records who is calling
 /// in the request context.
@@ -33,40 +32,32 @@ struct AuthMiddleware: RouterMiddleware {
 /// no database round trip. A token revoked by another server process keeps working here
 /// for at most `lifetime`; revocations made through this process apply at once.
 final class TokenVersionCache: Sendable {
-    private struct Entry {
+    private struct State {
         let version: Int
         let role: Role
-        let fetched: ContinuousClock.Instant
     }
 
     private let store: UserStore
-    private let lifetime: Duration
-    private let entries = Mutex<[Int: Entry]>([:])
-    private static let maxEntries = 100_000
+    private let cache: ExpiringCache<Int, State>
 
-    init(store: UserStore, lifetime: Duration) {
+    init(store: UserStore, lifetime: Duration, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.store = store
-        self.lifetime = lifetime
+        cache = ExpiringCache(lifetime: lifetime, capacity: 100_000, clock: clock)
     }
 
     func state(of userID: Int) async throws -> (version: Int, role: Role)? {
-        let now = ContinuousClock.now
-        if let entry = entries.withLock({ $0[userID] }), now - entry.fetched < lifetime {
-            return (entry.version, entry.role)
-        }
+        if let state = cache.value(for: userID) { return (state.version, state.role) }
+        let read = cache.now
         guard let state = try await store.tokenState(id: userID) else {
-            entries.withLock { _ = $0.removeValue(forKey: userID) }
+            cache.removeValue(for: userID)
             return nil
         }
-        remember(userID: userID, version: state.version, role: state.role)
+        cache.store(State(version: state.version, role: state.role), for: userID, at: read)
         return state
     }
 
     func remember(userID: Int, version: Int, role: Role) {
-        entries.withLock { entries in
-            if entries.count >= Self.maxEntries { entries.removeAll(keepingCapacity: true) }
-            entries[userID] = Entry(version: version, role: role, fetched: .now)
-        }
+        cache.store(State(version: version, role: role), for: userID)
     }
 }
 

@@ -1,6 +1,5 @@
 import Foundation
 import JWTKit
-import Synchronization
 
 /// The claims of an access token.
 struct AccessToken: JWTPayload {
@@ -34,23 +33,25 @@ struct AccessToken: JWTPayload {
 /// Issues and verifies HS256 access tokens.
 public struct TokenService: Sendable {
     private let keys: JWTKeyCollection
-    public let lifetime: TimeInterval
+    public let lifetime: Duration
     /// Tokens already verified, by their exact text: a client sends the same token with
     /// every request, and checking the signature and claims again each time is wasted
-    /// work. Expiry is still checked on every use.
-    private let verified = VerifiedTokens()
+    /// work. Expiry is still checked on every use; a token is remembered no longer than a
+    /// token lives.
+    private let verified: ExpiringCache<String, AccessToken>
 
     /// `secret` must hold at least 32 bytes (256 bits).
-    public init(secret: [UInt8], lifetime: TimeInterval) async {
+    public init(secret: [UInt8], lifetime: Duration) async {
         keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         self.lifetime = lifetime
+        verified = ExpiringCache(lifetime: lifetime, capacity: 50_000)
     }
 
     func issue(userID: Int, version: Int, now: Date = Date()) async throws -> (token: String, expiresAt: Date) {
         // Whole seconds, as the token stores them, so the answer's expiresAt matches the token.
         let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-        let expiresAt = issuedAt.addingTimeInterval(lifetime)
+        let expiresAt = issuedAt.addingTimeInterval(lifetime.inSeconds)
         let claims = AccessToken(
             sub: SubjectClaim(value: String(userID)),
             iss: IssuerClaim(value: AccessToken.issuer),
@@ -64,11 +65,11 @@ public struct TokenService: Sendable {
 
     /// The token's claims, or nil for anything not signed by us with HS256 and currently valid.
     func verify(_ token: String) async -> AccessToken? {
-        if let claims = verified.claims(for: token) {
+        if let claims = verified.value(for: token) {
             return claims.exp.value > Date() ? claims : nil
         }
         guard let claims = await verifySignatureAndClaims(token) else { return nil }
-        verified.remember(token, claims)
+        verified.store(claims, for: token)
         return claims
     }
 
@@ -90,22 +91,5 @@ public struct TokenService: Sendable {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         return Data(base64Encoded: base64)
-    }
-}
-
-/// A bounded set of verified tokens; cleared whole when full.
-private final class VerifiedTokens: Sendable {
-    private let tokens = Mutex<[String: AccessToken]>([:])
-    private static let capacity = 50_000
-
-    func claims(for token: String) -> AccessToken? {
-        tokens.withLock { $0[token] }
-    }
-
-    func remember(_ token: String, _ claims: AccessToken) {
-        tokens.withLock { tokens in
-            if tokens.count >= Self.capacity { tokens.removeAll(keepingCapacity: true) }
-            tokens[token] = claims
-        }
     }
 }

@@ -6,7 +6,7 @@ struct UserStore: Sendable {
     let pool: PostgresConnectionPool
 
     /// Creates a user, the personal portfolio and its starting cash movement in one
-    /// statement, so either all exist or none. A taken username (any case) is 409.
+    /// statement, so either all exist or none. A taken username (any case) throws `AccountError.usernameTaken`.
     func create(username: String, email: String?, passwordHash: String, role: Role, startingCash: Decimal) async throws -> User {
         do {
             let rows = try await pool.query(

@@ -2,30 +2,17 @@ import Foundation
 import Postgres
 
 /// The catalog and each user's progress. Awarding happens in the database, in the
-/// transaction of the event that earns an achievement (sql/0006_achievements.sql).
+/// transaction of the event that earns an achievement; awards and progress bars share one
+/// definition, `achievement_progress` (sql/0008_rule_owners.sql).
 struct AchievementStore: Sendable {
     let pool: PostgresConnectionPool
 
     func list(userID: Int) async throws -> [Achievement] {
         let rows = try await pool.query(
             """
-            WITH mine AS (SELECT id FROM portfolios WHERE user_id = \(userID)),
-            counts AS (
-                SELECT (SELECT count(*) FROM (SELECT 1 FROM trades WHERE portfolio_id IN (SELECT id FROM mine) LIMIT 10) t) AS trades,
-                       (SELECT count(*) FROM (SELECT 1 FROM trades WHERE portfolio_id IN (SELECT id FROM mine)
-                                                 AND realized_gain > 0 LIMIT 1) t) AS profitable,
-                       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM holdings
-                                                         WHERE portfolio_id IN (SELECT id FROM mine) AND quantity > 0
-                                                         GROUP BY portfolio_id) held) AS symbols
-            )
             SELECT a.code, a.name, a.description, a.reward, e.earned_at, a.target,
-                   CASE WHEN e.earned_at IS NOT NULL THEN a.target
-                        ELSE least(a.target, CASE a.code WHEN 'first_trade' THEN counts.trades
-                                                         WHEN 'ten_trades' THEN counts.trades
-                                                         WHEN 'first_profit' THEN counts.profitable
-                                                         WHEN 'diversified' THEN counts.symbols
-                                                         ELSE 0 END) END
-            FROM achievements a CROSS JOIN counts
+                   CASE WHEN e.earned_at IS NOT NULL THEN a.target ELSE achievement_progress(\(userID), a.code) END
+            FROM achievements a
             LEFT JOIN user_achievements e ON e.code = a.code AND e.user_id = \(userID)
             ORDER BY a.position
             """
@@ -58,11 +45,9 @@ extension AchievementStore {
                     WHERE p.archived_at IS NULL AND p.paid_in > 0
                       AND NOT EXISTS (SELECT 1 FROM user_achievements a WHERE a.user_id = p.user_id AND a.code = 'up_fifty')
                 ), valued AS (
-                    SELECT h.portfolio_id, sum(h.quantity * coalesce(q.price,
-                               (SELECT d.close FROM daily_bars d WHERE d.symbol = h.symbol ORDER BY d.day DESC LIMIT 1))) AS value
-                    FROM candidates c JOIN holdings h ON h.portfolio_id = c.id LEFT JOIN quotes q ON q.symbol = h.symbol
-                    WHERE h.quantity > 0
-                    GROUP BY h.portfolio_id
+                    SELECT v.portfolio_id, sum(v.value) AS value
+                    FROM candidates c JOIN holding_values v ON v.portfolio_id = c.id
+                    GROUP BY v.portfolio_id
                 ), winners AS (
                     SELECT DISTINCT c.user_id FROM candidates c JOIN valued v ON v.portfolio_id = c.id
                     WHERE c.cash + v.value >= 1.5 * c.paid_in

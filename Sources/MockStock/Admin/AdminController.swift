@@ -71,7 +71,13 @@ struct AdminController {
     struct Accepted: ResponseEncodable { let accepted: Int }
     struct Loaded: ResponseEncodable { let rows: Int }
 
+    /// Instruments as a JSON array, or as the CSV file `mockstock seed --instruments` reads
+    /// (`Content-Type: text/csv`), whose errors name their line (the problem's `line`).
     @Sendable func putInstruments(_ request: Request, context: AppRequestContext) async throws -> Upserted {
+        if request.headers[.contentType]?.lowercased().hasPrefix("text/csv") == true {
+            let body = try await request.body.collect(upTo: context.maxUploadSize)
+            return Upserted(upserted: try await market.upsert(try Instrument.fromCSV(String(buffer: body))))
+        }
         let inputs = try await request.decodeJSON(as: [InstrumentInput].self, context: context)
         let instruments = try inputs.enumerated().map { index, input in
             try Instrument(input, fieldPrefix: "[\(index)].")

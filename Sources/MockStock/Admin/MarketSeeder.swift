@@ -18,54 +18,9 @@ public struct MarketSeeder: Sendable {
         try await admin.pool.query("SELECT NOT EXISTS (SELECT 1 FROM instruments)").decodeColumn(Bool.self) == [true]
     }
 
-    /// Upserts instruments from CSV with a header naming `symbol` and `name` (or the
-    /// S&P list's `Security`), and optionally `sector` (or `GICS Sector`), `description`
-    /// and `currency`. Without a description, one is made of the sub-industry,
-    /// headquarters and founding year when the file has them.
+    /// Upserts instruments from CSV; see `Instrument.fromCSV`.
     public func seedInstruments(csv: String) async throws -> Int {
-        let records = CSV.parse(csv).filter { $0.fields != [""] }
-        guard let header = records.first?.fields.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) else { return 0 }
-        func column(_ names: String...) -> Int? { names.lazy.compactMap { header.firstIndex(of: $0) }.first }
-        guard let symbolColumn = column("symbol"), let nameColumn = column("name", "security") else {
-            throw InvalidInput(line: records[0].line, "the header needs symbol and name (or Security) columns.")
-        }
-        let sector = column("sector", "gics sector")
-        let description = column("description")
-        let currency = column("currency")
-        let subIndustry = column("gics sub-industry")
-        let headquarters = column("headquarters location")
-        let founded = column("founded")
-        var instruments: [Instrument] = []
-        var lines: [String: Int] = [:]
-        for record in records.dropFirst() {
-            guard record.fields.count == header.count else {
-                throw InvalidInput(line: record.line, "expected \(header.count) fields, found \(record.fields.count).")
-            }
-            func value(_ column: Int?) -> String? {
-                column.map { record.fields[$0].trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
-            }
-            let composed = [
-                value(subIndustry).map { "\($0)." },
-                value(headquarters).map { "Headquartered in \($0)." },
-                value(founded).map { "Founded \($0)." },
-            ].compactMap { $0 }.joined(separator: " ")
-            let input = AdminController.InstrumentInput(
-                symbol: record.fields[symbolColumn], name: record.fields[nameColumn],
-                description: value(description) ?? (composed.isEmpty ? nil : composed),
-                sector: value(sector), currency: value(currency)
-            )
-            let instrument: Instrument
-            do {
-                instrument = try Instrument(input, fieldPrefix: "")
-            } catch let error as InvalidInput {
-                throw InvalidInput(line: record.line, error.detail)
-            }
-            if let first = lines.updateValue(record.line, forKey: instrument.symbol) {
-                throw InvalidInput(line: record.line, "\(instrument.symbol) already appears on line \(first).")
-            }
-            instruments.append(instrument)
-        }
-        return try await admin.upsert(instruments)
+        try await admin.upsert(try Instrument.fromCSV(csv))
     }
 
     /// Loads daily bars; see `PriceImporter`.
@@ -125,60 +80,5 @@ public struct FileChunks: AsyncSequence, Sendable {
             }
             return nil
         }
-    }
-}
-
-/// A small RFC 4180 reader for files that fit in memory (instrument lists). Each record
-/// carries the line it starts on, so errors name the line an editor shows even after a
-/// quoted field that spans lines.
-enum CSV {
-    struct Record: Equatable {
-        let line: Int
-        let fields: [String]
-    }
-
-    static func parse(_ text: String) -> [Record] {
-        var records: [Record] = []
-        var fields: [String] = []
-        var field = ""
-        var quoted = false
-        var pendingQuote = false
-        var line = 1
-        var recordLine = 1
-        for scalar in text.unicodeScalars {
-            if scalar == "\n" { line += 1 }
-            if quoted {
-                if pendingQuote {
-                    pendingQuote = false
-                    if scalar == "\"" { field.unicodeScalars.append(scalar); continue }
-                    quoted = false
-                } else if scalar == "\"" {
-                    pendingQuote = true
-                    continue
-                } else {
-                    field.unicodeScalars.append(scalar)
-                    continue
-                }
-            }
-            switch scalar {
-            case "\"" where field.isEmpty: quoted = true
-            case ",":
-                fields.append(field)
-                field = ""
-            case "\n":
-                fields.append(field)
-                records.append(Record(line: recordLine, fields: fields))
-                fields = []
-                field = ""
-                recordLine = line
-            case "\r": continue
-            default: field.unicodeScalars.append(scalar)
-            }
-        }
-        if !field.isEmpty || !fields.isEmpty {
-            fields.append(field)
-            records.append(Record(line: recordLine, fields: fields))
-        }
-        return records
     }
 }

@@ -72,15 +72,15 @@ struct PriceImporter: Sendable {
         }
     }
 
-    /// The first line of the upload meeting `condition` (trusted SQL over `u`).
-    private func firstLine(_ session: PostgresSession, _ condition: String) async throws -> Int {
-        try await session.query("SELECT min(line) FROM price_upload u WHERE \(unescaped: condition)")
+    /// The first line of the upload meeting `condition` (a condition on `u`).
+    private func firstLine(_ session: PostgresSession, _ condition: PostgresQuery) async throws -> Int {
+        try await session.query("SELECT min(line) FROM price_upload u WHERE \(condition)")
             .decodeColumn(Int?.self).first.flatMap { $0 } ?? 0
     }
 }
 
 /// Turns CSV bytes into rows of `COPY ... FROM STDIN` text format, checking every value
-/// and counting lines (the header is line 1).
+/// of each record `CSVReader` reads (the header is line 1).
 struct PriceCSVParser {
     private enum Column: String, CaseIterable {
         case symbol, date, open, high, low, close, volume, dividend, split
@@ -92,53 +92,36 @@ struct PriceCSVParser {
         let open: Int?, high: Int?, low: Int?, volume: Int?, dividend: Int?, split: Int?
     }
 
-    private var pending: [UInt8] = []
+    private var reader = CSVReader()
     private var layout: Layout?
     private var fieldCount = 0
+    /// The line of the record being checked, for error messages.
     private var line = 0
     private(set) var rows = 0
 
-    /// Consumes a chunk and returns the COPY rows for the complete lines in it.
+    /// Consumes a chunk and returns the COPY rows for the records completed in it.
     mutating func consume(_ bytes: UnsafeRawBufferPointer) throws -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + bytes.count / 4)
-        var start = 0
-        while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
-            if pending.isEmpty {
-                try process(UnsafeRawBufferPointer(rebasing: bytes[start..<newline]), into: &output)
-            } else {
-                pending.append(contentsOf: bytes[start..<newline])
-                let lineBytes = pending
-                pending.removeAll(keepingCapacity: true)
-                try lineBytes.withUnsafeBytes { try process($0, into: &output) }
-            }
-            start = newline + 1
-        }
-        pending.append(contentsOf: bytes[start...])
+        var reader = self.reader
+        defer { self.reader = reader }
+        try reader.consume(bytes) { try process($0, into: &output) }
         return output
     }
 
-    /// Handles a last line without a newline.
+    /// Handles a last record without a line break.
     mutating func finish() throws -> [UInt8] {
         var output: [UInt8] = []
-        if !pending.isEmpty {
-            let lineBytes = pending
-            pending.removeAll()
-            try lineBytes.withUnsafeBytes { try process($0, into: &output) }
-        }
+        var reader = self.reader
+        defer { self.reader = reader }
+        try reader.finish { try process($0, into: &output) }
         if layout == nil { throw InvalidInput("The upload is empty: a header row and price rows are needed.") }
         return output
     }
 
-    private mutating func process(_ raw: UnsafeRawBufferPointer, into output: inout [UInt8]) throws {
-        line += 1
-        var bytes = raw
-        if bytes.last == UInt8(ascii: "\r") { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
-        if bytes.isEmpty { return }
-        guard !bytes.contains(UInt8(ascii: "\"")) else {
-            throw InvalidInput(line: line, "quoted fields are not supported in price files.")
-        }
-        let fields = bytes.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+    private mutating func process(_ fields: CSVReader.Record, into output: inout [UInt8]) throws {
+        line = fields.line
+        if fields.isBlank { return }
         guard let layout else {
             try readHeader(fields)
             return
@@ -146,7 +129,7 @@ struct PriceCSVParser {
         guard fields.count == fieldCount else {
             throw InvalidInput(line: line, "expected \(fieldCount) fields, found \(fields.count).")
         }
-        func field(_ index: Int?) -> Slice<UnsafeRawBufferPointer>? {
+        func field(_ index: Int?) -> ArraySlice<UInt8>? {
             index.map { fields[$0] }
         }
 
@@ -188,10 +171,10 @@ struct PriceCSVParser {
         rows += 1
     }
 
-    private mutating func readHeader(_ fields: [Slice<UnsafeRawBufferPointer>]) throws {
+    private mutating func readHeader(_ fields: CSVReader.Record) throws {
         var positions: [Column: Int] = [:]
-        for (index, field) in fields.enumerated() {
-            let name = String(decoding: field, as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased()
+        for (index, field) in fields.strings.enumerated() {
+            let name = field.trimmingCharacters(in: .whitespaces).lowercased()
             if let column = Column(rawValue: name) { positions[column] = index }
         }
         guard let symbol = positions[.symbol], let date = positions[.date], let close = positions[.close] else {
@@ -207,7 +190,7 @@ struct PriceCSVParser {
         fieldCount = fields.count
     }
 
-    private func appendPrice(_ field: Slice<UnsafeRawBufferPointer>?, name: String, required: Bool, to output: inout [UInt8]) throws {
+    private func appendPrice(_ field: ArraySlice<UInt8>?, name: String, required: Bool, to output: inout [UInt8]) throws {
         guard let field, !field.isEmpty else {
             if required { throw InvalidInput(line: line, "\(name) is required.") }
             output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
@@ -219,7 +202,7 @@ struct PriceCSVParser {
     }
 
     private func appendAmount(
-        _ field: Slice<UnsafeRawBufferPointer>?, name: String, default fallback: String, allowZero: Bool,
+        _ field: ArraySlice<UInt8>?, name: String, default fallback: String, allowZero: Bool,
         to output: inout [UInt8]
     ) throws {
         guard let field, !field.isEmpty else {
@@ -244,7 +227,7 @@ struct PriceCSVParser {
     }
 
     /// `-?digits(.digits)?`, at most 30 digits.
-    private static func isDecimal(_ field: Slice<UnsafeRawBufferPointer>) -> Bool {
+    private static func isDecimal(_ field: ArraySlice<UInt8>) -> Bool {
         var body = field[...]
         if body.first == UInt8(ascii: "-") { body = body.dropFirst() }
         guard let dot = body.firstIndex(of: UInt8(ascii: ".")) else {
@@ -256,19 +239,20 @@ struct PriceCSVParser {
             && whole.allSatisfy(isDigit) && fraction.allSatisfy(isDigit)
     }
 
-    private static func isPositive(_ field: Slice<UnsafeRawBufferPointer>) -> Bool {
+    private static func isPositive(_ field: ArraySlice<UInt8>) -> Bool {
         field.first != UInt8(ascii: "-") && field.contains { $0 != UInt8(ascii: "0") && $0 != UInt8(ascii: ".") }
     }
 
     /// YYYY-MM-DD naming a day that exists.
-    private static func isDate(_ field: Slice<UnsafeRawBufferPointer>) -> Bool {
-        let bytes = Array(field)
-        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return false }
+    private static func isDate(_ field: ArraySlice<UInt8>) -> Bool {
+        let start = field.startIndex
+        guard field.count == 10, field[start + 4] == UInt8(ascii: "-"), field[start + 7] == UInt8(ascii: "-") else { return false }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
             for index in range {
-                guard isDigit(bytes[index]) else { return nil }
-                value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+                let byte = field[start + index]
+                guard isDigit(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
             }
             return value
         }

@@ -25,7 +25,7 @@ public struct AppConfiguration: Sendable {
     public var migrateOnStart = true
     /// HS256 signing secret, at least 32 bytes; required in production.
     public var jwtSecret: [UInt8]?
-    public var jwtLifetime: TimeInterval = 3600
+    public var jwtLifetime: Duration = .seconds(3600)
     /// How long a user's token version is cached: the longest a revoked token survives
     /// on a server process other than the one that revoked it.
     public var tokenCacheLifetime: Duration = .seconds(2)
@@ -39,11 +39,11 @@ public struct AppConfiguration: Sendable {
         case database, simulated, replay, http
     }
 
-    /// Seconds a connection may take to send a request's head, from its start or from the
+    /// How long a connection may take to send a request's head, from its start or from the
     /// previous response (`HTTP_HEADER_TIMEOUT_SECONDS`): slowloris clients are cut off.
-    public var requestHeadTimeoutSeconds = 10
-    /// Seconds a connection may stay silent before it is closed (`HTTP_IDLE_TIMEOUT_SECONDS`).
-    public var idleTimeoutSeconds = 60
+    public var requestHeadTimeout: Duration = .seconds(10)
+    /// How long a connection may stay silent before it is closed (`HTTP_IDLE_TIMEOUT_SECONDS`).
+    public var idleTimeout: Duration = .seconds(60)
     /// Flat fee charged on every trade (`TRADE_FEE`).
     public var tradeFee = Decimal(0)
     /// How long each process reuses a stored quote (`QUOTE_CACHE_MS`); zero reads every time.
@@ -70,6 +70,21 @@ public struct AppConfiguration: Sendable {
             }
             return number
         }
+        // Every time setting is a Duration; the variable's suffix says its unit.
+        func seconds(_ name: String, in range: ClosedRange<Int>) throws -> Duration? {
+            try integer(name, in: range).map { .seconds($0) }
+        }
+        func milliseconds(_ name: String, in range: ClosedRange<Int>) throws -> Duration? {
+            try integer(name, in: range).map { .milliseconds($0) }
+        }
+        // Every amount of money is an exact decimal such as 10000.00.
+        func money(_ name: String, in range: ClosedRange<Decimal>) throws -> Decimal? {
+            guard let text = value(name) else { return nil }
+            guard let amount = Decimal(exactly: text), range.contains(amount) else {
+                throw ConfigurationError("\(name) must be a decimal such as 10000.00 in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+            }
+            return amount
+        }
         if let text = value("ENVIRONMENT") {
             guard let environment = Environment(rawValue: text.lowercased()) else {
                 throw ConfigurationError("ENVIRONMENT must be development, production or test, got \"\(text)\"")
@@ -89,24 +104,16 @@ public struct AppConfiguration: Sendable {
             resourceDirectory = URL(fileURLWithPath: directory, isDirectory: true)
         }
         databasePoolSize = try integer("DATABASE_POOL_SIZE", in: 1...1000) ?? databasePoolSize
-        if let milliseconds = try integer("DATABASE_ACQUIRE_TIMEOUT_MS", in: 1...600_000) {
-            databaseAcquireTimeout = .milliseconds(milliseconds)
-        }
-        if let milliseconds = try integer("DATABASE_STATEMENT_TIMEOUT_MS", in: 1...86_400_000) {
-            databaseStatementTimeout = .milliseconds(milliseconds)
-        }
-        if let seconds = try integer("DATABASE_STARTUP_TIMEOUT_SECONDS", in: 0...3600) {
-            databaseStartupTimeout = .seconds(seconds)
-        }
+        databaseAcquireTimeout = try milliseconds("DATABASE_ACQUIRE_TIMEOUT_MS", in: 1...600_000) ?? databaseAcquireTimeout
+        databaseStatementTimeout = try milliseconds("DATABASE_STATEMENT_TIMEOUT_MS", in: 1...86_400_000) ?? databaseStatementTimeout
+        databaseStartupTimeout = try seconds("DATABASE_STARTUP_TIMEOUT_SECONDS", in: 0...3600) ?? databaseStartupTimeout
         if let secret = value("JWT_SECRET") {
             guard secret.utf8.count >= 32 else {
                 throw ConfigurationError("JWT_SECRET must be at least 32 bytes (256 bits); generate one with `openssl rand -base64 48`")
             }
             jwtSecret = Array(secret.utf8)
         }
-        if let seconds = try integer("JWT_TTL_SECONDS", in: 60...2_592_000) {
-            jwtLifetime = TimeInterval(seconds)
-        }
+        jwtLifetime = try seconds("JWT_TTL_SECONDS", in: 60...2_592_000) ?? jwtLifetime
         if let profile = value("PASSWORD_HASH_PROFILE") {
             switch profile.lowercased() {
             case "default", "owasp": passwordHashing = .owasp
@@ -116,39 +123,30 @@ public struct AppConfiguration: Sendable {
         }
         adminUsername = value("ADMIN_USERNAME")
         adminPassword = value("ADMIN_PASSWORD")
-        if let text = value("STARTING_CASH") {
-            guard let cash = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), cash > 0,
-                cash <= 1_000_000_000_000, text.allSatisfy({ $0.isNumber || $0 == "." })
-            else {
-                throw ConfigurationError("STARTING_CASH must be a positive decimal such as 10000.00, got \"\(text)\"")
-            }
-            startingCash = cash
-        }
-        try readMarket(value, { try integer($0, in: $1) })
-        if let milliseconds = try integer("QUOTE_CACHE_MS", in: 0...60_000) {
-            quoteCacheLifetime = .milliseconds(milliseconds)
-        }
+        startingCash = try money("STARTING_CASH", in: Decimal(string: "0.01")!...1_000_000_000_000) ?? startingCash
+        tradeFee = try money("TRADE_FEE", in: 0...1_000_000) ?? tradeFee
+        try readMarket(value, { try integer($0, in: $1) }, seconds, milliseconds)
+        quoteCacheLifetime = try milliseconds("QUOTE_CACHE_MS", in: 0...60_000) ?? quoteCacheLifetime
         if let members = try integer("LEADERBOARD_LIVE_LIMIT", in: 0...10_000_000) { standings.liveLimit = members }
-        if let seconds = try integer("LEADERBOARD_REFRESH_SECONDS", in: 1...3600) { standings.refreshInterval = .seconds(seconds) }
-        requestHeadTimeoutSeconds = try integer("HTTP_HEADER_TIMEOUT_SECONDS", in: 1...3600) ?? requestHeadTimeoutSeconds
-        idleTimeoutSeconds = try integer("HTTP_IDLE_TIMEOUT_SECONDS", in: 1...86_400) ?? idleTimeoutSeconds
+        standings.refreshInterval = try seconds("LEADERBOARD_REFRESH_SECONDS", in: 1...3600) ?? standings.refreshInterval
+        requestHeadTimeout = try seconds("HTTP_HEADER_TIMEOUT_SECONDS", in: 1...3600) ?? requestHeadTimeout
+        idleTimeout = try seconds("HTTP_IDLE_TIMEOUT_SECONDS", in: 1...86_400) ?? idleTimeout
         if let directory = value("CHART_JS_DIR") { chartJSDirectory = URL(fileURLWithPath: directory, isDirectory: true) }
-        if let text = value("TRADE_FEE") {
-            guard let fee = Decimal(exactly: text), fee >= 0, fee <= 1_000_000 else {
-                throw ConfigurationError("TRADE_FEE must be a non-negative decimal such as 0.00, got \"\(text)\"")
-            }
-            tradeFee = fee
-        }
     }
 
-    private mutating func readMarket(_ value: (String) -> String?, _ integer: (String, ClosedRange<Int>) throws -> Int?) throws {
+    private mutating func readMarket(
+        _ value: (String) -> String?,
+        _ integer: (String, ClosedRange<Int>) throws -> Int?,
+        _ seconds: (String, ClosedRange<Int>) throws -> Duration?,
+        _ milliseconds: (String, ClosedRange<Int>) throws -> Duration?
+    ) throws {
         if let text = value("QUOTE_PROVIDER") {
             guard let source = QuoteSource(rawValue: text.lowercased()) else {
                 throw ConfigurationError("QUOTE_PROVIDER must be one of \(QuoteSource.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"")
             }
             quoteSource = source
         }
-        simulation.tickSeconds = try integer("SIMULATION_TICK_SECONDS", 1...3600) ?? simulation.tickSeconds
+        simulation.tickInterval = try seconds("SIMULATION_TICK_SECONDS", 1...3600) ?? simulation.tickInterval
         simulation.seed = UInt64(try integer("SIMULATION_SEED", 0...Int.max) ?? 0)
         simulation.minutesPerTick = Double(try integer("SIMULATION_MINUTES_PER_TICK", 1...390) ?? 1)
         if let day = value("REPLAY_START") {
@@ -168,11 +166,11 @@ public struct AppConfiguration: Sendable {
                 throw ConfigurationError("QUOTE_PROVIDER=http needs HTTP_QUOTES_URL, an http(s) URL holding {symbol} or {symbols}")
             }
         }
-        if let milliseconds = try integer("HTTP_QUOTES_TIMEOUT_MS", 1...60_000) { http.timeout = .milliseconds(milliseconds) }
-        if let seconds = try integer("HTTP_QUOTES_TTL_SECONDS", 0...86_400) { http.ttl = .seconds(seconds) }
+        http.timeout = try milliseconds("HTTP_QUOTES_TIMEOUT_MS", 1...60_000) ?? http.timeout
+        http.ttl = try seconds("HTTP_QUOTES_TTL_SECONDS", 0...86_400) ?? http.ttl
         http.rateLimit = try integer("HTTP_QUOTES_RATE_LIMIT", 1...1_000_000) ?? http.rateLimit
-        if let seconds = try integer("HTTP_QUOTES_RATE_INTERVAL_SECONDS", 1...86_400) { http.rateInterval = .seconds(seconds) }
-        if let seconds = try integer("HTTP_QUOTES_MAX_STALENESS_SECONDS", 0...604_800) { http.maxStaleness = .seconds(seconds) }
+        http.rateInterval = try seconds("HTTP_QUOTES_RATE_INTERVAL_SECONDS", 1...86_400) ?? http.rateInterval
+        http.maxStaleness = try seconds("HTTP_QUOTES_MAX_STALENESS_SECONDS", 0...604_800) ?? http.maxStaleness
         http.batchSize = try integer("HTTP_QUOTES_BATCH_SIZE", 1...500) ?? http.batchSize
     }
 

@@ -34,13 +34,6 @@ public struct AppError: Error, Sendable, Equatable {
         AppError(.notFound, code: "not_found", detail: detail)
     }
 
-    /// A bad line in an uploaded file; the detail starts with the line number.
-    public static func validationFailed(line: Int, _ detail: String) -> AppError {
-        var error = AppError(.unprocessableContent, code: "validation_failed", detail: "Line \(line): \(detail)")
-        error.line = line
-        return error
-    }
-
     public static func unknownSymbol(_ symbol: String) -> AppError {
         AppError(.notFound, code: "unknown_symbol", detail: "No instrument has the symbol \(symbol).")
     }
@@ -51,10 +44,6 @@ public struct AppError: Error, Sendable, Equatable {
 
     public static func conflict(_ detail: String) -> AppError {
         AppError(.conflict, code: "conflict", detail: detail)
-    }
-
-    public static func validationFailed(_ detail: String) -> AppError {
-        AppError(.unprocessableContent, code: "validation_failed", detail: detail)
     }
 
     public static func rateLimited(retryAfter seconds: Int, _ detail: String) -> AppError {

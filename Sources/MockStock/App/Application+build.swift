@@ -63,12 +63,12 @@ public func buildApplication(
         admin: AdminController(market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool), notifications: notifications)
     )
     let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics, features: features)
-    let headTimeout = TimeAmount.seconds(Int64(configuration.requestHeadTimeoutSeconds))
+    let headTimeout = TimeAmount.milliseconds(configuration.requestHeadTimeout.inMilliseconds)
     var app = Application(
         router: router,
         server: .http1(configuration: .init(
             additionalChannelHandlers: [RequestHeadTimeoutHandler(timeout: headTimeout)],
-            idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))
+            idleTimeout: .milliseconds(configuration.idleTimeout.inMilliseconds)
         )),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "MockStock"),
         services: services,

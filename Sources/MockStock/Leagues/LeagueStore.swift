@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// Leagues, membership and standings.
+/// Leagues, membership, bans and league portfolios.
 struct LeagueStore: Sendable {
     let pool: PostgresConnectionPool
 
@@ -157,9 +157,8 @@ struct LeagueStore: Sendable {
                 )
                 try await session.execute(
                     """
-                    INSERT INTO notifications (user_id, title, body)
-                    SELECT \(userID), 'Removed from a league',
-                           'The owner of "' || name || '" removed you from the league; you cannot rejoin it.'
+                    SELECT notify(\(userID), 'Removed from a league',
+                                  'The owner of "' || name || '" removed you from the league; you cannot rejoin it.')
                     FROM leagues WHERE id = \(leagueID)
                     """
                 )

@@ -189,12 +189,12 @@ struct StandingsStore: Sendable {
             )
             try await session.execute(
                 """
-                INSERT INTO notifications (user_id, title, body)
-                SELECT s.user_id, 'League ended: ' || l.name,
-                       'You finished #' || s.rank || ' of ' || count(*) OVER () || ' in "' || l.name
-                       || '" with a net worth of ' || to_char(s.net_worth, 'FM999G999G999G990D00') || '.'
-                FROM league_standings s JOIN leagues l ON l.id = s.league_id
-                WHERE s.league_id = \(leagueID)
+                SELECT notify(ranked.user_id, 'League ended: ' || ranked.name,
+                              'You finished #' || ranked.rank || ' of ' || ranked.members || ' in "' || ranked.name
+                              || '" with a net worth of ' || to_char(ranked.net_worth, 'FM999G999G999G990D00') || '.')
+                FROM (SELECT s.user_id, s.rank, s.net_worth, l.name, count(*) OVER () AS members
+                      FROM league_standings s JOIN leagues l ON l.id = s.league_id
+                      WHERE s.league_id = \(leagueID)) ranked
                 """
             )
             try await session.execute(

@@ -27,41 +27,32 @@ final class HTTPQuoteProvider: QuoteProvider {
         var batchSize = 50
     }
 
-    private struct Cached {
-        let quote: PriceQuote
-        let fetched: ContinuousClock.Instant
-    }
-
     let settings: Settings
     let store: MarketStore
     let logger: Logger
     private let client: HTTPClient
-    private let cache = Mutex<[String: Cached]>([:])
+    private let cache: ExpiringCache<String, PriceQuote>
+    private let clock: @Sendable () -> ContinuousClock.Instant
     /// Start times of the requests sent within the last `rateInterval`.
     private let sent = Mutex<[ContinuousClock.Instant]>([])
 
-    init(settings: Settings, store: MarketStore, logger: Logger, client: HTTPClient = .shared) {
+    init(
+        settings: Settings, store: MarketStore, logger: Logger, client: HTTPClient = .shared,
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
         self.settings = settings
         self.store = store
         self.logger = logger
         self.client = client
+        self.clock = clock
+        cache = ExpiringCache(lifetime: settings.ttl, capacity: 10_000, clock: clock)
     }
 
     func quotes(for symbols: [String]) async throws -> [String: PriceQuote] {
         let names = try await store.names(for: symbols)
         let known = symbols.filter { names[$0] != nil }
-        let now = ContinuousClock.now
-        var result: [String: PriceQuote] = [:]
-        var missing: [String] = []
-        cache.withLock { cache in
-            for symbol in known {
-                if let cached = cache[symbol], now - cached.fetched < settings.ttl {
-                    result[symbol] = cached.quote
-                } else {
-                    missing.append(symbol)
-                }
-            }
-        }
+        var result = cache.values(for: known)
+        let missing = known.filter { result[$0] == nil }
         guard !missing.isEmpty else { return result }
 
         for group in requests(for: missing) {
@@ -73,10 +64,7 @@ final class HTTPQuoteProvider: QuoteProvider {
                 let fetched = try await fetch(group.url)
                 let wanted = Set(group.symbols)
                 let fresh = fetched.filter { wanted.contains($0.symbol) }
-                let fetchedAt = ContinuousClock.now
-                cache.withLock { cache in
-                    for quote in fresh { cache[quote.symbol] = Cached(quote: quote, fetched: fetchedAt) }
-                }
+                cache.store(Dictionary(fresh.map { ($0.symbol, $0) }) { $1 })
                 try await store.saveQuotes(fresh, source: "http")
                 for quote in fresh { result[quote.symbol] = quote }
             } catch {
@@ -119,7 +107,7 @@ final class HTTPQuoteProvider: QuoteProvider {
 
     /// Whether one more request fits in the rate limit now; if so it is counted.
     private func takeRateBudget() -> Bool {
-        let now = ContinuousClock.now
+        let now = clock()
         return sent.withLock { sent in
             sent.removeAll { now - $0 >= settings.rateInterval }
             guard sent.count < settings.rateLimit else { return false }

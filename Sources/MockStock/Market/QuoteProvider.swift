@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Where prices come from. Every trade and valuation asks the configured provider; what
 /// each one promises about freshness is in the README.
@@ -15,7 +14,7 @@ public protocol QuoteProvider: Sendable {
 extension QuoteProvider {
     func historyEnd() async throws -> String? { nil }
 
-    /// The quote for one known instrument: `quote_unavailable` when it has no price.
+    /// The quote for one known instrument: `MarketError.noPrice` when it has none.
     func quote(for symbol: String) async throws -> PriceQuote {
         guard let quote = try await quotes(for: [symbol])[symbol] else {
             throw MarketError.noPrice(symbol)
@@ -44,36 +43,22 @@ struct StoredQuoteProvider: QuoteProvider {
 /// times a second rather than on every trade. Prices are then at most `lifetime` older
 /// than their source.
 final class CachingQuoteProvider: QuoteProvider {
-    private struct Entry {
-        let quote: PriceQuote
-        let read: ContinuousClock.Instant
-    }
-
     private let source: any QuoteProvider
-    private let lifetime: Duration
-    private let entries = Mutex<[String: Entry]>([:])
+    private let cache: ExpiringCache<String, PriceQuote>
 
-    init(_ source: any QuoteProvider, lifetime: Duration) {
+    init(_ source: any QuoteProvider, lifetime: Duration, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.source = source
-        self.lifetime = lifetime
+        cache = ExpiringCache(lifetime: lifetime, capacity: 10_000, clock: clock)
     }
 
     func quotes(for symbols: [String]) async throws -> [String: PriceQuote] {
-        let now = ContinuousClock.now
-        var result: [String: PriceQuote] = [:]
-        entries.withLock { entries in
-            for symbol in symbols {
-                if let entry = entries[symbol], now - entry.read < lifetime { result[symbol] = entry.quote }
-            }
-        }
-        let missing = symbols.filter { result[$0] == nil }
-        guard !missing.isEmpty else { return result }
+        let read = cache.now
+        let cached = cache.values(for: symbols)
+        let missing = symbols.filter { cached[$0] == nil }
+        guard !missing.isEmpty else { return cached }
         let fresh = try await source.quotes(for: missing)
-        entries.withLock { entries in
-            if entries.count > 10_000 { entries.removeAll(keepingCapacity: true) }
-            for (symbol, quote) in fresh { entries[symbol] = Entry(quote: quote, read: now) }
-        }
-        return result.merging(fresh) { $1 }
+        cache.store(fresh, at: read)
+        return cached.merging(fresh) { $1 }
     }
 
     func historyEnd() async throws -> String? {

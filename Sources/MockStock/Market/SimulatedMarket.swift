@@ -14,8 +14,8 @@ import Synchronization
 /// rounded to the cent and stored as an exact decimal.
 public final class SimulatedMarket: Service, Sendable {
     public struct Settings: Sendable {
-        /// Seconds between ticks.
-        public var tickSeconds = 5
+        /// Time between ticks (`SIMULATION_TICK_SECONDS`).
+        public var tickInterval: Duration = .seconds(5)
         /// Trading minutes one tick stands for; 1 gives realistic intraday moves.
         public var minutesPerTick = 1.0
         /// Seeds the random walk: the same seed, ticks and starting prices give the same prices.
@@ -43,14 +43,14 @@ public final class SimulatedMarket: Service, Sendable {
     }
 
     public func run() async throws {
-        await repeatUntilShutdown(every: .seconds(settings.tickSeconds), logger: logger, task: "simulated market tick") {
+        await repeatUntilShutdown(every: settings.tickInterval, logger: logger, task: "simulated market tick") {
             try await self.tick(now: Date())
         }
     }
 
     /// The tick number for a moment: ticks are counted from the Unix epoch.
     func tickNumber(at date: Date) -> Int64 {
-        Int64(date.timeIntervalSince1970) / Int64(max(settings.tickSeconds, 1))
+        Int64(date.timeIntervalSince1970) / max(settings.tickInterval.components.seconds, 1)
     }
 
     /// Moves every price one step if no process has done so for this tick yet. Returns

@@ -42,7 +42,7 @@ struct NotificationStore: Sendable {
 
     func broadcast(title: String, body: String) async throws -> Notification {
         let row = try await pool.query(
-            "INSERT INTO notifications (user_id, title, body) VALUES (NULL, \(title), \(body)) RETURNING id, created_at"
+            "SELECT n.id, n.created_at FROM notify(NULL, \(title), \(body)) n"
         )[0]
         let (id, createdAt) = try row.decode((Int, Date).self)
         return Notification(id: id, title: title, body: body, createdAt: createdAt, readAt: nil)

@@ -26,7 +26,8 @@ struct TradingStore: Sendable {
     }
 
     /// Runs the trade statement. A repeat of an idempotency key that was being used at the
-    /// same moment (its row was inserted by the other request first) is `duplicateKey`.
+    /// same moment (its row was inserted by the other request first) throws
+    /// `TradingError.idempotencyKeyInFlight`.
     func execute(_ side: TradeSide, _ order: TradeOrder) async throws -> Execution {
         let rows: PostgresRows
         do {

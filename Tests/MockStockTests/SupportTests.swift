@@ -1,0 +1,52 @@
+import Foundation
+@testable import MockStock
+import Testing
+
+@Suite("Shared helpers")
+struct SupportTests {
+    @Test("the expiring cache forgets a value at its lifetime and stays within its capacity, dropping expired entries first")
+    func expiringCache() {
+        let clock = TestClock()
+        let cache = ExpiringCache<String, Int>(lifetime: .seconds(10), capacity: 3, clock: clock.reader)
+        cache.store(1, for: "a")
+        clock.advance(by: .seconds(6))
+        cache.store(2, for: "b")
+        clock.advance(by: .seconds(1))
+        cache.store(3, for: "c")
+        #expect(cache.value(for: "a") == 1)
+        clock.advance(by: .seconds(3))
+        #expect(cache.value(for: "a") == nil, "expired at its lifetime")
+        #expect(cache.value(for: "b") == 2)
+        // Full: the expired "a" makes room, the fresh ones stay.
+        cache.store(4, for: "d")
+        #expect(cache.count == 3)
+        #expect(cache.values(for: ["b", "c", "d"]) == ["b": 2, "c": 3, "d": 4])
+        // Full with nothing expired: the oldest goes.
+        clock.advance(by: .seconds(1))
+        cache.store(5, for: "e")
+        #expect(cache.count == 3)
+        #expect(cache.value(for: "b") == nil)
+        #expect(cache.values(for: ["c", "d", "e"]).count == 3)
+    }
+
+    @Test("a value read before a slow source answered expires counting from the read")
+    func expiringCacheCountsFromTheRead() {
+        let clock = TestClock()
+        let cache = ExpiringCache<Int, String>(lifetime: .seconds(2), capacity: 10, clock: clock.reader)
+        let read = cache.now
+        clock.advance(by: .seconds(1))
+        cache.store("slow", for: 1, at: read)
+        clock.advance(by: .seconds(1))
+        #expect(cache.value(for: 1) == nil)
+    }
+
+    @Test("a cursor page holds at most the limit and points past its last item only when more rows were read")
+    func cursorPage() {
+        struct Item: Encodable, Sendable { let id: Int }
+        let full = CursorPage<Item>(rows: [9, 8, 7], limit: 2, id: \.id) { Item(id: $0) }
+        #expect(full.items.map(\.id) == [9, 8])
+        #expect(full.nextBefore == 8)
+        let last = CursorPage<Item>(rows: [9, 8], limit: 2, id: \.id) { Item(id: $0) }
+        #expect(last.nextBefore == nil)
+    }
+}
