@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 @testable import MockStock
+import Postgres
 import Testing
 
 @Suite("Shared helpers")
@@ -48,5 +50,40 @@ struct SupportTests {
         #expect(full.nextBefore == 8)
         let last = CursorPage<Item>(rows: [9, 8], limit: 2, id: \.id) { Item(id: $0) }
         #expect(last.nextBefore == nil)
+    }
+
+    @Test("database errors a request can cause map by SQLSTATE, never to 500", arguments: [
+        (PostgresError.Code.uniqueViolation, 409, "conflict"),
+        (PostgresError.Code.foreignKeyViolation, 409, "conflict"),
+        (PostgresError.Code.serializationFailure, 503, "service_unavailable"),
+        (PostgresError.Code.deadlockDetected, 503, "service_unavailable"),
+        (PostgresError.Code.queryCanceled, 503, "service_unavailable"),
+        (PostgresError.Code.characterNotInRepertoire, 422, "validation_failed"),
+        (PostgresError.Code.syntaxError, 500, "internal_error"),
+    ])
+    func sqlstateTable(_ sqlstate: PostgresError.Code, _ status: Int, _ code: String) {
+        let error = PostgresError(kind: .server, code: sqlstate, message: "secret row (42, 'x')", detail: "Failing row contains (x)")
+        let problem = AppError.problem(for: error, logger: Logger(label: "test"))
+        #expect(problem.status.code == status)
+        #expect(problem.code == code)
+        #expect(!problem.detail.contains("secret") && !problem.detail.contains("Failing row"))
+    }
+
+    @Test("every feature error has its own answer, and none is a 500", arguments: [
+        (TradingError.insufficientFunds as any Error, 422, "insufficient_funds"),
+        (TradingError.idempotencyKeyReused, 422, "idempotency_key_reused"),
+        (TradingError.noSuchPortfolio, 404, "not_found"),
+        (LeagueError.leagueFull, 409, "league_full"),
+        (LeagueError.bannedFromLeague, 403, "banned_from_league"),
+        (AccountError.usernameTaken, 409, "conflict"),
+        (AccountError.tooManyFailedLogins(retryAfterSeconds: 7), 429, "rate_limited"),
+        (MarketError.unknownSymbol("ZZZ"), 404, "unknown_symbol"),
+        (MarketError.noPrice("ZZZ"), 503, "quote_unavailable"),
+        (InvalidInput(line: 3, "bad"), 422, "validation_failed"),
+    ])
+    func featureErrorTable(_ error: any Error, _ status: Int, _ code: String) {
+        let problem = AppError.problem(for: error, logger: Logger(label: "test"))
+        #expect(problem.status.code == status)
+        #expect(problem.code == code)
     }
 }

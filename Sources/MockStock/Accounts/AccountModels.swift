@@ -1,8 +1,9 @@
 import Foundation
+import Postgres
 import Hummingbird
 
 /// A player's or admin's role.
-public enum Role: String, Codable, Sendable {
+public enum Role: String, Codable, Sendable, PostgresCodable {
     case player, admin
 }
 

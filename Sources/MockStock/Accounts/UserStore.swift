@@ -13,7 +13,7 @@ struct UserStore: Sendable {
                 """
                 WITH new_user AS (
                     INSERT INTO users (username, email, password_hash, role)
-                    VALUES (\(username), \(email), \(passwordHash), \(role.rawValue))
+                    VALUES (\(username), \(email), \(passwordHash), \(role))
                     RETURNING id, username, role, created_at
                 ), personal AS (
                     INSERT INTO portfolios (user_id, name, cash)
@@ -21,7 +21,7 @@ struct UserStore: Sendable {
                     RETURNING id
                 ), funding AS (
                     INSERT INTO cash_movements (portfolio_id, kind, amount, note)
-                    SELECT id, 'starting_cash', \(startingCash), 'Starting cash' FROM personal
+                    SELECT id, \(CashMovementKind.startingCash), \(startingCash), 'Starting cash' FROM personal
                 )
                 SELECT id, username, role, created_at FROM new_user
                 """
@@ -51,8 +51,8 @@ struct UserStore: Sendable {
     func tokenState(id: Int) async throws -> (version: Int, role: Role)? {
         let rows = try await pool.query("SELECT token_version, role FROM users WHERE id = \(id)")
         guard let row = rows.first else { return nil }
-        let (version, role) = try row.decode((Int, String).self)
-        return (version, Role(rawValue: role) ?? .player)
+        let (version, role) = try row.decode((Int, Role).self)
+        return (version, role)
     }
 
     /// Revokes every token issued so far; returns the new version.
@@ -86,17 +86,17 @@ struct UserStore: Sendable {
 
     private func record(_ query: PostgresQuery) async throws -> UserRecord? {
         guard let row = try await pool.query(query).first else { return nil }
-        let (id, username, role, createdAt, hash, version) = try row.decode((Int, String, String, Date, String, Int).self)
+        let (id, username, role, createdAt, hash, version) = try row.decode((Int, String, Role, Date, String, Int).self)
         return UserRecord(
-            user: User(id: id, username: username, role: Role(rawValue: role) ?? .player, createdAt: createdAt),
+            user: User(id: id, username: username, role: role, createdAt: createdAt),
             passwordHash: hash,
             tokenVersion: version
         )
     }
 
     private static func user(from row: PostgresRow) throws -> User {
-        let (id, username, role, createdAt) = try row.decode((Int, String, String, Date).self)
-        return User(id: id, username: username, role: Role(rawValue: role) ?? .player, createdAt: createdAt)
+        let (id, username, role, createdAt) = try row.decode((Int, String, Role, Date).self)
+        return User(id: id, username: username, role: role, createdAt: createdAt)
     }
 }
 

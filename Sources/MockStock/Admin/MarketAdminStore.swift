@@ -61,7 +61,7 @@ struct MarketAdminStore: Sendable {
                 RETURNING id, cash
             ), movement AS (
                 INSERT INTO cash_movements (portfolio_id, kind, amount, note)
-                SELECT id, 'adjustment', \(amount), 'Adjusted by an admin' FROM personal
+                SELECT id, \(CashMovementKind.adjustment), \(amount), 'Adjusted by an admin' FROM personal
             )
             SELECT cash FROM personal
             """
