@@ -48,9 +48,9 @@ struct PostgresStatementCache {
 
     mutating func decide(_ key: Key) -> Decision {
         clock += 1
-        if let entry = prepared[key] {
-            prepared[key]!.lastUse = clock
-            return .execute(name: entry.name)
+        if let index = prepared.index(forKey: key) {
+            prepared.values[index].lastUse = clock
+            return .execute(name: prepared.values[index].name)
         }
         guard capacity > 0 else { return .runUnprepared }
         let count = (runs[key]?.runs ?? 0) + 1

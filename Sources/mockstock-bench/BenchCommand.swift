@@ -107,29 +107,7 @@ struct TradeScript: ParsableCommand {
         guard parts.count == 2, let side = TradeSide(rawValue: side), let price = Decimal(string: price) else {
             throw ValidationError("--users min:max, --side buy|sell and a decimal --price")
         }
-        // The server's own statement, built for an order whose user, quantity and symbol
-        // are markers that become pgbench variables; every other value is written as a
-        // typed literal. (With no fee, the cost of a buy and the proceeds of a sale are the
-        // amount, so they render as price × quantity too.)
-        let marker = (user: -7_001, quantity: 7_002, symbol: "S?")
-        let order = TradeOrder(userID: marker.user, portfolioID: nil, symbol: marker.symbol, quantity: marker.quantity,
-                               price: price, fee: 0)
-        let variables: [PostgresBind: String] = [
-            PostgresBind(marker.user): ":uid",
-            PostgresBind(marker.quantity): ":qty",
-            PostgresBind(marker.symbol): "('S' || :sym)",
-            PostgresBind(order.amount): "(\(price) * :qty)::numeric",
-        ]
-        let sql = TradeStatement.query(side, order).rendered { _, bind in
-            if let variable = variables[bind] { return variable }
-            switch bind.value {
-            case .null: return "NULL::\(bind.dataType)"
-            case .text(let text):
-                let literal = "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-                return bind.dataType == .unspecified ? literal : "\(literal)::\(bind.dataType)"
-            case .binary: return "\(bind)"
-            }
-        }
+        let sql = TradeStatement.pgbenchText(side, price: price)
         print("\\set uid random(\(parts[0]), \(parts[1]))")
         print("\\set qty random(1, 5)")
         print("\\set sym random(1, \(symbols))")

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import MockStock
+import Postgres
 import Testing
 import TestSupport
 
@@ -116,6 +117,39 @@ struct TradingTests {
             #expect(portfolio.cash == "10100.00")
             let history = try await client.decode(TradePageBody.self, "/api/transactions", token: token)
             #expect(history.items.map(\.side) == ["sell", "buy"])
+        }
+    }
+
+    @Test("the benchmark's pgbench text of the trade statements trades like the server")
+    func pgbenchText() async throws {
+        try await TemporaryDatabase.with { database in
+            let userID = try await TestApp.run(on: database) { client in
+                let admin = try await client.adminToken()
+                let instrument = #"[{"symbol":"S1","name":"Stock 1"}]"#
+                #expect(try await client.send(.put, "/api/admin/instruments", body: instrument, token: admin).status == .ok)
+                return try await client.register("pgbencher").user.id
+            }
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            func run(_ side: TradeSide, quantity: Int) async throws -> String {
+                let text = TradeStatement.pgbenchText(side, price: Decimal(string: "100.00")!)
+                    .replacingOccurrences(of: ":uid", with: String(userID))
+                    .replacingOccurrences(of: ":qty", with: String(quantity))
+                    .replacingOccurrences(of: ":sym", with: "1")
+                return try await pool.query(PostgresQuery(unsafeSQL: text))[0].decode(String.self, column: 0)
+            }
+            #expect(try await run(.buy, quantity: 3) == "ok")
+            #expect(try await run(.sell, quantity: 1) == "ok")
+            #expect(try await run(.sell, quantity: 5) == "insufficient_shares")
+            let (cash, held) = try #require(try await pool.query(
+                """
+                SELECT p.cash, h.quantity FROM portfolios p JOIN holdings h ON h.portfolio_id = p.id
+                WHERE p.user_id = \(userID) AND h.symbol = 'S1'
+                """
+            ).decode((Decimal, Int).self).first)
+            // Starting cash, 3 bought and 1 sold at 100.00, and the first trade's reward.
+            #expect(cash == Decimal(10_000 - 300 + 100 + 100))
+            #expect(held == 2)
+            await pool.close()
         }
     }
 

@@ -218,6 +218,33 @@ public enum TradeStatement {
         }
     }
 
+    /// The statement as text for pgbench, trading a fixed `price` without fee: the user,
+    /// quantity and symbol are pgbench's variables `:uid`, `:qty` and `:sym` (the symbol is
+    /// `'S' || :sym`), every other value a typed literal. The order is built with markers
+    /// in those three places, which the rendering swaps for the variables. (Without a fee,
+    /// the cost of a buy and the proceeds of a sale are the amount: price × `:qty`.)
+    public static func pgbenchText(_ side: TradeSide, price: Decimal) -> String {
+        let marker = (user: -7_001, quantity: 7_002, symbol: "S?")
+        let order = TradeOrder(userID: marker.user, portfolioID: nil, symbol: marker.symbol, quantity: marker.quantity,
+                               price: price, fee: 0)
+        let variables: [PostgresBind: String] = [
+            PostgresBind(marker.user): ":uid",
+            PostgresBind(marker.quantity): ":qty",
+            PostgresBind(marker.symbol): "('S' || :sym)",
+            PostgresBind(order.amount): "(\(price) * :qty)::numeric",
+        ]
+        return query(side, order).rendered { _, bind in
+            if let variable = variables[bind] { return variable }
+            switch bind.value {
+            case .null: return bind.dataType == .unspecified ? "NULL" : "NULL::\(bind.dataType)"
+            case .text(let text):
+                let literal = "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+                return bind.dataType == .unspecified ? literal : "\(literal)::\(bind.dataType)"
+            case .binary(let bytes): return "'\\x\(bytes.map { String(format: "%02x", $0) }.joined())'::\(bind.dataType)"
+            }
+        }
+    }
+
     /// The portfolio the order names, when it belongs to the user. Locking it first gives
     /// buys and sells one lock order (portfolio, then holding), so they cannot deadlock.
     /// A league portfolio trades only while its league runs (`open`).
