@@ -21,7 +21,7 @@ struct Instrument: Sendable {
     init(_ input: AdminController.InstrumentInput, fieldPrefix: String) throws {
         let symbol = Symbol.normalize(input.symbol)
         guard Symbol.isValid(symbol) else {
-            throw InvalidInput("\(fieldPrefix)symbol must be 1–12 letters, digits, '.' or '-'.")
+            throw InvalidInput("\(fieldPrefix)symbol must be 1–12 letters, digits, '.' or '-', starting with a letter or digit.")
         }
         let name = input.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...200).contains(name.count) else { throw InvalidInput("\(fieldPrefix)name must be 1–200 characters.") }

@@ -143,6 +143,7 @@ func buildRouter(
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: APIResponseHeadersMiddleware())
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: WebClientMiddleware(

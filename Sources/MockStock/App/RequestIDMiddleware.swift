@@ -33,6 +33,23 @@ struct RequestIDMiddleware: RouterMiddleware {
     }
 }
 
+/// API answers carry the caller's data and tokens: no cache may keep them, and no browser
+/// may read them as anything but their declared type. Set on errors too.
+struct APIResponseHeadersMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        let path = request.uri.path
+        if path == "/api" || path.hasPrefix("/api/") {
+            response.headers[.cacheControl] = "no-store"
+            response.headers[.xContentTypeOptions] = "nosniff"
+        }
+        return response
+    }
+}
+
 extension HTTPField.Name {
+    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     static let requestID = HTTPField.Name("X-Request-ID")!
 }

@@ -1,13 +1,13 @@
 import Foundation
 
-/// Ticker symbols: upper-case, 1–12 of letters, digits, '.' and '-'.
+/// Ticker symbols: upper-case, 1–12 of letters, digits, '.' and '-', starting with a
+/// letter or digit — the pattern of `instruments.symbol`'s check (sql/0002_market.sql).
 enum Symbol {
     static func normalize(_ text: String) -> String {
         text.trimmingCharacters(in: .whitespaces).uppercased()
     }
 
     static func isValid(_ symbol: String) -> Bool {
-        (1...12).contains(symbol.count)
-            && symbol.unicodeScalars.allSatisfy { ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || $0 == "." || $0 == "-" }
+        symbol.wholeMatch(of: /[A-Z0-9][A-Z0-9.\-]{0,11}/) != nil
     }
 }
