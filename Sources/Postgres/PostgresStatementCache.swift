@@ -36,15 +36,12 @@ struct PostgresStatementCache {
     private var clock: UInt64 = 0
     private var statementsNamed = 0
     /// Evicted statements still prepared on the server.
-    private(set) var pendingDeallocations: [String] = []
+    private var pendingDeallocations: [String] = []
 
     init(capacity: Int, prepareThreshold: Int) {
         self.capacity = max(capacity, 0)
         self.prepareThreshold = max(prepareThreshold, 1)
     }
-
-    /// Statements prepared on this connection now (not counting those awaiting `DEALLOCATE`).
-    var count: Int { prepared.count }
 
     mutating func decide(_ key: Key) -> Decision {
         clock += 1
