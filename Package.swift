@@ -92,6 +92,7 @@ let package = Package(
                 "MockStock",
                 "Postgres",
                 "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]

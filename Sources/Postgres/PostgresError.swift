@@ -60,10 +60,11 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         return "PostgresError(\(parts.joined(separator: ", ")))"
     }
 
-    /// Everything known about the error, for the server log.
+    /// What the server log may show. The DETAIL line is left out: for constraint errors
+    /// it quotes the row or key ("Failing row contains (…)"), which can hold secrets such
+    /// as a password hash. (`detail` itself stays available to code that needs it.)
     public var logDescription: String {
         var text = description + " " + message
-        if let detail { text += " detail: \(detail)" }
         if let hint { text += " hint: \(hint)" }
         if let table { text += " table: \(table)" }
         if let column { text += " column: \(column)" }

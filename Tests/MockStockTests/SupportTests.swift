@@ -59,6 +59,12 @@ struct SupportTests {
         (PostgresError.Code.deadlockDetected, 503, "service_unavailable"),
         (PostgresError.Code.queryCanceled, 503, "service_unavailable"),
         (PostgresError.Code.characterNotInRepertoire, 422, "validation_failed"),
+        (PostgresError.Code.checkViolation, 422, "validation_failed"),
+        (PostgresError.Code.notNullViolation, 422, "validation_failed"),
+        (PostgresError.Code.stringDataRightTruncation, 422, "validation_failed"),
+        (PostgresError.Code.numericValueOutOfRange, 422, "validation_failed"),
+        (PostgresError.Code("54000"), 422, "validation_failed"),
+        (PostgresError.Code.exclusionViolation, 409, "conflict"),
         (PostgresError.Code.syntaxError, 500, "internal_error"),
     ])
     func sqlstateTable(_ sqlstate: PostgresError.Code, _ status: Int, _ code: String) {
@@ -69,6 +75,17 @@ struct SupportTests {
         #expect(!problem.detail.contains("secret") && !problem.detail.contains("Failing row"))
     }
 
+    @Test("a check violation names the field its constraint guards")
+    func checkViolationNamesTheField() {
+        let error = PostgresError(
+            kind: .server, code: .checkViolation, message: "new row violates check constraint",
+            detail: "Failing row contains (1, $scrypt$secret)", constraint: "leagues_name_check", table: "leagues"
+        )
+        let problem = AppError.problem(for: error, logger: Logger(label: "test"))
+        #expect(problem.detail == "name is not valid.")
+        #expect(!error.logDescription.contains("scrypt"))
+    }
+
     @Test("every feature error has its own answer, and none is a 500", arguments: [
         (TradingError.insufficientFunds as any Error, 422, "insufficient_funds"),
         (TradingError.idempotencyKeyReused, 422, "idempotency_key_reused"),
@@ -77,6 +94,8 @@ struct SupportTests {
         (LeagueError.bannedFromLeague, 403, "banned_from_league"),
         (AccountError.usernameTaken, 409, "conflict"),
         (AccountError.tooManyFailedLogins(retryAfterSeconds: 7), 429, "rate_limited"),
+        (AccountError.tooManyRegistrations(retryAfterSeconds: 7), 429, "rate_limited"),
+        (TradingError.proceedsBelowFee, 422, "insufficient_funds"),
         (MarketError.unknownSymbol("ZZZ"), 404, "unknown_symbol"),
         (MarketError.noPrice("ZZZ"), 503, "quote_unavailable"),
         (InvalidInput(line: 3, "bad"), 422, "validation_failed"),

@@ -26,31 +26,43 @@ enum TestApp {
         configuration.jwtSecret = Array(jwtSecret.utf8)
         configuration.adminUsername = adminUsername
         configuration.adminPassword = adminPassword
+        // Every test client has the same address; some tests register hundreds of players.
+        configuration.throttles.registrationsPerAddress = 100_000
         // Tests set a price and trade at it at once.
         configuration.quoteCacheLifetime = .zero
         return configuration
     }
 
+    /// `live` serves on a loopback port (for what needs a real connection: a peer
+    /// address, a chunked body); `logger` receives what the server logs.
     static func run<T>(
+        live: Bool = false,
+        logger: Logger? = nil,
         configure: (inout AppConfiguration) -> Void = { _ in },
         _ body: @Sendable @escaping (any TestClientProtocol) async throws -> T
     ) async throws -> T where T: Sendable {
         try await TemporaryDatabase.with { database in
-            try await run(on: database, configure: configure, body)
+            try await run(on: database, live: live, logger: logger, configure: configure, body)
         }
     }
 
     /// Runs the app on an existing database, e.g. to start it twice on the same data.
     static func run<T>(
         on database: TemporaryDatabase,
+        live: Bool = false,
+        logger: Logger? = nil,
         configure: (inout AppConfiguration) -> Void = { _ in },
         _ body: @Sendable @escaping (any TestClientProtocol) async throws -> T
     ) async throws -> T where T: Sendable {
         var configuration = configuration(databaseURL: database.connectionString)
+        if live { configuration.port = 0 }
         configure(&configuration)
-        var logger = Logger(label: "test")
-        logger.logLevel = .warning
+        let logger = logger ?? {
+            var logger = Logger(label: "test")
+            logger.logLevel = .warning
+            return logger
+        }()
         let app = try await buildApplication(configuration: configuration, logger: logger)
-        return try await app.test(.router, body)
+        return try await app.test(live ? .live : .router, body)
     }
 }

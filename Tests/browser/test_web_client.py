@@ -198,7 +198,9 @@ class WebClientTest(unittest.TestCase):
         self.sign_out()
         self.sign_in(bob, register=True)
         self.go("#/leagues")
-        self.find("#join-code").send_keys(code.lower())
+        # The code with every letter's case swapped: never the code itself (lower() would
+        # be, for a code without capitals), so always "no league has that code".
+        self.find("#join-code").send_keys(code.swapcase())
         self.click("#join-league button[type='submit']")
         self.text_in("#join-league .error", "No league has that code")
         field = self.find("#join-code")

@@ -80,6 +80,10 @@ class Server:
             "PASSWORD_HASH_PROFILE": "test", "JWT_SECRET": JWT_SECRET, "LOG_LEVEL": "warning",
             "QUOTE_PROVIDER": "database", "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1],
             "STARTING_CASH": "10000.00", "DATABASE_POOL_SIZE": "16",
+            # Every simulated player connects from loopback, one address: the per-address
+            # budgets are raised here; the hostile scenario runs with the defaults.
+            "REGISTRATIONS_PER_ADDRESS": "1000000", "LOGIN_FAILURES_PER_ADDRESS": "1000000",
+            "LOGIN_FAILURES_GLOBAL": "1000000",
         })
         env.update({key: str(value) for key, value in self.settings.items()})
         return env

@@ -5,12 +5,24 @@ state change, no secret in any answer, and the slowloris connection is cut while
 normal clients keep working."""
 import asyncio
 import base64
+
+import aiohttp
 import hashlib
 import hmac
 import json
 import time
 
 from harness import ADMIN, JWT_SECRET, PASSWORD
+
+# The hostile server runs with the default throttle budgets (registrations lowered to keep
+# the scenario short), behind a "proxy" on loopback so each attack can come from an
+# address of its own, a fee, and a small admin upload cap.
+SETTINGS = {
+    "LOGIN_FAILURES_PER_USERNAME": "10", "LOGIN_FAILURES_PER_ADDRESS": "50", "LOGIN_FAILURES_GLOBAL": "1000",
+    "REGISTRATIONS_PER_ADDRESS": "10", "TRUSTED_PROXIES": "127.0.0.1", "TRADE_FEE": "0.50",
+    "ADMIN_UPLOAD_MAX_MB": "1",
+}
+COMBINING = "a" + "\u0301" * 100
 
 # The state that no refused request may change.
 FINGERPRINT = """
@@ -59,7 +71,7 @@ def jwt_negatives(user_id):
     }
 
 
-async def run(result, client, database, server):
+async def run(result, client, database, server, log_path):
     admin = await client.login(*ADMIN)
     victim, victim_id = await client.register("victim")
     attacker, attacker_id = await client.register("attacker")
@@ -78,6 +90,11 @@ async def run(result, client, database, server):
     victim_portfolio = portfolios[0]["id"]
     notices = (await client.request("GET", "/api/notifications", victim))[1]["items"]
     victim_notice = notices[0]["id"] if notices else 1
+    # A penny stock whose sale cannot pay the fee.
+    await client.request("PUT", "/api/admin/instruments", admin, [{"symbol": "PENNY", "name": "Penny Corp"}])
+    await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "PENNY", "price": "0.01"}])
+    status, _, _ = await client.request("POST", "/api/stock/buy", attacker, {"symbol": "PENNY", "amount": 10})
+    result.check(status == 200, f"buying PENNY: {status}")
 
     before = database.scalar(FINGERPRINT)
     answers = []
@@ -123,6 +140,44 @@ async def run(result, client, database, server):
     for league_body in bad_leagues:
         await expect("POST", "/api/leagues/create", attacker, {422}, body=league_body)
         cases += 1
+    # One length rule (Unicode scalars, as the database counts) and no control or
+    # bidirectional-override characters in text shown to others.
+    # (COMBINING is one character to Swift and 101 to PostgreSQL: too long for a league
+    # name of 64; twice over, for titles and instrument names of 200.)
+    shown = [COMBINING, "evil\u202egnp.exe", "iso\u2066late", "bell\x07", "mark\u200f"]
+    for text in shown:
+        long_text = text * 2 if text == COMBINING else text
+        await expect("POST", "/api/leagues/create", attacker, {422}, body={"name": text})
+        await expect("POST", "/api/admin/notifications", admin, {422}, body={"title": long_text, "body": ""})
+        await expect("PUT", "/api/admin/instruments", admin, {422}, body=[{"symbol": "CTRL", "name": long_text}])
+        cases += 3
+    edges = [
+        ("POST", "/api/auth/register", None, {422}, {"username": "emailer", "password": PASSWORD, "email": COMBINING * 3 + "@example.org"}),
+        ("POST", "/api/auth/login", None, {401}, {"username": "x" * 4096, "password": PASSWORD}),
+        ("POST", "/api/auth/register", None, {422}, {"username": "x" * 4096, "password": PASSWORD}),
+        ("PUT", "/api/admin/instruments", admin, {422}, [{"symbol": "-AB", "name": "Dash"}]),
+        ("PUT", "/api/admin/instruments", admin, {422}, [{"symbol": ".AB", "name": "Dot"}]),
+        ("POST", "/api/stock/sell", attacker, {422}, {"symbol": "PENNY", "amount": 1}),
+    ]
+    for method, path, token, expected, body in edges:
+        await expect(method, path, token, expected, body=body)
+        cases += 1
+    await expect("POST", "/api/stock/buy", attacker, {422}, body={"symbol": "R1", "amount": 1}, headers={"Idempotency-Key": "k" * 300})
+    status, answer, _ = await client.request("POST", "/api/stock/sell", attacker, {"symbol": "PENNY", "amount": 1})
+    result.check(status == 422 and answer.get("code") == "insufficient_funds", f"sale below the fee: {status} {answer}")
+    # Bodies sent chunked are counted as they arrive: over the limit is 413, never 500.
+    for path, token, limit, content_type in [("/api/auth/login", None, 1 << 20, "application/json"),
+                                             ("/api/leagues/create", attacker, 1 << 20, "application/json"),
+                                             ("/api/admin/prices", admin, 1 << 20, "text/csv")]:
+        status = await send_chunked(client, path, token, limit * 2, content_type)
+        result.check(status == 413, f"chunked {path} over {limit} bytes: {status}")
+        cases += 1
+    for path in ["/api/me", "/api/no-such-route", "/api/auth/login"]:
+        async with client.session.get(client.base + path, headers={"Authorization": f"Bearer {attacker}"}) as response:
+            headers = response.headers
+            result.check(headers.get("Cache-Control") == "no-store" and headers.get("X-Content-Type-Options") == "nosniff",
+                         f"{path} headers: {dict(headers)}")
+        cases += 1
     # Other users' objects.
     vl = victim_league["id"]
     others = [
@@ -157,6 +212,12 @@ async def run(result, client, database, server):
 
     after = database.scalar(FINGERPRINT)
     result.check(before == after, "a refused request changed the database")
+    throttles = await throttle_bursts(result, client, attacker)
+    cases += throttles.pop("cases")
+    with open(log_path, errors="replace") as log:
+        logged = log.read()
+    in_log = sorted({s for s in [JWT_SECRET, "$scrypt$", ADMIN[1], PASSWORD, "Failing row", attacker] if s in logged})
+    result.check(not in_log, f"the server log holds {in_log}")
     secrets = [JWT_SECRET, "scrypt", "$7$", "password_hash", "SELECT ", "postgres", ADMIN[1], PASSWORD, "Swift/", "Fatal error"]
     leaked = sorted({s for s in secrets for a in answers if s in a})
     result.check(not leaked, f"answers contain {leaked}")
@@ -164,9 +225,68 @@ async def run(result, client, database, server):
     result.check(server_errors == 0, f"{server_errors} 5xx or failed requests")
 
     slow = await slowloris(server, client)
-    result.figures = {"cases": cases, "state unchanged": before == after, "5xx": server_errors, "leaks": leaked, **slow}
+    result.figures = {"cases": cases, "state unchanged": before == after, "5xx": server_errors, "leaks": leaked,
+                      **throttles, **slow}
     result.check(slow["slowloris cut after s"] is not None and slow["slowloris cut after s"] <= 20, f"slowloris: {slow}")
     result.check(slow["normal requests during slowloris"] > 0 and slow["normal failures"] == 0, f"normal clients: {slow}")
+
+
+async def send_chunked(client, path, token, size, content_type):
+    """Sends `size` bytes with chunked transfer encoding (no Content-Length); the status."""
+    async def chunks():
+        if content_type == "text/csv":
+            yield b"symbol,date,open,high,low,close,volume\n"
+            row = b"R1,2020-01-02,1,1,1,1,100\n"
+            block = row * (65536 // len(row))
+        else:
+            yield b'{"username":"'
+            block = b"x" * 65536
+        for _ in range(size // len(block) + 1):
+            yield block
+    headers = {"Content-Type": content_type}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    try:
+        async with client.session.post(client.base + path, data=chunks(), headers=headers) as response:
+            await response.read()
+            return response.status
+    except (aiohttp.ClientError, ConnectionError) as error:
+        # The server may answer 413 and close before the whole body was sent.
+        return getattr(error, "status", 0)
+
+
+async def throttle_bursts(result, client, attacker):
+    """Concurrent bursts against each budget, each from an address of its own (named by
+    X-Forwarded-For, which the server believes from its trusted proxy, loopback)."""
+    started = time.monotonic()
+
+    async def burst(count, method, path, address, body, token=None, vary=None):
+        async def one(index):
+            payload = vary(index) if vary else body
+            status, _, _ = await client.request(method, path, token, payload,
+                                                headers={"X-Forwarded-For": address}, timeout=30)
+            return status
+        statuses = await asyncio.gather(*(one(i) for i in range(count)))
+        return {status: statuses.count(status) for status in set(statuses)}
+
+    wrong_current = {"currentPassword": "not the password", "newPassword": "a new password"}
+    changes = await burst(15, "POST", "/api/auth/password", "198.51.100.1", wrong_current, token=attacker)
+    result.check(changes == {403: 10, 429: 5}, f"15 concurrent wrong current passwords: {changes}")
+    logins = await burst(40, "POST", "/api/auth/login", "198.51.100.2", {"username": "victim", "password": "wrong guess"})
+    result.check(logins == {401: 10, 429: 30}, f"40 concurrent wrong passwords for one username: {logins}")
+    spray = await burst(60, "POST", "/api/auth/login", "198.51.100.3", None,
+                        vary=lambda i: {"username": f"sprayed{i}", "password": "Summer2026!"})
+    result.check(spray == {401: 50, 429: 10}, f"60 usernames from one address: {spray}")
+    # A client naming another address itself is not believed: only the proxy's entry counts.
+    spoofed = await burst(5, "POST", "/api/auth/login", "203.0.113.77, 198.51.100.3", {"username": "other", "password": "x" * 8})
+    result.check(spoofed == {429: 5}, f"spoofed X-Forwarded-For: {spoofed}")
+    registrations = await burst(12, "POST", "/api/auth/register", "198.51.100.4", None,
+                                vary=lambda i: {"username": f"burst{i}", "password": PASSWORD})
+    result.check(registrations == {201: 10, 429: 2}, f"12 concurrent registrations from one address: {registrations}")
+    seconds = round(time.monotonic() - started, 1)
+    result.check(seconds < 60, f"throttle bursts took {seconds} s")
+    return {"cases": 5, "password-check burst": changes, "login burst": logins, "spraying": spray,
+            "registration burst": registrations, "throttle bursts s": seconds}
 
 
 async def slowloris(server, client, connections=20):

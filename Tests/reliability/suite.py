@@ -86,9 +86,9 @@ class Setup:
         self.database.fresh()
         return self
 
-    async def serve(self, connections=64):
+    async def serve(self, connections=64, **settings):
         """A ready server on PORT, a client for it, and the market seeded: (server, client, admin token)."""
-        server = Server(self.args.binary, self.database, PORT, self.log)
+        server = Server(self.args.binary, self.database, PORT, self.log, **settings)
         self.servers.append(server)
         server.start()
         await server.wait_ready()
@@ -334,8 +334,8 @@ async def restarts(args, profile):
 async def hostile_input(args, profile):
     result = Result("hostile input")
     async with Setup(args, "hostile") as setup:
-        server, client, _ = await setup.serve(connections=32)
-        await hostile.run(result, client, setup.database, server)
+        server, client, _ = await setup.serve(connections=32, **hostile.SETTINGS)
+        await hostile.run(result, client, setup.database, server, setup.log)
     return result
 
 

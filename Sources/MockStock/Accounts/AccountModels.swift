@@ -49,15 +49,14 @@ public enum Credentials {
     }
 
     public static func validatePassword(_ password: String, field: String = "password") throws {
-        guard (8...128).contains(password.count) else {
-            throw InvalidInput("\(field) must be 8–128 characters.")
-        }
+        try TextInput.check(password, field: field, length: 8...128, use: .privateToSender)
     }
 
     static func validateEmail(_ email: String?) throws {
         guard let email else { return }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+        try TextInput.check(email, field: "email", length: 1...254, use: .privateToSender)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
             !email.contains(where: \.isWhitespace)
         else {
             throw InvalidInput("email must be an address like name@example.org.")
@@ -71,6 +70,7 @@ enum AccountError: Error, Equatable {
     /// A wrong username and a wrong password look the same.
     case wrongCredentials
     case tooManyFailedLogins(retryAfterSeconds: Int)
+    case tooManyRegistrations(retryAfterSeconds: Int)
     case wrongCurrentPassword
     /// The token's user no longer exists.
     case unknownUser

@@ -4,16 +4,19 @@ import Logging
 /// The rules of accounts: validation, hashing, throttling, tokens and their revocation.
 public struct AccountService: Sendable {
     let users: UserStore
-    let throttle: LoginThrottle
+    let throttles: AccountThrottles
     let hasher: PasswordHasher
     let tokens: TokenService
     let versions: TokenVersionCache
     let startingCash: Decimal
 
-    func register(username: String, password: String, email: String?, role: Role = .player) async throws -> Session {
+    /// Registers a player; `address` is the client's, whose registrations are limited
+    /// (nil for accounts the server creates itself).
+    func register(username: String, password: String, email: String?, role: Role = .player, from address: String?) async throws -> Session {
         try Credentials.validateUsername(username)
         try Credentials.validatePassword(password)
         try Credentials.validateEmail(email)
+        if let address { try await throttles.beginRegistration(address: address) }
         let hash = try await hasher.hash(password)
         let user = try await users.create(
             username: username, email: email, passwordHash: hash, role: role, startingCash: startingCash
@@ -21,24 +24,23 @@ public struct AccountService: Sendable {
         return try await session(for: user, version: 0)
     }
 
-    /// Wrong username and wrong password get the same answer after the same work.
-    func login(username: String, password: String) async throws -> Session {
-        if let seconds = try await throttle.retryAfter(username: username) {
-            throw AccountError.tooManyFailedLogins(retryAfterSeconds: seconds)
-        }
-        let record = try await users.find(username: username)
+    /// Wrong username and wrong password get the same answer after the same work. The
+    /// attempt is counted before the password is checked (`AccountThrottles`).
+    func login(username: String, password: String, from address: String) async throws -> Session {
+        let check = throttles.passwordCheck(username: username, address: address)
+        try await throttles.begin(check)
+        // A name no account can have is not looked up and costs no key derivation.
+        let possible = (try? Credentials.validateUsername(username)) != nil
+        let record = possible ? try await users.find(username: username) : nil
         let matches: Bool
         if let record {
             matches = try await hasher.verify(password, against: record.passwordHash)
         } else {
-            try await hasher.verifyAgainstNothing(password)
+            if possible { try await hasher.verifyAgainstNothing(password) }
             matches = false
         }
-        guard let record, matches else {
-            try await throttle.recordFailure(username: username)
-            throw AccountError.wrongCredentials
-        }
-        try await throttle.reset(username: username)
+        guard let record, matches else { throw AccountError.wrongCredentials }
+        try await throttles.succeeded(check)
         return try await session(for: record.user, version: record.tokenVersion)
     }
 
@@ -50,12 +52,16 @@ public struct AccountService: Sendable {
     }
 
     /// Replaces the password, revokes every earlier token and returns a fresh one.
-    func changePassword(userID: Int, current: String, new: String) async throws -> Session {
+    /// A wrong current password counts like a failed login of the same username.
+    func changePassword(userID: Int, current: String, new: String, from address: String) async throws -> Session {
         try Credentials.validatePassword(new, field: "newPassword")
         guard let record = try await users.find(id: userID) else { throw AccountError.unknownUser }
+        let check = throttles.passwordCheck(username: record.user.username, address: address)
+        try await throttles.begin(check)
         guard try await hasher.verify(current, against: record.passwordHash) else {
             throw AccountError.wrongCurrentPassword
         }
+        try await throttles.succeeded(check)
         let version = try await users.changePassword(id: userID, passwordHash: try await hasher.hash(new))
         return try await session(for: record.user, version: version)
     }
@@ -74,7 +80,7 @@ public struct AccountService: Sendable {
             return
         }
         do {
-            _ = try await register(username: username, password: password, email: nil, role: .admin)
+            _ = try await register(username: username, password: password, email: nil, role: .admin, from: nil)
             logger.notice("admin account created", metadata: ["username": "\(username)"])
         } catch AccountError.usernameTaken {
             // Another server created it a moment ago: make sure it is an admin.

@@ -4,6 +4,8 @@ import Hummingbird
 /// Registration, login, logout, password change and the caller's own user.
 struct AccountsController {
     let accounts: AccountService
+    /// Whose `X-Forwarded-For` names the client whose attempts are counted.
+    let proxies: TrustedProxies
 
     /// The routes open to callers without a token.
     func addPublicRoutes(to api: RouterGroup<AppRequestContext>) {
@@ -35,13 +37,18 @@ struct AccountsController {
 
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Session> {
         let body = try await request.decodeJSON(as: RegisterRequest.self, context: context)
-        let session = try await accounts.register(username: body.username, password: body.password, email: body.email)
+        let session = try await accounts.register(
+            username: body.username, password: body.password, email: body.email,
+            from: context.clientAddress(of: request, trusting: proxies)
+        )
         return EditedResponse(status: .created, response: session)
     }
 
     @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> Session {
         let body = try await request.decodeJSON(as: LoginRequest.self, context: context)
-        return try await accounts.login(username: body.username, password: body.password)
+        return try await accounts.login(
+            username: body.username, password: body.password, from: context.clientAddress(of: request, trusting: proxies)
+        )
     }
 
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
@@ -53,7 +60,8 @@ struct AccountsController {
         let identity = try context.requireIdentity()
         let body = try await request.decodeJSON(as: PasswordChangeRequest.self, context: context)
         return try await accounts.changePassword(
-            userID: identity.userID, current: body.currentPassword, new: body.newPassword
+            userID: identity.userID, current: body.currentPassword, new: body.newPassword,
+            from: context.clientAddress(of: request, trusting: proxies)
         )
     }
 

@@ -6,13 +6,12 @@ struct AdminController {
     let market: MarketAdminStore
     let prices: PriceImporter
     let notifications: NotificationStore
-
-    /// Largest price upload accepted, in bytes.
-    static let maxPriceUpload = 1 << 30
+    /// Largest price upload accepted, in bytes, counted as it streams (`ADMIN_UPLOAD_MAX_MB`).
+    let maxPriceUpload: Int
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         let admin = api.group("admin").add(middleware: AdminOnlyMiddleware())
-        admin.group().add(middleware: BodyLimitMiddleware(maxBytes: Self.maxPriceUpload))
+        admin.group().add(middleware: BodyLimitMiddleware(maxBytes: maxPriceUpload))
             .post("prices", use: postPrices)
         let json = admin.group().add(middleware: BodyLimitMiddleware())
         json.put("instruments", use: putInstruments)
@@ -36,9 +35,8 @@ struct AdminController {
     @Sendable func broadcast(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Notification> {
         let body = try await request.decodeJSON(as: BroadcastRequest.self, context: context)
         let title = body.title.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...200).contains(title.count), body.body.count <= 2000 else {
-            throw InvalidInput("title must be 1–200 characters and body at most 2000.")
-        }
+        try TextInput.check(title, field: "title", length: 1...200)
+        try TextInput.check(body.body, field: "body", length: 0...2000, use: .shownWithLines)
         let notification = try await notifications.broadcast(title: title, body: body.body)
         return EditedResponse(status: .created, response: notification)
     }

@@ -24,14 +24,13 @@ struct Instrument: Sendable {
             throw InvalidInput("\(fieldPrefix)symbol must be 1–12 letters, digits, '.' or '-', starting with a letter or digit.")
         }
         let name = input.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...200).contains(name.count) else { throw InvalidInput("\(fieldPrefix)name must be 1–200 characters.") }
+        try TextInput.check(name, field: "\(fieldPrefix)name", length: 1...200)
         let currency = (input.currency ?? "USD").uppercased()
         guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isLetter }) else {
             throw InvalidInput("\(fieldPrefix)currency must be a three-letter code such as USD.")
         }
-        guard (input.description ?? "").count <= 2000, (input.sector ?? "").count <= 100 else {
-            throw InvalidInput("\(fieldPrefix)description is at most 2000 characters and \(fieldPrefix)sector at most 100.")
-        }
+        try TextInput.check(input.description ?? "", field: "\(fieldPrefix)description", length: 0...2000, use: .shownWithLines)
+        try TextInput.check(input.sector ?? "", field: "\(fieldPrefix)sector", length: 0...100)
         self.init(
             symbol: symbol, name: name, description: input.description ?? "", sector: input.sector ?? "",
             currency: currency

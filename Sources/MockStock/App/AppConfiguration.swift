@@ -32,6 +32,12 @@ public struct AppConfiguration: Sendable {
     public var passwordHashing: PasswordHasher.Parameters = .owasp
     public var adminUsername: String?
     public var adminPassword: String?
+    /// Limits on failed password checks and registrations (`LOGIN_FAILURES_*`, `REGISTRATIONS_PER_ADDRESS`).
+    public var throttles = AccountThrottles.Settings()
+    /// Proxies whose `X-Forwarded-For` is believed (`TRUSTED_PROXIES`); none by default.
+    public var trustedProxies = TrustedProxies()
+    /// Largest price upload an admin may send, in bytes (`ADMIN_UPLOAD_MAX_MB`, 1024 MiB).
+    public var adminUploadLimit = 1 << 30
     /// Cash in every new personal portfolio.
     public var startingCash = Decimal(string: "10000.00")!
 
@@ -123,6 +129,12 @@ public struct AppConfiguration: Sendable {
         }
         adminUsername = value("ADMIN_USERNAME")
         adminPassword = value("ADMIN_PASSWORD")
+        throttles.failuresPerUsername = try integer("LOGIN_FAILURES_PER_USERNAME", in: 1...1_000_000) ?? throttles.failuresPerUsername
+        throttles.failuresPerAddress = try integer("LOGIN_FAILURES_PER_ADDRESS", in: 1...1_000_000) ?? throttles.failuresPerAddress
+        throttles.failuresOverall = try integer("LOGIN_FAILURES_GLOBAL", in: 1...100_000_000) ?? throttles.failuresOverall
+        throttles.registrationsPerAddress = try integer("REGISTRATIONS_PER_ADDRESS", in: 1...100_000_000) ?? throttles.registrationsPerAddress
+        adminUploadLimit = (try integer("ADMIN_UPLOAD_MAX_MB", in: 1...65_536)).map { $0 << 20 } ?? adminUploadLimit
+        if let proxies = value("TRUSTED_PROXIES") { trustedProxies = try TrustedProxies(parsing: proxies) }
         startingCash = try money("STARTING_CASH", in: Decimal(string: "0.01")!...1_000_000_000_000) ?? startingCash
         tradeFee = try money("TRADE_FEE", in: 0...1_000_000) ?? tradeFee
         try readMarket(value, { try integer($0, in: $1) }, seconds, milliseconds)

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 
 /// The per-request context every route receives.
 public struct AppRequestContext: RequestContext {
@@ -8,9 +9,12 @@ public struct AppRequestContext: RequestContext {
     public var requestID = ""
     /// The authenticated caller on `/api` routes; set by `AuthMiddleware`.
     public var identity: Identity?
+    /// The connection's peer: the client, or a proxy in front of it (see `TrustedProxies`).
+    public let peerAddress: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.peerAddress = source.channel.remoteAddress
     }
 
     /// Largest request body accepted (1 MiB); larger ones get 413 `payload_too_large`.

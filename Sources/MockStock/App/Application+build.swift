@@ -49,7 +49,7 @@ public func buildApplication(
     services.append(HousekeepingService(
         chores: [
             .init(name: "forget old idempotency keys") { try await trading.forgetOldKeys() },
-            .init(name: "forget old login failures") { [throttle = accounts.throttle] in try await throttle.forgetEndedWindows() },
+            .init(name: "forget ended throttle windows") { [store = accounts.throttles.store] in try await store.forgetEndedWindows() },
         ],
         logger: logger, started: started
     ))
@@ -60,7 +60,10 @@ public func buildApplication(
         leagues: LeagueService(store: LeagueStore(pool: pool), standings: standings),
         achievements: achievements,
         notifications: notifications,
-        admin: AdminController(market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool), notifications: notifications)
+        admin: AdminController(
+            market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool), notifications: notifications,
+            maxPriceUpload: configuration.adminUploadLimit
+        )
     )
     let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics, features: features)
     let headTimeout = TimeAmount.milliseconds(configuration.requestHeadTimeout.inMilliseconds)
@@ -107,7 +110,7 @@ public func makeAccountService(configuration: AppConfiguration, pool: PostgresCo
     let users = UserStore(pool: pool)
     return AccountService(
         users: users,
-        throttle: LoginThrottle(pool: pool),
+        throttles: AccountThrottles(store: ThrottleStore(pool: pool), settings: configuration.throttles),
         hasher: PasswordHasher(parameters: configuration.passwordHashing),
         tokens: await TokenService(secret: secret, lifetime: configuration.jwtLifetime),
         versions: TokenVersionCache(store: users, lifetime: configuration.tokenCacheLifetime),
@@ -156,11 +159,12 @@ func buildRouter(
         .addRoutes(to: router.group().add(middleware: BodyLimitMiddleware()))
     let api = router.group("api")
     // Open to everyone: registering and logging in.
-    AccountsController(accounts: accounts).addPublicRoutes(to: api.group().add(middleware: BodyLimitMiddleware()))
+    let accountsController = AccountsController(accounts: accounts, proxies: configuration.trustedProxies)
+    accountsController.addPublicRoutes(to: api.group().add(middleware: BodyLimitMiddleware()))
     // Everything else under /api needs a token, also where no route matches (401, not 404).
     let authenticated = api.group().add(middleware: auth)
     let json = authenticated.group().add(middleware: BodyLimitMiddleware())
-    AccountsController(accounts: accounts).addRoutes(to: json)
+    accountsController.addRoutes(to: json)
     features.market.addRoutes(to: json)
     TradingController(trading: features.trading).addRoutes(to: json)
     LeagueController(leagues: features.leagues).addRoutes(to: json)

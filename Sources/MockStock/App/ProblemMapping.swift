@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import NIOCore
 import Postgres
 
 /// The one table from errors to what clients see. Features throw their own errors
@@ -28,6 +29,7 @@ extension AppError {
             }
         case let error as PostgresError: return problem(for: error, logger: logger)
         case is DecodingError: return .badRequest("The request body is not valid JSON of the expected shape.")
+        case is NIOTooManyBytesError: return .payloadTooLarge
         case is CancellationError: return .serviceUnavailable()
         default:
             logger.error("unexpected error", metadata: ["error": "\(String(reflecting: error))"])
@@ -40,7 +42,9 @@ extension AppError {
         case .usernameTaken: .conflict("That username is taken.")
         case .wrongCredentials: .unauthorized("Wrong username or password.")
         case .tooManyFailedLogins(let seconds):
-            .rateLimited(retryAfter: seconds, "Too many failed logins for this username; try again later.")
+            .rateLimited(retryAfter: seconds, "Too many failed password checks; try again later.")
+        case .tooManyRegistrations(let seconds):
+            .rateLimited(retryAfter: seconds, "Too many accounts were registered from this address; try again later.")
         case .wrongCurrentPassword: .forbidden("The current password is wrong.")
         case .unknownUser: .unauthorized()
         }
@@ -60,6 +64,8 @@ extension AppError {
         case .noSuchPortfolio: return .notFound("No such portfolio of yours.")
         case .insufficientFunds:
             return AppError(.unprocessableContent, code: "insufficient_funds", detail: "There is not enough cash for this purchase.")
+        case .proceedsBelowFee:
+            return AppError(.unprocessableContent, code: "insufficient_funds", detail: "The sale's proceeds would not cover its fee.")
         case .insufficientShares:
             return AppError(.unprocessableContent, code: "insufficient_shares", detail: "The portfolio does not hold that many shares.")
         case .leagueNotRunning: return .conflict("This league portfolio trades only while its league runs.")
@@ -92,7 +98,9 @@ extension AppError {
     }
 
     /// Database errors by SQLSTATE. Those a request can cause (a row that appeared or
-    /// vanished meanwhile) get their own answer; features catch the ones they expect first.
+    /// vanished meanwhile, a value the schema refuses) get their own answer, never a
+    /// `500`; features catch the ones they expect first. Logs never carry the error's
+    /// DETAIL, which can quote a whole row (`PostgresError.logDescription`).
     private static func problem(for error: PostgresError, logger: Logger) -> AppError {
         if error.isConnectionFailure || error.isTransient || error.code == .queryCanceled {
             // Unreachable, serialization failure or deadlock still failing after the
@@ -104,6 +112,11 @@ extension AppError {
         case .characterNotInRepertoire:
             // Text PostgreSQL cannot store (a NUL character): the client's input, not our fault.
             return AppError(.unprocessableContent, code: "validation_failed", detail: "Text values may not contain NUL characters.")
+        case .checkViolation, .notNullViolation:
+            // A value the schema refuses that Swift's checks let through: name the field.
+            logger.notice("value refused by the schema", metadata: ["error": "\(error)"])
+            let field = error.column ?? error.constraint.map { fieldName(constraint: $0, table: error.table) } ?? "A value"
+            return AppError(.unprocessableContent, code: "validation_failed", detail: "\(field) is not valid.")
         case .uniqueViolation:
             logger.notice("unexpected duplicate", metadata: ["error": "\(error)"])
             return .conflict("This conflicts with something that exists already.")
@@ -114,8 +127,28 @@ extension AppError {
             if error.kind == .encoding {
                 return AppError(.unprocessableContent, code: "validation_failed", detail: "Text values may not contain NUL characters.")
             }
-            logger.error("database error", metadata: ["error": "\(error.logDescription)"])
-            return .internalError
+            switch error.code?.errorClass {
+            case "22", "54":
+                // A data exception (a value out of range, too long, malformed) or a
+                // program limit (a value too large to index): caused by what was sent.
+                logger.notice("value refused by the database", metadata: ["error": "\(error)"])
+                return AppError(.unprocessableContent, code: "validation_failed", detail: "A value in the request is out of range or too large.")
+            case "23":
+                logger.notice("integrity rule refused the request", metadata: ["error": "\(error)"])
+                return .conflict("This conflicts with something that exists already.")
+            default:
+                logger.error("database error", metadata: ["error": "\(error.logDescription)"])
+                return .internalError
+            }
         }
+    }
+
+    /// The field a check constraint guards, from PostgreSQL's default name
+    /// `<table>_<column>_check` ("leagues_name_check" → "name").
+    static func fieldName(constraint: String, table: String?) -> String {
+        var name = Substring(constraint)
+        if let table, name.hasPrefix(table + "_") { name = name.dropFirst(table.count + 1) }
+        if name.hasSuffix("_check") { name = name.dropLast("_check".count) }
+        return name.isEmpty ? "A value" : String(name)
     }
 }

@@ -18,17 +18,44 @@ struct ProblemMiddleware: RouterMiddleware {
     }
 }
 
-/// Refuses bodies whose declared length is over the route group's limit before reading
-/// them; bulk upload routes have larger limits of their own.
+/// Holds bodies to the route group's limit (bulk upload routes have larger ones): a
+/// declared length over it is refused before reading, and a body sent without one
+/// (chunked) is counted as it streams in and refused with `413` once it passes the limit.
 struct BodyLimitMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     var maxBytes = AppRequestContext.maxBodySize
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBytes {
-            throw AppError.payloadTooLarge
+        if let length = request.headers[.contentLength].flatMap(Int.init) {
+            guard length <= maxBytes else { throw AppError.payloadTooLarge }
+            return try await next(request, context)
         }
-        return try await next(request, context)
+        var limited = request
+        limited.body = RequestBody(asyncSequence: LimitedBody(base: request.body, maxBytes: maxBytes))
+        return try await next(limited, context)
+    }
+}
+
+/// A request body that throws `AppError.payloadTooLarge` once more than `maxBytes` arrived.
+struct LimitedBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let base: RequestBody
+    let maxBytes: Int
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: RequestBody.AsyncIterator
+        var remaining: Int
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard let chunk = try await base.next() else { return nil }
+            remaining -= chunk.readableBytes
+            guard remaining >= 0 else { throw AppError.payloadTooLarge }
+            return chunk
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), remaining: maxBytes)
     }
 }
 

@@ -12,7 +12,7 @@ struct LeagueService: Sendable {
         maxMembers: Int?, ownerID: Int
     ) async throws -> LeagueStore.LeagueRecord {
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...64).contains(name.count) else { throw InvalidInput("name must be 1–64 characters.") }
+        try TextInput.check(name, field: "name", length: 1...64)
         guard let mode = LeagueMode(rawValue: rawMode ?? LeagueMode.shared.rawValue) else {
             throw InvalidInput("mode must be shared or isolated.")
         }

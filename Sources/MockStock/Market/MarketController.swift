@@ -37,7 +37,7 @@ struct MarketController {
         }
         let page = try Pagination(parameters, defaultLimit: 50)
         let search = parameters.get("search") ?? ""
-        guard search.count <= 100 else { throw InvalidInput("search is at most 100 characters.") }
+        try TextInput.check(search, field: "search", length: 0...100, use: .privateToSender)
         let (items, total) = try await store.page(search: search, sort: sort, limit: page.limit, offset: page.offset)
         return QuotePage(items: items.map { Quote(name: $0.name, quote: $0.quote) }, total: total)
     }

@@ -33,9 +33,7 @@ struct TradingController {
     func trade(_ side: TradeSide, _ request: Request, _ context: AppRequestContext) async throws -> TradeResult {
         let identity = try context.requireIdentity()
         let key = request.headers[.idempotencyKey]
-        if let key, !(1...255).contains(key.count) {
-            throw InvalidInput("Idempotency-Key must be 1–255 characters.")
-        }
+        if let key { try TextInput.check(key, field: "Idempotency-Key", length: 1...255, use: .privateToSender) }
         let body = try await request.decodeJSON(as: TradeRequest.self, context: context)
         return try await trading.trade(
             side, userID: identity.userID, symbol: body.symbol, quantity: body.amount.value,

@@ -119,6 +119,8 @@ enum TradingError: Error, Equatable {
     /// Someone else's portfolio looks the same as one that does not exist.
     case noSuchPortfolio
     case insufficientFunds
+    /// A sale whose proceeds would not pay its fee.
+    case proceedsBelowFee
     case insufficientShares
     /// A league portfolio trades only while its league runs.
     case leagueNotRunning

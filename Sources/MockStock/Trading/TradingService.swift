@@ -31,6 +31,8 @@ struct TradingService: Sendable {
             userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
             price: quote.price, fee: fee, idempotency: idempotency
         )
+        // A sale must at least pay its own fee; the cash held is not for that.
+        if side == .sell && order.amount < order.fee { throw TradingError.proceedsBelowFee }
         do {
             return try Self.result(try await store.execute(side, order), symbol: symbol)
         } catch TradingError.idempotencyKeyInFlight {
