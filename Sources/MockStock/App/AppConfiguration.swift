@@ -54,6 +54,8 @@ public struct AppConfiguration: Sendable {
     public var tradeFee = Decimal(0)
     /// How long each process reuses a stored quote (`QUOTE_CACHE_MS`); zero reads every time.
     public var quoteCacheLifetime: Duration = .milliseconds(500)
+    /// When the market trades (`MARKET_HOURS`): `always` or `nyse`.
+    public var marketHours: MarketHours.Schedule = .always
     /// Where prices come from (`QUOTE_PROVIDER`).
     public var quoteSource: QuoteSource = .database
     public var simulation = SimulatedMarket.Settings()
@@ -157,6 +159,12 @@ public struct AppConfiguration: Sendable {
                 throw ConfigurationError("QUOTE_PROVIDER must be one of \(QuoteSource.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"")
             }
             quoteSource = source
+        }
+        if let text = value("MARKET_HOURS") {
+            guard let schedule = MarketHours.Schedule(rawValue: text.lowercased()) else {
+                throw ConfigurationError("MARKET_HOURS must be always or nyse, got \"\(text)\"")
+            }
+            marketHours = schedule
         }
         simulation.tickInterval = try seconds("SIMULATION_TICK_SECONDS", 1...3600) ?? simulation.tickInterval
         simulation.seed = UInt64(try integer("SIMULATION_SEED", 0...Int.max) ?? 0)

@@ -55,7 +55,7 @@ public func buildApplication(
     ))
     let features = Features(
         accounts: accounts,
-        market: MarketController(store: market, quotes: quotes),
+        market: MarketController(store: market, quotes: quotes, hours: MarketHours(schedule: configuration.marketHours)),
         trading: TradingService(store: trading, market: market, quotes: quotes, fee: configuration.tradeFee),
         leagues: LeagueService(store: LeagueStore(pool: pool), standings: standings),
         achievements: achievements,

@@ -1,17 +1,26 @@
 import Foundation
 import Hummingbird
 
+extension MarketHours.Clock: ResponseEncodable {}
+
 /// Quotes, the marketplace, movers, stock pages and charts.
 struct MarketController {
     let store: MarketStore
     let quotes: any QuoteProvider
+    let hours: MarketHours
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
+        api.get("market/clock", use: clock)
         api.get("stock/symbols", use: batch)
         api.get("stock/market", use: market)
         api.get("stock/movers", use: movers)
         api.get("stock/{symbol}", use: detail)
         api.get("stock/{symbol}/chart", use: chart)
+    }
+
+    /// Whether the market is open now, and its next open and close.
+    @Sendable func clock(_ request: Request, context: AppRequestContext) async throws -> MarketHours.Clock {
+        hours.clock(at: Date())
     }
 
     /// Quotes for the known symbols among those asked, in the order asked.
