@@ -179,6 +179,11 @@ extension HardeningTests {
 extension HardeningTests {
     static let combining = "a" + String(repeating: "\u{0301}", count: 100)
 
+    /// `text` as a JSON string literal, escapes and all.
+    static func jsonString(_ text: String) throws -> String {
+        String(decoding: try JSONEncoder().encode(text), as: UTF8.self)
+    }
+
     @Test("text is counted as the database counts it: a letter with 100 combining marks is too long, never a 500")
     func lengthsAreCountedInScalars() async throws {
         try await TestApp.run { client in
@@ -214,7 +219,7 @@ extension HardeningTests {
         try await TestApp.run { client in
             let token = try await client.register("valeria").token
             let admin = try await client.adminToken()
-            let encoded = String(data: try JSONEncoder().encode(text), encoding: .utf8)!
+            let encoded = try Self.jsonString(text)
             let league = try await client.post("/api/leagues/create", json: #"{"name":\#(encoded)}"#, token: token)
             #expect(league.status == .unprocessableContent)
             #expect(try decodeProblem(league).code == "validation_failed")
@@ -231,7 +236,7 @@ extension HardeningTests {
         try await TestApp.run { client in
             let token = try await client.register("wanda").token
             for name in ["Ünïcode Léague 🏆", "ליגת המסחר", "株式リーグ", "👩‍👩‍👧 family"] {
-                let encoded = String(data: try JSONEncoder().encode(name), encoding: .utf8)!
+                let encoded = try Self.jsonString(name)
                 let league = try await client.post("/api/leagues/create", json: #"{"name":\#(encoded)}"#, token: token)
                 #expect(league.status == .created, "\(name)")
             }

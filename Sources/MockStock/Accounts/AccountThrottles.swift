@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// The budgets that guard password checks and registrations, the two requests that
@@ -35,9 +34,8 @@ public struct AccountThrottles: Sendable {
 
     func passwordCheck(username: String, address: String) -> PasswordCheck {
         // A hash keeps the key's size fixed whatever a client sends, and stores no guessed names.
-        let digest = SHA256.hash(data: Data(username.lowercased().utf8)).map { String(format: "%02x", $0) }.joined()
-        return PasswordCheck(
-            username: .init(key: "login:user:\(digest)", limit: settings.failuresPerUsername, window: settings.failureWindow),
+        PasswordCheck(
+            username: .init(key: "login:user:\(username.lowercased().sha256Hex)", limit: settings.failuresPerUsername, window: settings.failureWindow),
             shared: [
                 .init(key: "login:addr:\(address)", limit: settings.failuresPerAddress, window: settings.failureWindow),
                 .init(key: "login:all", limit: settings.failuresOverall, window: settings.failureWindow),

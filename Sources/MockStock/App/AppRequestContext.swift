@@ -9,13 +9,16 @@ public struct AppRequestContext: RequestContext {
     public var requestID = ""
     /// The authenticated caller on `/api` routes; set by `AuthMiddleware`.
     public var identity: Identity?
-    /// The connection's peer: the client, or a proxy in front of it (see `TrustedProxies`).
-    public let peerAddress: SocketAddress?
+    private let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.peerAddress = source.channel.remoteAddress
+        self.channel = source.channel
     }
+
+    /// The connection's peer: the client, or a proxy in front of it (see `TrustedProxies`).
+    /// Read only by the routes that need it, not for every request.
+    public var peerAddress: SocketAddress? { channel.remoteAddress }
 
     /// Largest request body accepted (1 MiB); larger ones get 413 `payload_too_large`.
     public static let maxBodySize = 1 << 20

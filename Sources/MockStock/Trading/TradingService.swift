@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Postgres
 
@@ -65,7 +64,7 @@ struct TradingService: Sendable {
 
     private static func hash(_ side: TradeSide, _ symbol: String, _ quantity: Int, _ portfolioID: Int?) -> String {
         let text = "\(side.rawValue)\n\(symbol)\n\(quantity)\n\(portfolioID.map(String.init) ?? "personal")"
-        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        return text.sha256Hex
     }
 
     // MARK: Valuation
