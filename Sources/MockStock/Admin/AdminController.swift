@@ -8,6 +8,7 @@ struct AdminController {
     let notifications: NotificationStore
     /// Largest price upload accepted, in bytes, counted as it streams (`ADMIN_UPLOAD_MAX_MB`).
     let maxPriceUpload: Int
+    let pricesStored: PricesStored
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         let admin = api.group("admin").add(middleware: AdminOnlyMiddleware())
@@ -102,7 +103,9 @@ struct AdminController {
         guard Set(quotes.map(\.symbol)).count == quotes.count else {
             throw InvalidInput("Each symbol may appear once per request.")
         }
-        return Accepted(accepted: try await market.setQuotes(quotes))
+        let accepted = try await market.setQuotes(quotes)
+        await pricesStored(quotes.map(\.symbol))
+        return Accepted(accepted: accepted)
     }
 
     /// CSV daily bars, streamed into the database; see `PriceImporter`.

@@ -51,13 +51,13 @@ struct MarketAdminStore: Sendable {
     }
 
     /// Changes a user's personal cash by `amount`, recorded as an adjustment, in one
-    /// statement; never below zero.
+    /// statement; never below zero, nor below what open buy orders reserve.
     func adjustFunds(userID: Int, amount: Decimal) async throws -> Decimal {
         let rows = try await pool.query(
             """
             WITH personal AS (
                 UPDATE portfolios SET cash = cash + \(amount)
-                WHERE user_id = \(userID) AND league_id IS NULL AND cash + \(amount) >= 0
+                WHERE user_id = \(userID) AND league_id IS NULL AND cash + \(amount) >= reserved_cash
                 RETURNING id, cash
             ), movement AS (
                 INSERT INTO cash_movements (portfolio_id, kind, amount, note)
@@ -68,6 +68,6 @@ struct MarketAdminStore: Sendable {
         )
         if let cash = try rows.decodeColumn(Decimal.self).first { return cash }
         let exists = try await pool.query("SELECT 1 FROM users WHERE id = \(userID)").count == 1
-        throw exists ? InvalidInput("Cash would fall below zero.") : AdminError.noSuchUser
+        throw exists ? InvalidInput("Cash would fall below zero, or below what open orders reserve.") : AdminError.noSuchUser
     }
 }

@@ -56,6 +56,11 @@ public struct AppConfiguration: Sendable {
     public var quoteCacheLifetime: Duration = .milliseconds(500)
     /// When the market trades (`MARKET_HOURS`): `always` or `nyse`.
     public var marketHours: MarketHours.Schedule = .always
+    /// How often open orders are matched and day orders expired even when no price is
+    /// stored (`ORDER_SWEEP_SECONDS`): the market opening, and work a stopped process left.
+    public var orderSweepInterval: Duration = .seconds(5)
+    /// The time market hours and orders go by; tests move it.
+    public var clock: @Sendable () -> Date = { Date() }
     /// Where prices come from (`QUOTE_PROVIDER`).
     public var quoteSource: QuoteSource = .database
     public var simulation = SimulatedMarket.Settings()
@@ -166,6 +171,7 @@ public struct AppConfiguration: Sendable {
             }
             marketHours = schedule
         }
+        orderSweepInterval = try seconds("ORDER_SWEEP_SECONDS", 1...3600) ?? orderSweepInterval
         simulation.tickInterval = try seconds("SIMULATION_TICK_SECONDS", 1...3600) ?? simulation.tickInterval
         simulation.seed = UInt64(try integer("SIMULATION_SEED", 0...Int.max) ?? 0)
         simulation.minutesPerTick = Double(try integer("SIMULATION_MINUTES_PER_TICK", 1...390) ?? 1)

@@ -18,34 +18,43 @@ public func buildApplication(
     let pool = PostgresConnectionPool(configuration: configuration.postgres(), logger: poolLogger)
     let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
     let market = MarketStore(pool: pool)
-    var quotes: any QuoteProvider
+    let trading = TradingStore(pool: pool)
+    let orders = OrderStore(pool: pool)
+    let hours = MarketHours(schedule: configuration.marketHours)
+    let commission = Commission(flat: configuration.tradeFee)
     let started = StartSignal()
+    let matcher = OrderMatcher(
+        orders: orders, trading: trading, hours: hours, commission: commission,
+        interval: configuration.orderSweepInterval, logger: logger, started: started, now: configuration.clock
+    )
+    let pricesStored: PricesStored = { symbols in await matcher.pricesStored(symbols) }
+    var quotes: any QuoteProvider
     var services: [any Service] = [pool]
     switch configuration.quoteSource {
     case .database:
         quotes = StoredQuoteProvider(store: market)
     case .simulated:
         quotes = StoredQuoteProvider(store: market)
-        services.append(SimulatedMarket(pool: pool, settings: configuration.simulation, logger: logger))
+        services.append(SimulatedMarket(pool: pool, settings: configuration.simulation, logger: logger, pricesStored: pricesStored))
     case .replay:
-        let replay = ReplayMarket(pool: pool, settings: configuration.replay, logger: logger)
+        let replay = ReplayMarket(pool: pool, settings: configuration.replay, logger: logger, pricesStored: pricesStored)
         quotes = StoredQuoteProvider(store: market, replay: replay)
         services.append(replay)
     case .http:
-        quotes = HTTPQuoteProvider(settings: configuration.http, store: market, logger: logger)
+        quotes = HTTPQuoteProvider(settings: configuration.http, store: market, logger: logger, pricesStored: pricesStored)
     }
     if configuration.quoteCacheLifetime > .zero && configuration.quoteSource != .http {
         quotes = CachingQuoteProvider(quotes, lifetime: configuration.quoteCacheLifetime)
     }
 
     // Every store once; features share them.
-    let trading = TradingStore(pool: pool)
     let standings = StandingsStore(pool: pool, liveLimit: configuration.standings.liveLimit)
     let achievements = AchievementStore(pool: pool)
     let notifications = NotificationStore(pool: pool)
     services.append(StandingsService(
         store: standings, achievements: achievements, settings: configuration.standings, logger: logger, started: started
     ))
+    services.append(matcher)
     services.append(HousekeepingService(
         chores: [
             .init(name: "forget old idempotency keys") { try await trading.forgetOldKeys() },
@@ -55,14 +64,18 @@ public func buildApplication(
     ))
     let features = Features(
         accounts: accounts,
-        market: MarketController(store: market, quotes: quotes, hours: MarketHours(schedule: configuration.marketHours)),
-        trading: TradingService(store: trading, market: market, quotes: quotes, fee: configuration.tradeFee),
+        market: MarketController(store: market, quotes: quotes, hours: hours, now: configuration.clock),
+        trading: TradingService(store: trading, market: market, quotes: quotes, commission: commission),
+        orders: OrderService(
+            store: orders, trading: trading, market: market, quotes: quotes, matcher: matcher, hours: hours,
+            commission: commission, now: configuration.clock
+        ),
         leagues: LeagueService(store: LeagueStore(pool: pool), standings: standings),
         achievements: achievements,
         notifications: notifications,
         admin: AdminController(
             market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool), notifications: notifications,
-            maxPriceUpload: configuration.adminUploadLimit
+            maxPriceUpload: configuration.adminUploadLimit, pricesStored: pricesStored
         )
     )
     let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics, features: features)
@@ -94,6 +107,7 @@ struct Features {
     let accounts: AccountService
     let market: MarketController
     let trading: TradingService
+    let orders: OrderService
     let leagues: LeagueService
     let achievements: AchievementStore
     let notifications: NotificationStore
@@ -167,6 +181,7 @@ func buildRouter(
     accountsController.addRoutes(to: json)
     features.market.addRoutes(to: json)
     TradingController(trading: features.trading).addRoutes(to: json)
+    OrdersController(orders: features.orders).addRoutes(to: json)
     LeagueController(leagues: features.leagues).addRoutes(to: json)
     AchievementController(store: features.achievements).addRoutes(to: json)
     NotificationController(store: features.notifications).addRoutes(to: json)

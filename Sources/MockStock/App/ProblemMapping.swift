@@ -77,6 +77,13 @@ extension AppError {
         case .incompleteRecord:
             logger.error("a trade statement reported success without its rows")
             return .internalError
+        case .noSuchOrder: return .notFound("No such order of yours.")
+        case .orderNotOpen:
+            return AppError(.conflict, code: "order_not_open",
+                            detail: "The order is no longer open; read it to see whether it filled, expired or was cancelled.")
+        case .marketClosed:
+            return AppError(.conflict, code: "market_closed",
+                            detail: "The market is closed, and an ioc or fok order must fill at once.")
         }
     }
 

@@ -30,6 +30,7 @@ final class HTTPQuoteProvider: QuoteProvider {
     let settings: Settings
     let store: MarketStore
     let logger: Logger
+    let pricesStored: PricesStored
     private let client: HTTPClient
     private let cache: ExpiringCache<String, PriceQuote>
     private let clock: @Sendable () -> ContinuousClock.Instant
@@ -38,11 +39,12 @@ final class HTTPQuoteProvider: QuoteProvider {
 
     init(
         settings: Settings, store: MarketStore, logger: Logger, client: HTTPClient = .shared,
-        clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, pricesStored: @escaping PricesStored = { _ in }
     ) {
         self.settings = settings
         self.store = store
         self.logger = logger
+        self.pricesStored = pricesStored
         self.client = client
         self.clock = clock
         cache = ExpiringCache(lifetime: settings.ttl, capacity: 10_000, clock: clock)
@@ -66,6 +68,7 @@ final class HTTPQuoteProvider: QuoteProvider {
                 let fresh = fetched.filter { wanted.contains($0.symbol) }
                 cache.store(Dictionary(fresh.map { ($0.symbol, $0) }) { $1 })
                 try await store.saveQuotes(fresh, source: "http")
+                await pricesStored(fresh.map(\.symbol))
                 for quote in fresh { result[quote.symbol] = quote }
             } catch {
                 logger.warning("upstream quote request failed", metadata: ["error": "\(error)"])

@@ -8,6 +8,7 @@ struct MarketController {
     let store: MarketStore
     let quotes: any QuoteProvider
     let hours: MarketHours
+    let now: @Sendable () -> Date
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.get("market/clock", use: clock)
@@ -20,7 +21,7 @@ struct MarketController {
 
     /// Whether the market is open now, and its next open and close.
     @Sendable func clock(_ request: Request, context: AppRequestContext) async throws -> MarketHours.Clock {
-        hours.clock(at: Date())
+        hours.clock(at: now())
     }
 
     /// Quotes for the known symbols among those asked, in the order asked.

@@ -23,6 +23,10 @@ extension QuoteProvider {
     }
 }
 
+/// Told after new prices are stored, with their symbols (nil: every symbol), so the
+/// orders they cross fill at once; never throws (a failure waits for the next sweep).
+public typealias PricesStored = @Sendable (_ symbols: [String]?) async -> Void
+
 /// Prices kept in the database: the `quotes` table (set by admins, or by the simulated or
 /// replayed market), falling back to each instrument's last daily close.
 struct StoredQuoteProvider: QuoteProvider {

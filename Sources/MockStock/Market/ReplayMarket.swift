@@ -23,13 +23,15 @@ public final class ReplayMarket: Service, Sendable {
     let pool: PostgresConnectionPool
     let settings: Settings
     let logger: Logger
+    let pricesStored: PricesStored
     /// The trading days from `startDay` on, and when the replay started; read once.
     private let calendar = Mutex<(days: [String], startedAt: Date)?>(nil)
 
-    public init(pool: PostgresConnectionPool, settings: Settings, logger: Logger) {
+    public init(pool: PostgresConnectionPool, settings: Settings, logger: Logger, pricesStored: @escaping PricesStored = { _ in }) {
         self.pool = pool
         self.settings = settings
         self.logger = logger
+        self.pricesStored = pricesStored
     }
 
     public func run() async throws {
@@ -50,7 +52,7 @@ public final class ReplayMarket: Service, Sendable {
     /// Prices every instrument at its close on the replay day (or its last close before).
     func tick(now: Date) async throws {
         guard let day = try await day(at: now) else { return }
-        try await pool.execute(
+        let changed = try await pool.execute(
             """
             INSERT INTO quotes AS q (symbol, price, previous_close, as_of, source)
             SELECT i.symbol, last.close,
@@ -68,6 +70,7 @@ public final class ReplayMarket: Service, Sendable {
             WHERE q.as_of IS DISTINCT FROM excluded.as_of OR q.source <> 'replay'
             """
         )
+        if changed > 0 { await pricesStored(nil) }
     }
 
     private func loadCalendar() async throws -> (days: [String], startedAt: Date) {

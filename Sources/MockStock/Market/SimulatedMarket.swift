@@ -33,13 +33,15 @@ public final class SimulatedMarket: Service, Sendable {
     let pool: PostgresConnectionPool
     let settings: Settings
     let logger: Logger
+    let pricesStored: PricesStored
     /// History statistics, read at the first tick and refreshed every ten minutes.
     private let history = Mutex<(read: ContinuousClock.Instant, bySymbol: [String: History])?>(nil)
 
-    public init(pool: PostgresConnectionPool, settings: Settings, logger: Logger) {
+    public init(pool: PostgresConnectionPool, settings: Settings, logger: Logger, pricesStored: @escaping PricesStored = { _ in }) {
         self.pool = pool
         self.settings = settings
         self.logger = logger
+        self.pricesStored = pricesStored
     }
 
     public func run() async throws {
@@ -59,7 +61,7 @@ public final class SimulatedMarket: Service, Sendable {
     func tick(now: Date) async throws -> Bool {
         let tick = tickNumber(at: now)
         let history = try await historyStatistics()
-        return try await pool.withTransaction { session in
+        let moved = try await pool.withTransaction { session in
             try await session.execute(
                 "INSERT INTO market_clock (provider, tick) VALUES ('simulated', 0) ON CONFLICT DO NOTHING"
             )
@@ -109,6 +111,8 @@ public final class SimulatedMarket: Service, Sendable {
             )
             return true
         }
+        if moved { await pricesStored(nil) }
+        return moved
     }
 
     private func historyStatistics() async throws -> [String: History] {

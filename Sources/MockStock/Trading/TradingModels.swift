@@ -63,6 +63,10 @@ struct Portfolio: ResponseEncodable {
     let id: Int
     @NullEncoded var leagueId: Int?
     let cash: String
+    /// Cash held back by open buy orders.
+    let reserved: String
+    /// Cash free for new orders: cash − reserved.
+    let buyingPower: String
     let holdingsValue: String
     let netWorth: String
     let holdings: [Holding]
@@ -130,4 +134,10 @@ enum TradingError: Error, Equatable {
     case idempotencyKeyInFlight
     /// A trade statement reported success without its rows.
     case incompleteRecord
+    /// Someone else's order looks the same as one that does not exist.
+    case noSuchOrder
+    /// The order filled, expired or was cancelled already.
+    case orderNotOpen
+    /// An order that must fill at once (`ioc`, `fok`) while the market is closed.
+    case marketClosed
 }

@@ -6,8 +6,8 @@ struct TradingService: Sendable {
     let store: TradingStore
     let market: MarketStore
     let quotes: any QuoteProvider
-    /// Flat fee charged on every trade.
-    let fee: Decimal
+    /// What every trade pays.
+    let commission: Commission
 
     /// Trades at the provider's current price. The price is asked for before anything is
     /// locked; the trade itself is one SQL statement. With an idempotency key, the first
@@ -28,7 +28,7 @@ struct TradingService: Sendable {
         }
         let order = TradeOrder(
             userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
-            price: quote.price, fee: fee, idempotency: idempotency
+            price: quote.price, fee: commission.fee(for: quote.price * Decimal(quantity)), idempotency: idempotency
         )
         // A sale must at least pay its own fee; the cash held is not for that.
         if side == .sell && order.amount < order.fee { throw TradingError.proceedsBelowFee }
@@ -59,6 +59,7 @@ struct TradingService: Sendable {
         case .insufficientShares: throw TradingError.insufficientShares
         case .closed: throw TradingError.leagueNotRunning
         case .notFound: throw TradingError.noSuchPortfolio
+        case .notOpen: throw TradingError.incompleteRecord
         }
     }
 
@@ -104,6 +105,7 @@ struct TradingService: Sendable {
         }
         return Portfolio(
             id: portfolio.id, leagueId: portfolio.leagueID, cash: portfolio.cash.moneyString,
+            reserved: portfolio.reserved.moneyString, buyingPower: (portfolio.cash - portfolio.reserved).moneyString,
             holdingsValue: total.moneyString, netWorth: (portfolio.cash + total).moneyString, holdings: holdings
         )
     }

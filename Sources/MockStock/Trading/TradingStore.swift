@@ -11,6 +11,8 @@ struct TradingStore: Sendable {
         let trade: TradeRecord?
         let cash: Decimal?
         let position: Int?
+        /// The filled order's id (not remembered under idempotency keys).
+        var orderID: Int? = nil
     }
 
     struct TradeRecord: Sendable {
@@ -32,18 +34,19 @@ struct TradingStore: Sendable {
         let rows: PostgresRows
         do {
             rows = try await pool.queryRetryingTransientFailures(TradeStatement.query(side, order))
-        } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "idempotency_keys_pkey" {
+        } catch let error as PostgresError where error.code == .uniqueViolation
+            && (error.constraint == "idempotency_keys_pkey" || error.constraint == "orders_client_order_id") {
             throw TradingError.idempotencyKeyInFlight
         }
-        let (outcome, tradeID, portfolioID, createdAt, cash, position) =
-            try rows[0].decode((TradeOutcome, Int?, Int?, Date?, Decimal?, Int?).self)
+        let (outcome, tradeID, portfolioID, createdAt, cash, position, orderID) =
+            try rows[0].decode((TradeOutcome, Int?, Int?, Date?, Decimal?, Int?, Int?).self)
         let trade = tradeID.map { id in
             TradeRecord(
                 id: id, portfolioID: portfolioID!, symbol: order.symbol, side: side, quantity: order.quantity,
                 price: order.price, amount: order.amount, fee: order.fee, createdAt: createdAt!
             )
         }
-        return Execution(outcome: outcome, trade: trade, cash: cash, position: position)
+        return Execution(outcome: outcome, trade: trade, cash: cash, position: position, orderID: orderID)
     }
 
     /// The outcome first remembered under this key, with its request hash.
@@ -85,6 +88,8 @@ struct TradingStore: Sendable {
         let leagueID: Int?
         let name: String
         let cash: Decimal
+        /// Cash held back by open buy orders.
+        let reserved: Decimal
     }
 
     struct HoldingRecord: Sendable {
@@ -97,21 +102,21 @@ struct TradingStore: Sendable {
     func portfolios(userID: Int) async throws -> [PortfolioRecord] {
         try await pool.query(
             """
-            SELECT id, league_id, name, cash FROM portfolios
+            SELECT id, league_id, name, cash, reserved_cash FROM portfolios
             WHERE user_id = \(userID) AND archived_at IS NULL ORDER BY league_id NULLS FIRST, id
             """
-        ).decode((Int, Int?, String, Decimal).self).map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3) }
+        ).decode((Int, Int?, String, Decimal, Decimal).self).map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3, reserved: $0.4) }
     }
 
     /// The user's portfolio by id, or the personal one for nil; nil when not theirs.
     func portfolio(userID: Int, id: Int?) async throws -> PortfolioRecord? {
         try await pool.query(
             """
-            SELECT id, league_id, name, cash FROM portfolios
+            SELECT id, league_id, name, cash, reserved_cash FROM portfolios
             WHERE user_id = \(userID) AND archived_at IS NULL
               AND CASE WHEN \(id)::int8 IS NULL THEN league_id IS NULL ELSE id = \(id)::int8 END
             """
-        ).decode((Int, Int?, String, Decimal).self).first.map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3) }
+        ).decode((Int, Int?, String, Decimal, Decimal).self).first.map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3, reserved: $0.4) }
     }
 
     /// Shares held (quantity above zero) in these portfolios, by portfolio.
@@ -169,183 +174,5 @@ struct TradingStore: Sendable {
         return try rows.decode((Int, Int, CashMovementKind, Decimal, String, Date).self).map {
             CashMovementRecord(id: $0.0, portfolioID: $0.1, kind: $0.2, amount: $0.3, note: $0.4, createdAt: $0.5)
         }
-    }
-}
-
-/// What a trade statement found: the trade was made, or why not.
-enum TradeOutcome: String, PostgresCodable {
-    case ok
-    case notFound = "not_found"
-    /// A league portfolio outside its league's run.
-    case closed
-    case insufficientFunds = "insufficient_funds"
-    case insufficientShares = "insufficient_shares"
-}
-
-/// An order to trade at a known price, as the trade statement takes it.
-public struct TradeOrder: Sendable {
-    let userID: Int
-    /// nil: the user's personal portfolio.
-    let portfolioID: Int?
-    let symbol: String
-    let quantity: Int
-    let price: Decimal
-    let fee: Decimal
-    /// The Idempotency-Key and a hash of the request, to remember the outcome under.
-    let idempotency: (key: String, requestHash: String)?
-
-    public init(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fee: Decimal,
-                idempotency: (key: String, requestHash: String)? = nil) {
-        self.userID = userID
-        self.portfolioID = portfolioID
-        self.symbol = symbol
-        self.quantity = quantity
-        self.price = price
-        self.fee = fee
-        self.idempotency = idempotency
-    }
-
-    public var amount: Decimal { price * Decimal(quantity) }
-}
-
-/// The trade statements: one statement per trade, so it either happens whole or not at
-/// all. Public so the benchmark renders the very same query for pgbench.
-public enum TradeStatement {
-    public static func query(_ side: TradeSide, _ order: TradeOrder) -> PostgresQuery {
-        switch side {
-        case .buy: buy(order)
-        case .sell: sell(order)
-        }
-    }
-
-    /// The statement as text for pgbench, trading a fixed `price` without fee: the user,
-    /// quantity and symbol are pgbench's variables `:uid`, `:qty` and `:sym` (the symbol is
-    /// `'S' || :sym`), every other value a typed literal. The order is built with markers
-    /// in those three places, which the rendering swaps for the variables. (Without a fee,
-    /// the cost of a buy and the proceeds of a sale are the amount: price × `:qty`.)
-    public static func pgbenchText(_ side: TradeSide, price: Decimal) -> String {
-        let marker = (user: -7_001, quantity: 7_002, symbol: "S?")
-        let order = TradeOrder(userID: marker.user, portfolioID: nil, symbol: marker.symbol, quantity: marker.quantity,
-                               price: price, fee: 0)
-        let variables: [PostgresBind: String] = [
-            PostgresBind(marker.user): ":uid",
-            PostgresBind(marker.quantity): ":qty",
-            PostgresBind(marker.symbol): "('S' || :sym)",
-            PostgresBind(order.amount): "(\(price) * :qty)::numeric",
-        ]
-        return query(side, order).rendered { _, bind in
-            if let variable = variables[bind] { return variable }
-            switch bind.value {
-            case .null: return bind.dataType == .unspecified ? "NULL" : "NULL::\(bind.dataType)"
-            case .text(let text):
-                let literal = "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-                return bind.dataType == .unspecified ? literal : "\(literal)::\(bind.dataType)"
-            case .binary(let bytes): return "'\\x\(bytes.map { String(format: "%02x", $0) }.joined())'::\(bind.dataType)"
-            }
-        }
-    }
-
-    /// The portfolio the order names, when it belongs to the user. Locking it first gives
-    /// buys and sells one lock order (portfolio, then holding), so they cannot deadlock.
-    /// A league portfolio trades only while its league runs (`open`).
-    private static func ownedPortfolio(_ order: TradeOrder) -> PostgresQuery {
-        """
-        owned AS (
-            SELECT p.id, (l.id IS NULL OR (now() >= l.starts_at AND (l.ends_at IS NULL OR now() < l.ends_at))) AS open
-            FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
-            WHERE p.user_id = \(order.userID) AND p.archived_at IS NULL
-              AND CASE WHEN \(order.portfolioID)::int8 IS NULL THEN p.league_id IS NULL ELSE p.id = \(order.portfolioID)::int8 END
-            FOR UPDATE OF p
-        )
-        """
-    }
-
-    /// The outcome: the portfolio is missing or closed, or the trade (absent when the
-    /// conditional update refused it) was made.
-    private static func outcome(refusal: TradeOutcome) -> PostgresQuery {
-        """
-        outcome AS (
-            SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(TradeOutcome.notFound)
-                        WHEN NOT (SELECT open FROM owned) THEN \(TradeOutcome.closed)
-                        WHEN NOT EXISTS (SELECT 1 FROM trade) THEN \(refusal)
-                        ELSE \(TradeOutcome.ok) END::text AS outcome
-        )
-        """
-    }
-
-    /// Records the outcome under the idempotency key (if any) and reports it; the insert
-    /// of a concurrent duplicate waits for this one and then fails, undoing that statement.
-    private static func rememberAndReport(_ order: TradeOrder) -> PostgresQuery {
-        """
-        remembered AS (
-            INSERT INTO idempotency_keys (user_id, key, request_hash, outcome, trade_id, cash, position)
-            SELECT \(order.userID), \(order.idempotency?.key)::text, \(order.idempotency?.requestHash)::text, outcome.outcome,
-                   (SELECT id FROM trade), (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
-            FROM outcome WHERE \(order.idempotency?.key)::text IS NOT NULL
-        )
-        SELECT outcome.outcome, trade.id, trade.portfolio_id, trade.created_at,
-               (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
-        FROM outcome LEFT JOIN trade ON true
-        """
-    }
-
-    /// Buys in one statement: the cash is taken only if it covers the cost (checked by
-    /// the row update itself, so no interleaving can overspend), then the holding and the
-    /// trade row are written.
-    private static func buy(_ order: TradeOrder) -> PostgresQuery {
-        let cost = order.amount + order.fee
-        return """
-            WITH \(ownedPortfolio(order)), cash_after AS (
-                UPDATE portfolios p SET cash = p.cash - \(cost)
-                FROM owned WHERE p.id = owned.id AND owned.open AND p.cash >= \(cost)
-                RETURNING p.id, p.cash
-            ), position_after AS (
-                INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
-                SELECT id, \(order.symbol), \(order.quantity), \(order.amount) FROM cash_after
-                ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
-                    quantity = h.quantity + excluded.quantity, cost_basis = h.cost_basis + excluded.cost_basis
-                RETURNING quantity
-            ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee)
-                SELECT id, \(order.symbol), \(TradeSide.buy), \(order.quantity), \(order.price), \(order.amount), \(order.fee)
-                FROM cash_after
-                RETURNING id, portfolio_id, created_at
-            ), \(outcome(refusal: .insufficientFunds)), \(rememberAndReport(order))
-            """
-    }
-
-    /// Sells in one statement: the holding is locked (read at its latest version), the
-    /// shares are taken only if enough are held, the cost basis shrinks in proportion,
-    /// and the proceeds are credited. The trade row records the realized gain: proceeds
-    /// after the fee minus the average cost of the shares sold. A holding sold to zero
-    /// stays as a hidden row.
-    private static func sell(_ order: TradeOrder) -> PostgresQuery {
-        let quantity = order.quantity
-        let proceeds = order.amount - order.fee
-        return """
-            WITH \(ownedPortfolio(order)), held AS (
-                SELECT h.portfolio_id, h.quantity, h.cost_basis
-                FROM holdings h JOIN owned ON h.portfolio_id = owned.id
-                WHERE owned.open AND h.symbol = \(order.symbol) AND h.quantity >= \(quantity)
-                FOR UPDATE OF h
-            ), position_after AS (
-                UPDATE holdings h SET
-                    quantity = held.quantity - \(quantity),
-                    cost_basis = CASE WHEN held.quantity = \(quantity) THEN 0
-                                      ELSE round(held.cost_basis * (held.quantity - \(quantity)) / held.quantity, 10) END
-                FROM held WHERE h.portfolio_id = held.portfolio_id AND h.symbol = \(order.symbol)
-                RETURNING h.portfolio_id, h.quantity, held.cost_basis - h.cost_basis AS cost_sold
-            ), cash_after AS (
-                UPDATE portfolios p SET cash = p.cash + \(proceeds)
-                FROM position_after WHERE p.id = position_after.portfolio_id
-                RETURNING p.id, p.cash
-            ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain)
-                SELECT id, \(order.symbol), \(TradeSide.sell), \(quantity), \(order.price), \(order.amount), \(order.fee),
-                       \(proceeds) - cost_sold
-                FROM cash_after, position_after
-                RETURNING id, portfolio_id, created_at
-            ), \(outcome(refusal: .insufficientShares)), \(rememberAndReport(order))
-            """
     }
 }

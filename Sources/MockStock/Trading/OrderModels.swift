@@ -1,0 +1,189 @@
+import Foundation
+import Hummingbird
+import Postgres
+
+/// How an order prices its fill.
+public enum OrderType: String, Codable, Sendable, PostgresCodable, CaseIterable {
+    /// At the current price.
+    case market
+    /// At the limit price or better.
+    case limit
+    /// A market order once the price crosses the stop price.
+    case stop
+    /// A limit order once the price crosses the stop price.
+    case stopLimit = "stop_limit"
+
+    var needsLimitPrice: Bool { self == .limit || self == .stopLimit }
+    var needsStopPrice: Bool { self == .stop || self == .stopLimit }
+}
+
+/// How long an order stays open.
+public enum TimeInForce: String, Codable, Sendable, PostgresCodable, CaseIterable {
+    /// Until the session's close.
+    case day
+    /// Until cancelled.
+    case gtc
+    /// Immediate or cancel: fills at once or is cancelled (orders fill whole, so this is
+    /// the same as `fok`).
+    case ioc
+    /// Fill or kill: fills at once, whole, or is cancelled.
+    case fok
+
+    var fillsAtOnceOrNever: Bool { self == .ioc || self == .fok }
+}
+
+public enum OrderStatus: String, Codable, Sendable, PostgresCodable {
+    /// Open: resting until it fills, is cancelled or expires.
+    case new
+    case filled
+    case canceled
+    case expired
+    /// Accepted, but its fill was refused when the price came (no buying power left).
+    case rejected
+}
+
+/// An order as clients see it.
+struct Order: ResponseEncodable, Sendable, Equatable {
+    let id: Int
+    @NullEncoded var clientOrderId: String?
+    let portfolioId: Int
+    let symbol: String
+    let side: TradeSide
+    let type: OrderType
+    let quantity: Int
+    @NullEncoded var limitPrice: String?
+    @NullEncoded var stopPrice: String?
+    let timeInForce: TimeInForce
+    let status: OrderStatus
+    let filledQuantity: Int
+    @NullEncoded var filledAveragePrice: String?
+    @NullEncoded var tradeId: Int?
+    let createdAt: Date
+    let updatedAt: Date
+    @NullEncoded var filledAt: Date?
+    @NullEncoded var canceledAt: Date?
+    @NullEncoded var expiredAt: Date?
+    @NullEncoded var rejectReason: String?
+
+    init(_ record: OrderStore.OrderRecord) {
+        id = record.id
+        clientOrderId = record.clientOrderID
+        portfolioId = record.portfolioID
+        symbol = record.symbol
+        side = record.side
+        type = record.type
+        quantity = record.quantity
+        limitPrice = record.limitPrice?.moneyString
+        stopPrice = record.stopPrice?.moneyString
+        timeInForce = record.timeInForce
+        status = record.status
+        filledQuantity = record.status == .filled ? record.quantity : 0
+        filledAveragePrice = record.fillPrice?.moneyString
+        tradeId = record.tradeID
+        createdAt = record.createdAt
+        updatedAt = record.updatedAt
+        filledAt = record.filledAt
+        canceledAt = record.canceledAt
+        expiredAt = record.expiredAt
+        rejectReason = record.rejectReason
+    }
+
+    static func == (lhs: Order, rhs: Order) -> Bool {
+        lhs.id == rhs.id && lhs.status == rhs.status && lhs.updatedAt == rhs.updatedAt
+    }
+}
+
+struct CanceledOrders: ResponseEncodable {
+    let canceled: [Order]
+}
+
+/// `POST /api/orders` as sent; `OrderTicket` is the checked form.
+struct OrderRequest: Decodable, Sendable {
+    let symbol: String
+    let side: String
+    let quantity: ShareQuantity
+    let type: String?
+    let limitPrice: DecimalInput?
+    let stopPrice: DecimalInput?
+    let timeInForce: String?
+    let clientOrderId: String?
+    let portfolioId: Int?
+}
+
+/// An order that passed every check that needs no database.
+struct OrderTicket: Sendable, Equatable {
+    /// Prices are positive, below a billion, with at most 4 fraction digits (the precision
+    /// of quotes).
+    static let maximumPrice = Decimal(1_000_000_000)
+    static let priceScale = 4
+
+    let symbol: String
+    let side: TradeSide
+    let quantity: Int
+    let type: OrderType
+    let limitPrice: Decimal?
+    let stopPrice: Decimal?
+    let timeInForce: TimeInForce
+    let clientOrderID: String?
+    let portfolioID: Int?
+
+    init(_ request: OrderRequest) throws {
+        symbol = Symbol.normalize(request.symbol)
+        guard let side = TradeSide(rawValue: request.side) else { throw InvalidInput("side must be buy or sell.") }
+        self.side = side
+        quantity = request.quantity.value
+        guard let type = OrderType(rawValue: request.type ?? "market") else {
+            throw InvalidInput("type must be one of \(OrderType.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        self.type = type
+        guard let timeInForce = TimeInForce(rawValue: request.timeInForce ?? "day") else {
+            throw InvalidInput("timeInForce must be one of \(TimeInForce.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        self.timeInForce = timeInForce
+        limitPrice = try Self.price(request.limitPrice?.value, field: "limitPrice", needed: type.needsLimitPrice, type: type)
+        stopPrice = try Self.price(request.stopPrice?.value, field: "stopPrice", needed: type.needsStopPrice, type: type)
+        if let id = request.clientOrderId {
+            try TextInput.check(id, field: "clientOrderId", length: 1...128, use: .privateToSender)
+        }
+        clientOrderID = request.clientOrderId
+        if let id = request.portfolioId, id <= 0 { throw InvalidInput("portfolioId must be a positive whole number.") }
+        portfolioID = request.portfolioId
+    }
+
+    private static func price(_ value: Decimal?, field: String, needed: Bool, type: OrderType) throws -> Decimal? {
+        guard needed else {
+            if value != nil { throw InvalidInput("\(field) does not apply to a \(type.rawValue) order.") }
+            return nil
+        }
+        guard let value else { throw InvalidInput("A \(type.rawValue) order needs a \(field).") }
+        guard value > 0, value < maximumPrice else { throw InvalidInput("\(field) must be above 0 and below 1000000000.") }
+        guard value.rounded(priceScale) == value else {
+            throw InvalidInput("\(field) may have at most \(priceScale) digits after the decimal point.")
+        }
+        return value
+    }
+
+    /// The same order sent twice has the same hash; a `clientOrderId` reused for another
+    /// order is refused by comparing them.
+    var requestHash: String {
+        [symbol, side.rawValue, String(quantity), type.rawValue, limitPrice.map { "\($0)" } ?? "-",
+         stopPrice.map { "\($0)" } ?? "-", timeInForce.rawValue, portfolioID.map(String.init) ?? "personal"]
+            .joined(separator: "\n").sha256Hex
+    }
+
+    /// The price a buy reserves cash at: the most it may pay (limit), the price that sets
+    /// it off (stop), or the last price for a market order waiting for the open.
+    func reservationPrice(lastPrice: Decimal) -> Decimal {
+        limitPrice ?? stopPrice ?? lastPrice
+    }
+}
+
+/// The commission a fill pays: flat plus a percentage of the amount, rounded to the cent.
+struct Commission: Sendable, Equatable {
+    var flat: Decimal = 0
+    var percent: Decimal = 0
+
+    func fee(for amount: Decimal) -> Decimal {
+        (flat + amount * percent / 100).rounded(2)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Postgres
+
+/// Placing, reading and cancelling orders. A market order while the market is open fills
+/// at once through the trade statement; every other order rests with a reservation until
+/// `OrderMatcher` fills it or it is cancelled or expires.
+struct OrderService: Sendable {
+    let store: OrderStore
+    let trading: TradingStore
+    let market: MarketStore
+    let quotes: any QuoteProvider
+    let matcher: OrderMatcher
+    let hours: MarketHours
+    let commission: Commission
+    let now: @Sendable () -> Date
+
+    /// Places an order; `created` is false when the same `clientOrderId` and body were
+    /// sent before and that order is returned instead.
+    func place(_ ticket: OrderTicket, userID: Int) async throws -> (order: Order, created: Bool) {
+        if let earlier = try await earlierOrder(ticket, userID: userID) { return (earlier, false) }
+        guard Symbol.isValid(ticket.symbol) else { throw MarketError.unknownSymbol(ticket.symbol) }
+        guard let quote = try await quotes.quotes(for: [ticket.symbol])[ticket.symbol] else {
+            if try await market.names(for: [ticket.symbol])[ticket.symbol] == nil { throw MarketError.unknownSymbol(ticket.symbol) }
+            throw MarketError.noPrice(ticket.symbol)
+        }
+        let moment = now()
+        let isOpen = hours.clock(at: moment).isOpen
+        if ticket.timeInForce.fillsAtOnceOrNever && !isOpen { throw TradingError.marketClosed }
+        let id: Int
+        do {
+            if ticket.type == .market && isOpen {
+                id = try await fillAtOnce(ticket, userID: userID, price: quote.price)
+            } else {
+                id = try await rest(ticket, userID: userID, lastPrice: quote.price, at: moment)
+                if isOpen { try await matcher.match(orderID: id) }
+                if ticket.timeInForce.fillsAtOnceOrNever {
+                    try await store.close(.one(id: id), as: .canceled, reason: "Not filled at once.")
+                }
+            }
+        } catch TradingError.idempotencyKeyInFlight {
+            // The same clientOrderId was being placed at the same moment, and that one won.
+            guard let earlier = try await earlierOrder(ticket, userID: userID) else { throw TradingError.idempotencyKeyInFlight }
+            return (earlier, false)
+        }
+        guard let record = try await store.order(userID: userID, id: id) else { throw TradingError.incompleteRecord }
+        return (Order(record), true)
+    }
+
+    /// The order placed before under the ticket's `clientOrderId`, if the body was the same.
+    private func earlierOrder(_ ticket: OrderTicket, userID: Int) async throws -> Order? {
+        guard let clientOrderID = ticket.clientOrderID,
+              let earlier = try await store.order(userID: userID, clientOrderID: clientOrderID) else { return nil }
+        guard earlier.requestHash == ticket.requestHash else { throw TradingError.idempotencyKeyReused }
+        return Order(earlier)
+    }
+
+    /// A market order while the market is open: one fill statement writes the trade and
+    /// the filled order.
+    private func fillAtOnce(_ ticket: OrderTicket, userID: Int, price: Decimal) async throws -> Int {
+        let fee = commission.fee(for: price * Decimal(ticket.quantity))
+        let order = TradeOrder(
+            userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity,
+            price: price, fee: fee,
+            fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce)
+        )
+        if ticket.side == .sell && order.amount < fee { throw TradingError.proceedsBelowFee }
+        let execution = try await trading.execute(ticket.side, order)
+        try Self.check(execution.outcome)
+        guard let id = execution.orderID else { throw TradingError.incompleteRecord }
+        return id
+    }
+
+    /// An order that waits: it reserves the most its fill may cost (price × quantity plus
+    /// the commission on that) or the shares it sells. A day order lasts until the close
+    /// of the session that is open now or opens next.
+    private func rest(_ ticket: OrderTicket, userID: Int, lastPrice: Decimal, at moment: Date) async throws -> Int {
+        let price = ticket.reservationPrice(lastPrice: lastPrice)
+        let amount = price * Decimal(ticket.quantity)
+        let reservation: OrderStore.Reservation = switch ticket.side {
+        case .buy: .init(cash: amount + commission.fee(for: amount), shares: 0)
+        case .sell: .init(cash: 0, shares: ticket.quantity)
+        }
+        if ticket.side == .sell && amount < commission.fee(for: amount) { throw TradingError.proceedsBelowFee }
+        let expiresAt = ticket.timeInForce == .gtc ? nil : hours.session(endingAfter: moment).close
+        let (outcome, id) = try await store.place(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt)
+        switch outcome {
+        case .ok:
+            guard let id else { throw TradingError.incompleteRecord }
+            return id
+        case .notFound: throw TradingError.noSuchPortfolio
+        case .closed: throw TradingError.leagueNotRunning
+        case .insufficientFunds: throw TradingError.insufficientFunds
+        case .insufficientShares: throw TradingError.insufficientShares
+        }
+    }
+
+    private static func check(_ outcome: TradeOutcome) throws {
+        switch outcome {
+        case .ok: return
+        case .insufficientFunds: throw TradingError.insufficientFunds
+        case .insufficientShares: throw TradingError.insufficientShares
+        case .closed: throw TradingError.leagueNotRunning
+        case .notFound: throw TradingError.noSuchPortfolio
+        case .notOpen: throw TradingError.incompleteRecord
+        }
+    }
+
+    // MARK: Reading and cancelling
+
+    func order(userID: Int, id: Int) async throws -> Order {
+        guard let record = try await store.order(userID: userID, id: id) else { throw TradingError.noSuchOrder }
+        return Order(record)
+    }
+
+    func order(userID: Int, clientOrderID: String) async throws -> Order {
+        guard let record = try await store.order(userID: userID, clientOrderID: clientOrderID) else { throw TradingError.noSuchOrder }
+        return Order(record)
+    }
+
+    func orders(userID: Int, portfolioID: Int?, listing: OrderStore.Listing, symbol: String?, before: Int?, limit: Int) async throws -> CursorPage<Order> {
+        guard let portfolio = try await trading.portfolio(userID: userID, id: portfolioID) else {
+            throw TradingError.noSuchPortfolio
+        }
+        let rows = try await store.orders(
+            portfolioID: portfolio.id, listing: listing, symbol: symbol.map(Symbol.normalize), before: before,
+            limit: CursorPage<Order>.rowsToRead(limit: limit)
+        )
+        return CursorPage(rows: rows, limit: limit, id: \.id, transform: Order.init)
+    }
+
+    /// Cancels an open order. One that filled, expired or was cancelled meanwhile is
+    /// `orderNotOpen`: its own record tells what happened.
+    func cancel(userID: Int, id: Int) async throws -> Order {
+        let closed = try await store.close(.usersOrder(userID: userID, id: id), as: .canceled)
+        let order = try await order(userID: userID, id: id)
+        guard !closed.isEmpty else { throw TradingError.orderNotOpen }
+        return order
+    }
+
+    /// Cancels every open order of a portfolio.
+    func cancelAll(userID: Int, portfolioID: Int?) async throws -> CanceledOrders {
+        guard let portfolio = try await trading.portfolio(userID: userID, id: portfolioID) else {
+            throw TradingError.noSuchPortfolio
+        }
+        let closed = try await store.close(.portfolio(id: portfolio.id), as: .canceled)
+        return CanceledOrders(canceled: try await store.orders(ids: closed).map(Order.init))
+    }
+}

@@ -1,0 +1,255 @@
+import Foundation
+import Postgres
+
+/// Open orders and their reservations: placing, closing (cancel, expiry, rejection),
+/// finding the ones the price crosses, and reading them. Fills go through
+/// `TradeStatement`, the one statement that moves cash and shares.
+struct OrderStore: Sendable {
+    let pool: PostgresConnectionPool
+
+    struct OrderRecord: Sendable {
+        let id: Int
+        let clientOrderID: String?
+        let portfolioID: Int
+        let symbol: String
+        let side: TradeSide
+        let type: OrderType
+        let quantity: Int
+        let limitPrice: Decimal?
+        let stopPrice: Decimal?
+        let timeInForce: TimeInForce
+        let status: OrderStatus
+        let fillPrice: Decimal?
+        let tradeID: Int?
+        let createdAt: Date
+        let updatedAt: Date
+        let filledAt: Date?
+        let canceledAt: Date?
+        let expiredAt: Date?
+        let rejectReason: String?
+        let requestHash: String?
+    }
+
+    /// What an open order holds back until it fills or closes.
+    struct Reservation: Sendable {
+        let cash: Decimal
+        let shares: Int
+    }
+
+    enum PlaceOutcome: String, PostgresCodable {
+        case ok
+        case notFound = "not_found"
+        case closed
+        case insufficientFunds = "insufficient_funds"
+        case insufficientShares = "insufficient_shares"
+    }
+
+    /// Opens an order in one statement: the reservation is added only if the buying power
+    /// (cash not yet reserved) or the free shares cover it — checked by the row update
+    /// itself, so no interleaving of orders and trades can promise the same cash twice.
+    /// A league portfolio's orders expire at the latest when its league ends.
+    func place(_ ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?) async throws -> (PlaceOutcome, Int?) {
+        let reserve: PostgresQuery = switch ticket.side {
+        case .buy:
+            """
+            UPDATE portfolios p SET reserved_cash = p.reserved_cash + \(reservation.cash)
+            FROM owned WHERE p.id = owned.id AND owned.open AND p.cash - p.reserved_cash >= \(reservation.cash)
+            RETURNING p.id
+            """
+        case .sell:
+            """
+            UPDATE holdings h SET reserved_quantity = h.reserved_quantity + \(reservation.shares)
+            FROM owned WHERE h.portfolio_id = owned.id AND owned.open AND h.symbol = \(ticket.symbol)
+              AND h.quantity - h.reserved_quantity >= \(reservation.shares)
+            RETURNING h.portfolio_id AS id
+            """
+        }
+        let refusal: PlaceOutcome = ticket.side == .buy ? .insufficientFunds : .insufficientShares
+        let query: PostgresQuery = """
+            WITH owned AS (
+                SELECT p.id, l.ends_at,
+                       (l.id IS NULL OR (now() >= l.starts_at AND (l.ends_at IS NULL OR now() < l.ends_at))) AS open
+                FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
+                WHERE p.user_id = \(userID) AND p.archived_at IS NULL
+                  AND CASE WHEN \(ticket.portfolioID)::int8 IS NULL THEN p.league_id IS NULL ELSE p.id = \(ticket.portfolioID)::int8 END
+                FOR UPDATE OF p
+            ), reserved AS (\(reserve)), placed AS (
+                INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type, time_in_force,
+                                    quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at)
+                SELECT \(userID), reserved.id, \(ticket.clientOrderID)::text, \(ticket.requestHash), \(ticket.symbol), \(ticket.side),
+                       \(ticket.type), \(ticket.timeInForce), \(ticket.quantity), \(ticket.limitPrice)::numeric,
+                       \(ticket.stopPrice)::numeric, \(reservation.cash), \(reservation.shares),
+                       least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned))
+                FROM reserved
+                RETURNING id
+            )
+            SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(PlaceOutcome.notFound)
+                        WHEN NOT (SELECT open FROM owned) THEN \(PlaceOutcome.closed)
+                        WHEN NOT EXISTS (SELECT 1 FROM placed) THEN \(refusal)
+                        ELSE \(PlaceOutcome.ok) END::text,
+                   (SELECT id FROM placed)
+            """
+        do {
+            return try await pool.queryRetryingTransientFailures(query)[0].decode((PlaceOutcome, Int?).self)
+        } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "orders_client_order_id" {
+            // The same clientOrderId placed at the same moment: the other request won.
+            throw TradingError.idempotencyKeyInFlight
+        }
+    }
+
+    /// Which open orders a close applies to.
+    enum Selection {
+        case one(id: Int)
+        case usersOrder(userID: Int, id: Int)
+        case portfolio(id: Int)
+        /// Day orders past their session's close and league orders past their league's end,
+        /// at the market's time.
+        case due(at: Date)
+    }
+
+    /// Closes open orders (cancelled, expired or rejected) and releases what they
+    /// reserved, in one statement. An order being filled at this moment is waited for
+    /// and then left alone (it is no longer open); the expiry skips orders another
+    /// process is closing. Returns the ids closed.
+    @discardableResult
+    func close(_ selection: Selection, as status: OrderStatus, reason: String? = nil) async throws -> [Int] {
+        let (criteria, lock): (PostgresQuery, PostgresQuery) = switch selection {
+        case .one(let id): ("o.id = \(id)", "FOR UPDATE")
+        case .usersOrder(let userID, let id): ("o.id = \(id) AND o.user_id = \(userID)", "FOR UPDATE")
+        case .portfolio(let id): ("o.portfolio_id = \(id)", "FOR UPDATE")
+        case .due(let moment): ("o.expires_at <= \(moment)", "LIMIT 1000 FOR UPDATE SKIP LOCKED")
+        }
+        return try await pool.queryRetryingTransientFailures(
+            """
+            WITH claimed AS (
+                SELECT o.id, o.portfolio_id, o.symbol, o.reserved_cash, o.reserved_quantity FROM orders o
+                WHERE o.status = 'new' AND \(criteria)
+                ORDER BY o.id \(lock)
+            ), closed AS (
+                UPDATE orders o SET status = \(status), reserved_cash = 0, reserved_quantity = 0, updated_at = now(),
+                                    canceled_at = CASE WHEN \(status) = 'canceled' THEN now() END,
+                                    expired_at = CASE WHEN \(status) = 'expired' THEN now() END,
+                                    reject_reason = \(reason)::text
+                FROM claimed WHERE o.id = claimed.id
+                RETURNING o.id
+            ), released_cash AS (
+                UPDATE portfolios p SET reserved_cash = p.reserved_cash - r.total
+                FROM (SELECT portfolio_id, sum(reserved_cash) AS total FROM claimed
+                      GROUP BY portfolio_id HAVING sum(reserved_cash) > 0) r
+                WHERE p.id = r.portfolio_id
+            ), released_shares AS (
+                UPDATE holdings h SET reserved_quantity = h.reserved_quantity - r.total
+                FROM (SELECT portfolio_id, symbol, sum(reserved_quantity) AS total FROM claimed
+                      GROUP BY portfolio_id, symbol HAVING sum(reserved_quantity) > 0) r
+                WHERE h.portfolio_id = r.portfolio_id AND h.symbol = r.symbol
+            )
+            SELECT id FROM closed ORDER BY id
+            """
+        ).decodeColumn(Int.self)
+    }
+
+    /// An open order the current price lets fill, with that price.
+    struct Fillable: Sendable {
+        let id: Int
+        let userID: Int
+        let portfolioID: Int
+        let symbol: String
+        let side: TradeSide
+        let quantity: Int
+        let price: Decimal
+    }
+
+    /// The open orders the current prices cross (of these symbols, or this order, or all):
+    /// the one definition of when an order fills. Stop-limit orders whose stop is crossed
+    /// are marked triggered first: from then on they are limit orders.
+    func fillable(symbols: [String]?, orderID: Int?) async throws -> [Fillable] {
+        let scope: PostgresQuery = """
+            o.status = 'new'
+            AND (\(symbols)::text[] IS NULL OR o.symbol = ANY(\(symbols)::text[]))
+            AND (\(orderID)::int8 IS NULL OR o.id = \(orderID)::int8)
+            """
+        let stopCrossed: PostgresQuery = "CASE o.side WHEN 'buy' THEN p.price >= o.stop_price ELSE p.price <= o.stop_price END"
+        let limitCrossed: PostgresQuery = "CASE o.side WHEN 'buy' THEN p.price <= o.limit_price ELSE p.price >= o.limit_price END"
+        let rows = try await pool.queryRetryingTransientFailures(
+            """
+            WITH triggered AS (
+                UPDATE orders o SET triggered_at = now(), updated_at = now()
+                FROM current_prices p
+                WHERE \(scope) AND o.type = 'stop_limit' AND o.triggered_at IS NULL AND p.symbol = o.symbol AND \(stopCrossed)
+                RETURNING o.id
+            )
+            SELECT o.id, o.user_id, o.portfolio_id, o.symbol, o.side, o.quantity, p.price
+            FROM orders o JOIN current_prices p ON p.symbol = o.symbol
+            WHERE \(scope) AND p.price IS NOT NULL AND CASE o.type
+                WHEN 'market' THEN true
+                WHEN 'stop' THEN \(stopCrossed)
+                WHEN 'limit' THEN \(limitCrossed)
+                ELSE (o.triggered_at IS NOT NULL OR o.id IN (SELECT id FROM triggered)) AND \(limitCrossed) END
+            ORDER BY o.id
+            """
+        )
+        return try rows.decode((Int, Int, Int, String, TradeSide, Int, Decimal).self).map {
+            Fillable(id: $0.0, userID: $0.1, portfolioID: $0.2, symbol: $0.3, side: $0.4, quantity: $0.5, price: $0.6)
+        }
+    }
+
+    // MARK: Reading
+
+    private static let columns: PostgresQuery = """
+        SELECT o.id, o.client_order_id, o.portfolio_id, o.symbol, o.side, o.type, o.quantity, o.limit_price, o.stop_price,
+               o.time_in_force, o.status, t.price, o.trade_id, o.created_at, o.updated_at, o.filled_at, o.canceled_at,
+               o.expired_at, o.reject_reason, o.request_hash
+        FROM orders o LEFT JOIN trades t ON t.id = o.trade_id
+        """
+
+    private static func record(_ row: PostgresRow) throws -> OrderRecord {
+        OrderRecord(
+            id: try row.decode(Int.self, column: 0), clientOrderID: try row.decode(String?.self, column: 1),
+            portfolioID: try row.decode(Int.self, column: 2), symbol: try row.decode(String.self, column: 3),
+            side: try row.decode(TradeSide.self, column: 4), type: try row.decode(OrderType.self, column: 5),
+            quantity: try row.decode(Int.self, column: 6), limitPrice: try row.decode(Decimal?.self, column: 7),
+            stopPrice: try row.decode(Decimal?.self, column: 8), timeInForce: try row.decode(TimeInForce.self, column: 9),
+            status: try row.decode(OrderStatus.self, column: 10), fillPrice: try row.decode(Decimal?.self, column: 11),
+            tradeID: try row.decode(Int?.self, column: 12), createdAt: try row.decode(Date.self, column: 13),
+            updatedAt: try row.decode(Date.self, column: 14), filledAt: try row.decode(Date?.self, column: 15),
+            canceledAt: try row.decode(Date?.self, column: 16), expiredAt: try row.decode(Date?.self, column: 17),
+            rejectReason: try row.decode(String?.self, column: 18), requestHash: try row.decode(String?.self, column: 19)
+        )
+    }
+
+    func order(userID: Int, id: Int) async throws -> OrderRecord? {
+        try await pool.query("\(Self.columns) WHERE o.id = \(id) AND o.user_id = \(userID)").first.map(Self.record)
+    }
+
+    func order(userID: Int, clientOrderID: String) async throws -> OrderRecord? {
+        try await pool.query("\(Self.columns) WHERE o.user_id = \(userID) AND o.client_order_id = \(clientOrderID)")
+            .first.map(Self.record)
+    }
+
+    func orders(ids: [Int]) async throws -> [OrderRecord] {
+        try await pool.query("\(Self.columns) WHERE o.id = ANY(\(ids)) ORDER BY o.id DESC").map(Self.record)
+    }
+
+    /// Which orders a listing shows.
+    enum Listing: String {
+        case open, closed, all
+    }
+
+    /// Orders of one portfolio, newest first, with ids below `before`.
+    func orders(portfolioID: Int, listing: Listing, symbol: String?, before: Int?, limit: Int) async throws -> [OrderRecord] {
+        let status: PostgresQuery = switch listing {
+        case .open: "AND o.status = 'new'"
+        case .closed: "AND o.status <> 'new'"
+        case .all: ""
+        }
+        return try await pool.query(
+            """
+            \(Self.columns)
+            WHERE o.portfolio_id = \(portfolioID) \(status)
+              AND (\(symbol)::text IS NULL OR o.symbol = \(symbol)::text)
+              AND (\(before)::int8 IS NULL OR o.id < \(before)::int8)
+            ORDER BY o.id DESC LIMIT \(limit)
+            """
+        ).map(Self.record)
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import Postgres
+
+/// What a fill statement found: the trade was made, or why not.
+enum TradeOutcome: String, PostgresCodable {
+    case ok
+    case notFound = "not_found"
+    /// A league portfolio outside its league's run.
+    case closed
+    case insufficientFunds = "insufficient_funds"
+    case insufficientShares = "insufficient_shares"
+    /// A resting order that is no longer open, or that another matcher is filling now.
+    case notOpen = "not_open"
+}
+
+/// The order a fill belongs to.
+public enum OrderToFill: Sendable {
+    /// A market order filled as it arrives: the fill writes its order row, already filled.
+    case market(clientOrderID: String?, requestHash: String?, timeInForce: TimeInForce)
+    /// An open order: the fill claims it (skipping it when another process holds it),
+    /// releases what it reserved and marks it filled.
+    case resting(id: Int)
+
+    /// A market order from `POST /api/stock/buy|sell`.
+    public static let plainMarket = OrderToFill.market(clientOrderID: nil, requestHash: nil, timeInForce: .day)
+}
+
+/// An order to fill at a known price, as the fill statement takes it.
+public struct TradeOrder: Sendable {
+    let userID: Int
+    /// nil: the user's personal portfolio (a resting order names its own).
+    let portfolioID: Int?
+    let symbol: String
+    let quantity: Int
+    let price: Decimal
+    let fee: Decimal
+    let fill: OrderToFill
+    /// The Idempotency-Key and a hash of the request, to remember the outcome under.
+    let idempotency: (key: String, requestHash: String)?
+
+    public init(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fee: Decimal,
+                fill: OrderToFill = .plainMarket, idempotency: (key: String, requestHash: String)? = nil) {
+        self.userID = userID
+        self.portfolioID = portfolioID
+        self.symbol = symbol
+        self.quantity = quantity
+        self.price = price
+        self.fee = fee
+        self.fill = fill
+        self.idempotency = idempotency
+    }
+
+    public var amount: Decimal { price * Decimal(quantity) }
+}
+
+/// How an order fills: one statement per fill, so cash, holding, trade row and order row
+/// change whole or not at all. Market trades and resting orders fill through the same
+/// statement. Public so the benchmark renders the very same query for pgbench.
+public enum TradeStatement {
+    public static func query(_ side: TradeSide, _ order: TradeOrder) -> PostgresQuery {
+        switch side {
+        case .buy: buy(order)
+        case .sell: sell(order)
+        }
+    }
+
+    /// The statement as text for pgbench, trading a fixed `price` without fee: the user,
+    /// quantity and symbol are pgbench's variables `:uid`, `:qty` and `:sym` (the symbol is
+    /// `'S' || :sym`), every other value a typed literal. The order is built with markers
+    /// in those three places, which the rendering swaps for the variables. (Without a fee,
+    /// the cost of a buy and the proceeds of a sale are the amount: price × `:qty`.)
+    public static func pgbenchText(_ side: TradeSide, price: Decimal) -> String {
+        let marker = (user: -7_001, quantity: 7_002, symbol: "S?")
+        let order = TradeOrder(userID: marker.user, portfolioID: nil, symbol: marker.symbol, quantity: marker.quantity,
+                               price: price, fee: 0)
+        let variables: [PostgresBind: String] = [
+            PostgresBind(marker.user): ":uid",
+            PostgresBind(marker.quantity): ":qty",
+            PostgresBind(marker.symbol): "('S' || :sym)",
+            PostgresBind(order.amount): "(\(price) * :qty)::numeric",
+        ]
+        return query(side, order).rendered { _, bind in
+            if let variable = variables[bind] { return variable }
+            switch bind.value {
+            case .null: return bind.dataType == .unspecified ? "NULL" : "NULL::\(bind.dataType)"
+            case .text(let text):
+                let literal = "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+                return bind.dataType == .unspecified ? literal : "\(literal)::\(bind.dataType)"
+            case .binary(let bytes): return "'\\x\(bytes.map { String(format: "%02x", $0) }.joined())'::\(bind.dataType)"
+            }
+        }
+    }
+
+    /// The portfolio that fills the order, locked. A market order names a portfolio of the
+    /// user's; a resting order is claimed first (order, then portfolio, then holding: the
+    /// lock order of every statement that touches orders, so none can deadlock another).
+    /// A league portfolio trades only while its league runs (`open`).
+    private static func ownedPortfolio(_ order: TradeOrder) -> PostgresQuery {
+        let open: PostgresQuery = "(l.id IS NULL OR (now() >= l.starts_at AND (l.ends_at IS NULL OR now() < l.ends_at))) AS open"
+        switch order.fill {
+        case .market:
+            return """
+                owned AS (
+                    SELECT p.id, \(open)
+                    FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
+                    WHERE p.user_id = \(order.userID) AND p.archived_at IS NULL
+                      AND CASE WHEN \(order.portfolioID)::int8 IS NULL THEN p.league_id IS NULL ELSE p.id = \(order.portfolioID)::int8 END
+                    FOR UPDATE OF p
+                )
+                """
+        case .resting(let id):
+            return """
+                claimed AS (
+                    SELECT o.id, o.portfolio_id, o.reserved_cash, o.reserved_quantity FROM orders o
+                    WHERE o.id = \(id) AND o.status = 'new'
+                    FOR UPDATE SKIP LOCKED
+                ), owned AS (
+                    SELECT p.id, \(open)
+                    FROM claimed JOIN portfolios p ON p.id = claimed.portfolio_id LEFT JOIN leagues l ON l.id = p.league_id
+                    WHERE p.archived_at IS NULL
+                    FOR UPDATE OF p
+                )
+                """
+        }
+    }
+
+    /// What the claimed order releases (nothing for a market order).
+    private static func released(_ order: TradeOrder, _ column: String) -> PostgresQuery {
+        switch order.fill {
+        case .market: "0"
+        case .resting: "(SELECT \(unescaped: column) FROM claimed)"
+        }
+    }
+
+    /// The order row: written filled for a market order, marked filled for a resting one.
+    private static func orderRow(_ side: TradeSide, _ order: TradeOrder) -> PostgresQuery {
+        switch order.fill {
+        case .market(let clientOrderID, let requestHash, let timeInForce):
+            return """
+                order_row AS (
+                    INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type,
+                                        time_in_force, quantity, status, trade_id, created_at, updated_at, filled_at)
+                    SELECT \(order.userID), trade.portfolio_id, \(clientOrderID)::text, \(requestHash)::text, \(order.symbol),
+                           \(side), \(OrderType.market), \(timeInForce), \(order.quantity), \(OrderStatus.filled), trade.id,
+                           trade.created_at, trade.created_at, trade.created_at
+                    FROM trade
+                    RETURNING id
+                )
+                """
+        case .resting(let id):
+            return """
+                order_row AS (
+                    UPDATE orders o SET status = \(OrderStatus.filled), trade_id = trade.id, reserved_cash = 0,
+                                        reserved_quantity = 0, filled_at = trade.created_at, updated_at = trade.created_at
+                    FROM trade WHERE o.id = \(id)
+                    RETURNING o.id
+                )
+                """
+        }
+    }
+
+    /// The outcome: the order is no longer open, the portfolio is missing or closed, or
+    /// the trade (absent when the conditional update refused it) was made.
+    private static func outcome(_ order: TradeOrder, refusal: TradeOutcome) -> PostgresQuery {
+        let claimed: PostgresQuery = switch order.fill {
+        case .market: ""
+        case .resting: "WHEN NOT EXISTS (SELECT 1 FROM claimed) THEN \(TradeOutcome.notOpen)"
+        }
+        return """
+            outcome AS (
+                SELECT CASE \(claimed)
+                            WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(TradeOutcome.notFound)
+                            WHEN NOT (SELECT open FROM owned) THEN \(TradeOutcome.closed)
+                            WHEN NOT EXISTS (SELECT 1 FROM trade) THEN \(refusal)
+                            ELSE \(TradeOutcome.ok) END::text AS outcome
+            )
+            """
+    }
+
+    /// Records the outcome under the idempotency key (if any) and reports it; the insert
+    /// of a concurrent duplicate waits for this one and then fails, undoing that statement.
+    private static func rememberAndReport(_ order: TradeOrder) -> PostgresQuery {
+        """
+        remembered AS (
+            INSERT INTO idempotency_keys (user_id, key, request_hash, outcome, trade_id, cash, position)
+            SELECT \(order.userID), \(order.idempotency?.key)::text, \(order.idempotency?.requestHash)::text, outcome.outcome,
+                   (SELECT id FROM trade), (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
+            FROM outcome WHERE \(order.idempotency?.key)::text IS NOT NULL
+        )
+        SELECT outcome.outcome, trade.id, trade.portfolio_id, trade.created_at,
+               (SELECT cash FROM cash_after), (SELECT quantity FROM position_after), (SELECT id FROM order_row)
+        FROM outcome LEFT JOIN trade ON true
+        """
+    }
+
+    /// Buys in one statement: the cash is taken only if the buying power (cash not
+    /// reserved by other open orders, plus what this order reserved) covers the cost —
+    /// checked by the row update itself, so no interleaving can overspend — then the
+    /// holding, the trade row and the order row are written.
+    private static func buy(_ order: TradeOrder) -> PostgresQuery {
+        let cost = order.amount + order.fee
+        let released = released(order, "reserved_cash")
+        return """
+            WITH \(ownedPortfolio(order)), cash_after AS (
+                UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
+                FROM owned WHERE p.id = owned.id AND owned.open AND p.cash - p.reserved_cash + \(released) >= \(cost)
+                RETURNING p.id, p.cash
+            ), position_after AS (
+                INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
+                SELECT id, \(order.symbol), \(order.quantity), \(order.amount) FROM cash_after
+                ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
+                    quantity = h.quantity + excluded.quantity, cost_basis = h.cost_basis + excluded.cost_basis
+                RETURNING quantity
+            ), trade AS (
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee)
+                SELECT id, \(order.symbol), \(TradeSide.buy), \(order.quantity), \(order.price), \(order.amount), \(order.fee)
+                FROM cash_after
+                RETURNING id, portfolio_id, created_at
+            ), \(orderRow(.buy, order)), \(outcome(order, refusal: .insufficientFunds)), \(rememberAndReport(order))
+            """
+    }
+
+    /// Sells in one statement: the holding is locked (read at its latest version), the
+    /// shares are taken only if enough are held and not reserved by other open orders,
+    /// the cost basis shrinks in proportion, and the proceeds are credited. The trade row
+    /// records the realized gain: proceeds after the fee minus the average cost of the
+    /// shares sold. A holding sold to zero stays as a hidden row.
+    private static func sell(_ order: TradeOrder) -> PostgresQuery {
+        let quantity = order.quantity
+        let proceeds = order.amount - order.fee
+        let released = released(order, "reserved_quantity")
+        return """
+            WITH \(ownedPortfolio(order)), held AS (
+                SELECT h.portfolio_id, h.quantity, h.cost_basis
+                FROM holdings h JOIN owned ON h.portfolio_id = owned.id
+                WHERE owned.open AND h.symbol = \(order.symbol) AND h.quantity - h.reserved_quantity + \(released) >= \(quantity)
+                FOR UPDATE OF h
+            ), position_after AS (
+                UPDATE holdings h SET
+                    quantity = held.quantity - \(quantity),
+                    reserved_quantity = h.reserved_quantity - \(released),
+                    cost_basis = CASE WHEN held.quantity = \(quantity) THEN 0
+                                      ELSE round(held.cost_basis * (held.quantity - \(quantity)) / held.quantity, 10) END
+                FROM held WHERE h.portfolio_id = held.portfolio_id AND h.symbol = \(order.symbol)
+                RETURNING h.portfolio_id, h.quantity, held.cost_basis - h.cost_basis AS cost_sold
+            ), cash_after AS (
+                UPDATE portfolios p SET cash = p.cash + \(proceeds)
+                FROM position_after WHERE p.id = position_after.portfolio_id
+                RETURNING p.id, p.cash
+            ), trade AS (
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain)
+                SELECT id, \(order.symbol), \(TradeSide.sell), \(quantity), \(order.price), \(order.amount), \(order.fee),
+                       \(proceeds) - cost_sold
+                FROM cash_after, position_after
+                RETURNING id, portfolio_id, created_at
+            ), \(orderRow(.sell, order)), \(outcome(order, refusal: .insufficientShares)), \(rememberAndReport(order))
+            """
+    }
+}

@@ -1,0 +1,346 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import MockStock
+import Postgres
+import Synchronization
+import Testing
+import TestSupport
+
+struct OrderBody: Decodable, Equatable {
+    let id: Int
+    let clientOrderId: String?
+    let portfolioId: Int
+    let symbol: String
+    let side: String
+    let type: String
+    let quantity: Int
+    let limitPrice: String?
+    let stopPrice: String?
+    let timeInForce: String
+    let status: String
+    let filledQuantity: Int
+    let filledAveragePrice: String?
+    let tradeId: Int?
+    let createdAt: String
+    let updatedAt: String
+    let filledAt: String?
+    let canceledAt: String?
+    let expiredAt: String?
+    let rejectReason: String?
+}
+
+struct OrderPageBody: Decodable {
+    let items: [OrderBody]
+    let nextBefore: Int?
+}
+
+struct ReservedPortfolioBody: Decodable {
+    let cash: String
+    let reserved: String
+    let buyingPower: String
+}
+
+extension TestClientProtocol {
+    func placeOrder(_ body: String, token: String) async throws -> TestResponse {
+        try await send(.post, "/api/orders", body: body, token: token)
+    }
+
+    /// Places an order that must be accepted (201) and returns it.
+    func placeOrderOK(_ body: String, token: String) async throws -> OrderBody {
+        let response = try await placeOrder(body, token: token)
+        #expect(response.status == .created, "\(String(buffer: response.body))")
+        return try JSONDecoder().decode(OrderBody.self, from: Data(buffer: response.body))
+    }
+
+    func order(_ id: Int, token: String) async throws -> OrderBody {
+        try await decode(OrderBody.self, "/api/orders/\(id)", token: token)
+    }
+
+    func reserved(token: String) async throws -> ReservedPortfolioBody {
+        try await decode(ReservedPortfolioBody.self, "/api/portfolio", token: token)
+    }
+}
+
+@Suite("Orders")
+struct OrderTests {
+    @Test("a limit buy rests with its cash reserved and fills at the quote once the price falls to its limit")
+    func limitBuyFills() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("patient").token
+            let placed = try await client.placeOrderOK(
+                #"{"symbol":"aapl","side":"buy","quantity":10,"type":"limit","limitPrice":"140","timeInForce":"gtc"}"#, token: token)
+            #expect(placed.status == "new" && placed.symbol == "AAPL" && placed.limitPrice == "140.00")
+            #expect(placed.filledQuantity == 0 && placed.filledAveragePrice == nil && placed.tradeId == nil)
+            var money = try await client.reserved(token: token)
+            #expect(money.cash == "10000.00" && money.reserved == "1400.00" && money.buyingPower == "8600.00")
+            #expect(try await client.decode(OrderPageBody.self, "/api/orders", token: token).items.map(\.id) == [placed.id])
+
+            try await client.setPrice("AAPL", "145")
+            #expect(try await client.order(placed.id, token: token).status == "new")
+
+            try await client.setPrice("AAPL", "138.5")
+            let filled = try await client.order(placed.id, token: token)
+            #expect(filled.status == "filled" && filled.filledQuantity == 10 && filled.filledAveragePrice == "138.50")
+            #expect(filled.tradeId != nil && filled.filledAt != nil)
+            money = try await client.reserved(token: token)
+            // 10 × 138.50 paid; the first trade's reward arrives with it.
+            #expect(money.cash == "8715.00" && money.reserved == "0.00" && money.buyingPower == "8715.00")
+            let trades = try await client.decode(TradePageBody.self, "/api/transactions", token: token).items
+            #expect(trades.map(\.id) == [filled.tradeId] && trades.first?.price == "138.50")
+            #expect(try await client.decode(OrderPageBody.self, "/api/orders", token: token).items.isEmpty)
+            #expect(try await client.decode(OrderPageBody.self, "/api/orders?status=closed", token: token).items.map(\.id) == [placed.id])
+        }
+    }
+
+    @Test("a limit sell reserves its shares, which cannot be sold again meanwhile, and fills when the price rises")
+    func limitSellReservesShares() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("seller").token
+            _ = try await client.tradeOK("buy", "AAPL", 5, token: token)
+            let order = try await client.placeOrderOK(
+                #"{"symbol":"AAPL","side":"sell","quantity":5,"type":"limit","limitPrice":"160"}"#, token: token)
+            let sale = try await client.trade("sell", #"{"symbol":"AAPL","amount":1}"#, token: token)
+            #expect(try sale.status == .unprocessableContent && decodeProblem(sale).code == "insufficient_shares")
+            let second = try await client.placeOrder(#"{"symbol":"AAPL","side":"sell","quantity":1,"type":"limit","limitPrice":"170"}"#, token: token)
+            #expect(try decodeProblem(second).code == "insufficient_shares")
+
+            try await client.setPrice("AAPL", "161")
+            let filled = try await client.order(order.id, token: token)
+            #expect(filled.status == "filled" && filled.filledAveragePrice == "161.00")
+            let portfolio = try await client.decode(PortfolioBody.self, "/api/portfolio", token: token)
+            // 750 paid, 805 received, and the rewards of the first trade and the first profit.
+            #expect(portfolio.cash == "10405.00" && portfolio.holdings.isEmpty)
+        }
+    }
+
+    @Test("buying power: open orders and market trades never spend the same cash twice")
+    func buyingPower() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("thrifty").token
+            _ = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"buy","quantity":60,"type":"limit","limitPrice":"140"}"#, token: token)
+            let tooMuch = try await client.placeOrder(#"{"symbol":"AAPL","side":"buy","quantity":12,"type":"limit","limitPrice":"140"}"#, token: token)
+            #expect(try tooMuch.status == .unprocessableContent && decodeProblem(tooMuch).code == "insufficient_funds")
+            let market = try await client.trade("buy", #"{"symbol":"AAPL","amount":11}"#, token: token)
+            #expect(try decodeProblem(market).code == "insufficient_funds")
+            _ = try await client.tradeOK("buy", "AAPL", 10, token: token)
+            let money = try await client.reserved(token: token)
+            // 1,500 spent, 8,400 reserved, and the first trade's reward of 100.
+            #expect(money.cash == "8600.00" && money.reserved == "8400.00" && money.buyingPower == "200.00")
+        }
+    }
+
+    @Test("a stop order is a market order once crossed; a stop-limit becomes a limit order and waits for its limit")
+    func stops() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("stopper").token
+            _ = try await client.tradeOK("buy", "ONE", 10, token: token)
+            let stopBuy = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"stop","stopPrice":"160"}"#, token: token)
+            let stopLimit = try await client.placeOrderOK(
+                #"{"symbol":"AAPL","side":"buy","quantity":1,"type":"stop_limit","stopPrice":"160","limitPrice":"165"}"#, token: token)
+            let stopSell = try await client.placeOrderOK(#"{"symbol":"ONE","side":"sell","quantity":10,"type":"stop","stopPrice":"0.9"}"#, token: token)
+            #expect(stopBuy.stopPrice == "160.00" && stopLimit.limitPrice == "165.00")
+
+            try await client.setPrice("AAPL", "170")
+            #expect(try await client.order(stopBuy.id, token: token).filledAveragePrice == "170.00")
+            // Triggered, but 170 is above its limit.
+            #expect(try await client.order(stopLimit.id, token: token).status == "new")
+            // A new stop-limit at 155 is not triggered: its stop was never crossed.
+            try await client.setPrice("AAPL", "155")
+            let fresh = try await client.placeOrderOK(
+                #"{"symbol":"AAPL","side":"buy","quantity":1,"type":"stop_limit","stopPrice":"160","limitPrice":"165"}"#, token: token)
+            #expect(try await client.order(stopLimit.id, token: token).filledAveragePrice == "155.00")
+            #expect(try await client.order(fresh.id, token: token).status == "new")
+
+            try await client.setPrice("ONE", "0.95")
+            #expect(try await client.order(stopSell.id, token: token).status == "new")
+            try await client.setPrice("ONE", "0.85")
+            #expect(try await client.order(stopSell.id, token: token).filledAveragePrice == "0.85")
+        }
+    }
+
+    @Test("cancelling releases the reservation; an order no longer open is 409 order_not_open; cancel all; others' orders are 404")
+    func cancelling() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("canceller").token
+            let other = try await client.register("other").token
+            let order = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"buy","quantity":10,"type":"limit","limitPrice":"100"}"#, token: token)
+            #expect(try await client.delete("/api/orders/\(order.id)", token: other).status == .notFound)
+            #expect(try await client.get("/api/orders/\(order.id)", token: other).status == .notFound)
+
+            let cancel = try await client.delete("/api/orders/\(order.id)", token: token)
+            #expect(cancel.status == .ok)
+            let canceled = try JSONDecoder().decode(OrderBody.self, from: Data(buffer: cancel.body))
+            #expect(canceled.status == "canceled" && canceled.canceledAt != nil)
+            #expect(try await client.reserved(token: token).reserved == "0.00")
+            let again = try await client.delete("/api/orders/\(order.id)", token: token)
+            #expect(try again.status == .conflict && decodeProblem(again).code == "order_not_open")
+
+            _ = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"100"}"#, token: token)
+            _ = try await client.placeOrderOK(#"{"symbol":"ONE","side":"buy","quantity":1,"type":"limit","limitPrice":"0.5"}"#, token: token)
+            #expect(try await client.reserved(token: token).reserved == "100.50")
+            let all = try await client.delete("/api/orders", token: token)
+            struct Canceled: Decodable { let canceled: [OrderBody] }
+            let body = try JSONDecoder().decode(Canceled.self, from: Data(buffer: all.body))
+            #expect(body.canceled.count == 2 && body.canceled.allSatisfy { $0.status == "canceled" })
+            #expect(try await client.reserved(token: token).reserved == "0.00")
+            #expect(try await client.decode(OrderPageBody.self, "/api/orders?status=all", token: token).items.count == 3)
+        }
+    }
+
+    @Test("a clientOrderId makes placing idempotent: the same body gets the same order, another body 422, racing repeats one order")
+    func clientOrderIDs() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("repeater").token
+            let body = #"{"symbol":"AAPL","side":"buy","quantity":2,"type":"limit","limitPrice":"100","clientOrderId":"my-1"}"#
+            let first = try await client.placeOrderOK(body, token: token)
+            #expect(first.clientOrderId == "my-1")
+            let repeated = try await client.placeOrder(body, token: token)
+            #expect(repeated.status == .ok)
+            #expect(try JSONDecoder().decode(OrderBody.self, from: Data(buffer: repeated.body)).id == first.id)
+            let changed = try await client.placeOrder(body.replacingOccurrences(of: "\"quantity\":2", with: "\"quantity\":3"), token: token)
+            #expect(try changed.status == .unprocessableContent && decodeProblem(changed).code == "idempotency_key_reused")
+            #expect(try await client.decode(OrderBody.self, "/api/orders/by-client-id/my-1", token: token).id == first.id)
+            #expect(try await client.get("/api/orders/by-client-id/nope", token: token).status == .notFound)
+
+            // Eight at once, for a resting and for a market order: one order each.
+            for (name, json) in [("race-rest", #""type":"limit","limitPrice":"100""#), ("race-market", #""type":"market""#)] {
+                let racing = #"{"symbol":"AAPL","side":"buy","quantity":1,\#(json),"clientOrderId":"\#(name)"}"#
+                let ids = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            let response = try await client.placeOrder(racing, token: token)
+                            #expect(response.status == .created || response.status == .ok, "\(String(buffer: response.body))")
+                            return try JSONDecoder().decode(OrderBody.self, from: Data(buffer: response.body)).id
+                        }
+                    }
+                    return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
+                }
+                #expect(ids.count == 1)
+            }
+            let all = try await client.decode(OrderPageBody.self, "/api/orders?status=all", token: token).items
+            #expect(all.count == 3)
+            #expect(try await client.reserved(token: token).reserved == "300.00")
+            #expect(try await client.decode(TradePageBody.self, "/api/transactions", token: token).items.count == 1)
+        }
+    }
+
+    @Test("bad orders are refused with a clear code and change nothing", arguments: [
+        (#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit"}"#, 422, "validation_failed"),
+        (#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"market","stopPrice":"10"}"#, 422, "validation_failed"),
+        (#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"stop","stopPrice":"0"}"#, 422, "validation_failed"),
+        (#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"-5"}"#, 422, "validation_failed"),
+        (#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"1000000000"}"#, 422, "validation_failed"),
+        (#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"100.12345"}"#, 422, "validation_failed"),
+        (#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"100","timeInForce":"forever"}"#, 422, "validation_failed"),
+        (#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"trailing_stop"}"#, 422, "validation_failed"),
+        (#"{"symbol":"AAPL","side":"hold","quantity":1}"#, 422, "validation_failed"),
+        (#"{"symbol":"AAPL","side":"buy","quantity":0}"#, 422, "validation_failed"),
+        (#"{"symbol":"AAPL","side":"buy","quantity":1,"clientOrderId":""}"#, 422, "validation_failed"),
+        (#"{"symbol":"NOPE","side":"buy","quantity":1,"type":"limit","limitPrice":"1"}"#, 404, "unknown_symbol"),
+        (#"{"symbol":"AAPL","side":"buy","quantity":1,"portfolioId":999999,"type":"limit","limitPrice":"1"}"#, 404, "not_found"),
+        (#"{"symbol":"AAPL","side":"buy","quantity":100,"type":"limit","limitPrice":"101"}"#, 422, "insufficient_funds"),
+        (#"{"symbol":"AAPL","side":"sell","quantity":1,"type":"limit","limitPrice":"101"}"#, 422, "insufficient_shares"),
+        (#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"abc"}"#, 422, "validation_failed"),
+    ])
+    func badOrders(_ order: (body: String, status: Int, code: String)) async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("careful").token
+            let response = try await client.placeOrder(order.body, token: token)
+            #expect(response.status.code == order.status)
+            #expect(try decodeProblem(response).code == order.code)
+            #expect(try await client.decode(OrderPageBody.self, "/api/orders?status=all", token: token).items.isEmpty)
+            let money = try await client.reserved(token: token)
+            #expect(money.cash == "10000.00" && money.reserved == "0.00")
+        }
+    }
+
+    @Test("ioc and fok fill at once or are cancelled; market orders fill at once; buy and sell appear as market orders")
+    func immediateOrders() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("hasty").token
+            let ioc = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"140","timeInForce":"ioc"}"#, token: token)
+            #expect(ioc.status == "canceled" && ioc.tradeId == nil)
+            #expect(try await client.reserved(token: token).reserved == "0.00")
+            let fok = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"155","timeInForce":"fok"}"#, token: token)
+            #expect(fok.status == "filled" && fok.filledAveragePrice == "150.00")
+            let market = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"sell","quantity":1}"#, token: token)
+            #expect(market.status == "filled" && market.type == "market" && market.timeInForce == "day")
+            let trade = try await client.tradeOK("buy", "ONE", 3, token: token)
+            let closed = try await client.decode(OrderPageBody.self, "/api/orders?status=closed", token: token).items
+            #expect(closed.first?.tradeId == trade.trade.id && closed.first?.type == "market" && closed.first?.filledAveragePrice == "1.00")
+            #expect(closed.map(\.status) == ["filled", "filled", "filled", "canceled"])
+        }
+    }
+
+    @Test("NYSE hours: ioc is 409 market_closed while closed; a market order waits for the open; day orders expire at the close")
+    func marketHours() async throws {
+        let clock = MovableDate("2026-11-28T15:00:00Z")  // a Saturday
+        try await TestApp.run(configure: {
+            $0.marketHours = .nyse
+            $0.clock = clock.reader
+            $0.orderSweepInterval = .milliseconds(50)
+        }) { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("weekender").token
+            let ioc = try await client.placeOrder(#"{"symbol":"AAPL","side":"buy","quantity":1,"timeInForce":"ioc"}"#, token: token)
+            #expect(try ioc.status == .conflict && decodeProblem(ioc).code == "market_closed")
+            let waiting = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"buy","quantity":2}"#, token: token)
+            #expect(waiting.status == "new")
+            #expect(try await client.reserved(token: token).reserved == "300.00")
+            let day = try await client.placeOrderOK(#"{"symbol":"ONE","side":"buy","quantity":1,"type":"limit","limitPrice":"0.5"}"#, token: token)
+            try await client.setPrice("AAPL", "151")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await client.order(waiting.id, token: token).status == "new")
+
+            // Monday 10:00 in New York: the sweep fills the waiting market order at the open.
+            clock.set("2026-11-30T15:00:00Z")
+            let filled = try await client.waitForOrder(waiting.id, token: token)
+            #expect(filled.status == "filled" && filled.filledAveragePrice == "151.00")
+            #expect(try await client.order(day.id, token: token).status == "new")
+
+            // After Monday's close the sweep expires the day order.
+            clock.set("2026-11-30T21:00:01Z")
+            let expired = try await client.waitForOrder(day.id, token: token)
+            #expect(expired.status == "expired" && expired.expiredAt != nil)
+            #expect(try await client.reserved(token: token).reserved == "0.00")
+        }
+    }
+}
+
+/// A wall clock tests set by hand.
+final class MovableDate: Sendable {
+    private let date: Mutex<Date>
+
+    init(_ moment: String) {
+        date = Mutex(ISO8601DateFormatter().date(from: moment)!)
+    }
+
+    func set(_ moment: String) {
+        let next = ISO8601DateFormatter().date(from: moment)!
+        date.withLock { $0 = next }
+    }
+
+    var reader: @Sendable () -> Date { { self.date.withLock { $0 } } }
+}
+
+extension TestClientProtocol {
+    /// The order once it is no longer open (waiting up to five seconds for a sweep).
+    func waitForOrder(_ id: Int, token: String) async throws -> OrderBody {
+        var order = try await self.order(id, token: token)
+        for _ in 0..<100 where order.status == "new" {
+            try await Task.sleep(for: .milliseconds(50))
+            order = try await self.order(id, token: token)
+        }
+        return order
+    }
+}
