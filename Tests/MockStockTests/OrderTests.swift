@@ -282,6 +282,99 @@ struct OrderTests {
         }
     }
 
+    @Test("cancel racing a fill: exactly one wins for each order, and the loser reports what really happened")
+    func cancelRacesFill() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("racer").token
+            var ids: [Int] = []
+            for _ in 0..<30 {
+                ids.append(try await client.placeOrderOK(#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"140"}"#, token: token).id)
+            }
+            let cancels = try await withThrowingTaskGroup(of: (Int, HTTPResponse.Status)?.self) { group in
+                group.addTask {
+                    try await client.setPrice("AAPL", "139")
+                    return nil
+                }
+                for id in ids {
+                    group.addTask { (id, try await client.delete("/api/orders/\(id)", token: token).status) }
+                }
+                return try await group.reduce(into: [Int: HTTPResponse.Status]()) { if let (id, status) = $1 { $0[id] = status } }
+            }
+            var filled = 0
+            for id in ids {
+                let order = try await client.order(id, token: token)
+                switch cancels[id] {
+                case .ok: #expect(order.status == "canceled" && order.tradeId == nil)
+                case .conflict:
+                    #expect(order.status == "filled" && order.tradeId != nil)
+                    filled += 1
+                default: Issue.record("cancel answered \(String(describing: cancels[id]))")
+                }
+            }
+            let trades = try await client.decode(TradePageBody.self, "/api/transactions?limit=200", token: token).items
+            #expect(trades.count == filled)
+            let money = try await client.reserved(token: token)
+            #expect(money.reserved == "0.00")
+            let reward = filled > 0 ? 100 : 0
+            #expect(Decimal(string: money.cash) == Decimal(10_000 + reward) - Decimal(139 * filled))
+        }
+    }
+
+    @Test("two server processes matching the same open orders fill each exactly once")
+    func twoMatchers() async throws {
+        try await TemporaryDatabase.with { database in
+            let fast: @Sendable (inout AppConfiguration) -> Void = { $0.orderSweepInterval = .milliseconds(20) }
+            try await TestApp.run(on: database, configure: fast) { first in
+                try await first.seedTradingMarket()
+                let token = try await first.register("twice").token
+                for _ in 0..<40 {
+                    _ = try await first.placeOrderOK(#"{"symbol":"ONE","side":"buy","quantity":1,"type":"limit","limitPrice":"0.9"}"#, token: token)
+                }
+                try await TestApp.run(on: database, configure: fast) { second in
+                    // The first process matches after the quote; both sweep every 20 ms meanwhile.
+                    try await first.setPrice("ONE", "0.8")
+                    for _ in 0..<100 {
+                        if try await second.decode(OrderPageBody.self, "/api/orders", token: token).items.isEmpty { break }
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                }
+                let orders = try await first.decode(OrderPageBody.self, "/api/orders?status=all&limit=200", token: token).items
+                #expect(orders.count == 40 && orders.allSatisfy { $0.status == "filled" })
+                #expect(Set(orders.compactMap(\.tradeId)).count == 40)
+                #expect(try await first.decode(TradePageBody.self, "/api/transactions?limit=200", token: token).items.count == 40)
+                // 40 × 0.80 paid, and the rewards of the first and the tenth trade.
+                #expect(try await first.reserved(token: token).cash == "10568.00")
+            }
+        }
+    }
+
+    @Test("open orders and market trades racing for the same cash never promise more than there is")
+    func reservationRacesMarketTrades() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("contested").token
+            let statuses = try await withThrowingTaskGroup(of: (String, HTTPResponse.Status).self) { group in
+                for _ in 0..<10 {
+                    group.addTask {
+                        let body = #"{"symbol":"AAPL","side":"buy","quantity":10,"type":"limit","limitPrice":"140"}"#
+                        return ("order", try await client.placeOrder(body, token: token).status)
+                    }
+                    group.addTask { ("trade", try await client.trade("buy", #"{"symbol":"AAPL","amount":10}"#, token: token).status) }
+                }
+                return try await group.reduce(into: [(String, HTTPResponse.Status)]()) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0.1 == .created || $0.1 == .ok || $0.1 == .unprocessableContent })
+            let orders = statuses.filter { $0 == ("order", .created) }.count
+            let trades = statuses.filter { $0 == ("trade", .ok) }.count
+            // 10,000 and the first trade's reward of 100 cover at most six of either.
+            #expect(orders + trades >= 6 && 1_400 * orders + 1_500 * trades <= 10_100)
+            let money = try await client.reserved(token: token)
+            #expect(Decimal(string: money.reserved) == Decimal(1_400 * orders))
+            #expect(Decimal(string: money.buyingPower)! >= 0)
+        }
+    }
+
     @Test("NYSE hours: ioc is 409 market_closed while closed; a market order waits for the open; day orders expire at the close")
     func marketHours() async throws {
         let clock = MovableDate("2026-11-28T15:00:00Z")  // a Saturday
