@@ -189,6 +189,7 @@ WORTH_DRIFT = """
 SELECT count(*) FROM portfolios p
 WHERE p.cash + coalesce((SELECT sum(h.quantity * q.price) FROM holdings h JOIN quotes q USING (symbol)
                          WHERE h.portfolio_id = p.id), 0)
+      + (SELECT coalesce(sum(fee), 0) FROM trades t WHERE t.portfolio_id = p.id)
       <> (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id)
 """
 
@@ -205,4 +206,11 @@ SELECT
        WHERE t.portfolio_id = h.portfolio_id AND t.symbol = h.symbol))
 + (SELECT count(*) FROM portfolios p WHERE p.paid_in <>
       (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id))
+-- What is reserved is what the open orders hold back, and every trade fills exactly one order.
++ (SELECT count(*) FROM portfolios p WHERE p.reserved_cash <>
+      (SELECT coalesce(sum(reserved_cash), 0) FROM orders o WHERE o.portfolio_id = p.id AND o.status = 'new'))
++ (SELECT count(*) FROM holdings h WHERE h.reserved_quantity <>
+      (SELECT coalesce(sum(reserved_quantity), 0) FROM orders o
+       WHERE o.portfolio_id = h.portfolio_id AND o.symbol = h.symbol AND o.status = 'new'))
++ (SELECT count(*) FROM trades t WHERE (SELECT count(*) FROM orders o WHERE o.trade_id = t.id) <> 1)
 """

@@ -33,7 +33,8 @@ SELECT md5(concat_ws('|',
   (SELECT count(*) FROM leagues), (SELECT count(*) FROM league_members), (SELECT count(*) FROM league_bans),
   (SELECT count(*) FROM notifications), (SELECT count(*) FROM notification_reads),
   (SELECT count(*) FROM instruments), (SELECT string_agg(symbol || price, ',' ORDER BY symbol) FROM quotes),
-  (SELECT count(*) FROM daily_bars)))
+  (SELECT count(*) FROM daily_bars), (SELECT count(*) FROM orders),
+  (SELECT string_agg(id || status, ',' ORDER BY id) FROM orders), (SELECT sum(reserved_cash) FROM portfolios)))
 """
 
 
@@ -95,6 +96,9 @@ async def run(result, client, database, server, log_path):
     await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "PENNY", "price": "0.01"}])
     status, _, _ = await client.request("POST", "/api/stock/buy", attacker, {"symbol": "PENNY", "amount": 10})
     result.check(status == 200, f"buying PENNY: {status}")
+    status, victim_order, _ = await client.request("POST", "/api/orders", victim, {
+        "symbol": "R1", "side": "buy", "quantity": 1, "type": "limit", "limitPrice": "1", "timeInForce": "gtc"})
+    result.check(status == 201, f"victim's limit order: {status} {victim_order}")
 
     before = database.scalar(FINGERPRINT)
     answers = []
@@ -107,7 +111,7 @@ async def run(result, client, database, server, log_path):
         return status
 
     writes = [
-        ("POST", "/api/stock/buy"), ("POST", "/api/stock/sell"), ("POST", "/api/leagues/create"),
+        ("POST", "/api/stock/buy"), ("POST", "/api/stock/sell"), ("POST", "/api/orders"), ("POST", "/api/leagues/create"),
         ("POST", "/api/auth/password"), ("PUT", "/api/admin/instruments"), ("POST", "/api/admin/quotes"),
         ("POST", "/api/admin/notifications"), ("POST", f"/api/admin/users/{victim_id}/funds"),
     ]
@@ -131,6 +135,25 @@ async def run(result, client, database, server, log_path):
         for order in bad_orders:
             await expect("POST", f"/api/stock/{side}", attacker, {404, 422}, body=order)
             cases += 1
+    limit = {"symbol": "R1", "side": "buy", "quantity": 1, "type": "limit", "limitPrice": "5"}
+    bad_resting = [
+        {**limit, "limitPrice": None}, {**limit, "type": "market"}, {**limit, "limitPrice": "0"}, {**limit, "limitPrice": "-1"},
+        {**limit, "limitPrice": "1e3"}, {**limit, "limitPrice": "5.00001"}, {**limit, "limitPrice": "1000000000"},
+        {**limit, "limitPrice": 1e300}, {**limit, "stopPrice": "4"}, {**limit, "type": "stop"}, {**limit, "type": "trailing"},
+        {**limit, "side": "short"}, {**limit, "timeInForce": "gtd"}, {**limit, "timeInForce": None, "type": None},
+        {**limit, "quantity": 0}, {**limit, "quantity": 10 ** 9 + 1}, {**limit, "clientOrderId": ""},
+        {**limit, "clientOrderId": "x" * 129}, {**limit, "clientOrderId": 7}, {**limit, "portfolioId": victim_portfolio},
+        {**limit, "symbol": "R1'; DROP TABLE orders;--"}, {**limit, "quantity": 10 ** 9}, {**limit, "side": "sell"},
+    ]
+    for order in bad_resting:
+        await expect("POST", "/api/orders", attacker, {400, 404, 422}, body=order)
+        cases += 1
+    for method, path in [("DELETE", f"/api/orders/{victim_order['id']}"), ("GET", f"/api/orders/{victim_order['id']}"),
+                         ("DELETE", "/api/orders/abc"), ("DELETE", f"/api/orders?portfolioId={victim_portfolio}"),
+                         ("GET", f"/api/orders?portfolioId={victim_portfolio}"), ("GET", "/api/orders?status=everything"),
+                         ("GET", "/api/orders?before=-1")]:
+        await expect(method, path, attacker, {404, 422})
+        cases += 1
     bad_leagues = [
         {"name": ""}, {"name": "x" * 65}, {"name": "x", "startingCash": "0"}, {"name": "x", "startingCash": "-5"},
         {"name": "x", "startingCash": "1e400"}, {"name": "x", "startingCash": "NaN"}, {"name": "x", "mode": "' OR 1=1"},

@@ -25,6 +25,8 @@ PROFILES = {
     "full": {"load_seconds": 60, "users": 120, "clients": 96, "race_rounds": 100, "crashes": 6, "restarts": 3},
 }
 SYMBOLS = {f"R{i}": f"{10 * i}.00" for i in range(1, 11)}
+# FLIP's quote moves between these two: limit buys at the lower one rest, then fill.
+FLIP_PRICES = ("10.50", "10.00")
 PORT = int(os.environ.get("RELIABILITY_PORT", "18095"))
 
 
@@ -45,10 +47,12 @@ class Result:
 
 async def seed_market(client):
     admin = await client.login(*ADMIN)
-    instruments = [{"symbol": s, "name": f"Reliable {s}"} for s in SYMBOLS] + [{"symbol": "RACE", "name": "Race Corp"}]
+    instruments = [{"symbol": s, "name": f"Reliable {s}"} for s in SYMBOLS] + [{"symbol": "RACE", "name": "Race Corp"},
+                                                                                {"symbol": "FLIP", "name": "Flip Corp"}]
     status, body, _ = await client.request("PUT", "/api/admin/instruments", admin, instruments)
     assert status == 200, body
-    quotes = [{"symbol": s, "price": p} for s, p in SYMBOLS.items()] + [{"symbol": "RACE", "price": "6000.00"}]
+    quotes = [{"symbol": s, "price": p} for s, p in SYMBOLS.items()] + [{"symbol": "RACE", "price": "6000.00"},
+                                                                         {"symbol": "FLIP", "price": FLIP_PRICES[0]}]
     status, body, _ = await client.request("POST", "/api/admin/quotes", admin, quotes)
     assert status == 200, body
     return admin
@@ -106,10 +110,22 @@ class Setup:
 
 # 1. Conservation under load.
 
+def resting_order():
+    """A random limit order: a buy priced at or above the quote fills at once (at the quote),
+    below it rests with its cash reserved; sells rest above the quote with their shares."""
+    symbol = random.choice(list(SYMBOLS))
+    price = float(SYMBOLS[symbol])
+    side = random.choice(["buy", "buy", "sell"])
+    factor = random.choice([0.9, 0.95, 1.0, 1.05]) if side == "buy" else random.choice([1.05, 1.2])
+    return {"symbol": symbol, "side": side, "quantity": random.randint(1, 5), "type": "limit",
+            "limitPrice": f"{price * factor:.2f}", "timeInForce": random.choice(["day", "gtc"])}
+
+
 async def conservation(args, profile):
     result = Result("conservation under load")
     async with Setup(args, "conservation") as setup:
-        server, client, admin = await setup.serve(connections=profile["clients"] + 16)
+        # A commission on every fill: conservation counts fees.
+        server, client, admin = await setup.serve(connections=profile["clients"] + 16, TRADE_FEE="0.25")
         players = await register_players(client, profile["users"], "player")
         leagues = []
         for index in range(5):
@@ -117,13 +133,21 @@ async def conservation(args, profile):
             leagues.append(league["code"])
         deadline = time.monotonic() + profile["load_seconds"]
         latencies = []
-        counts = {"trades": 0, "refused": 0, "reads": 0, "joins": 0}
+        counts = {"trades": 0, "refused": 0, "reads": 0, "joins": 0, "orders": 0, "refused orders": 0, "cancels": 0}
 
         async def player_loop():
             while time.monotonic() < deadline:
                 token, _ = random.choice(players)
                 roll = random.random()
-                if roll < 0.7:
+                if roll < 0.15:
+                    status, answer, _ = await client.request("POST", "/api/orders", token, resting_order())
+                    counts["orders" if status == 201 else "refused orders"] += 1
+                    result.check(status in (201, 422), f"order answered {status}: {answer}")
+                elif roll < 0.2:
+                    status, answer, _ = await client.request("DELETE", "/api/orders", token)
+                    counts["cancels"] += len(answer.get("canceled", [])) if isinstance(answer, dict) else 0
+                    result.check(status == 200, f"cancel all answered {status}: {answer}")
+                elif roll < 0.7:
                     side, body = order()
                     status, answer, elapsed = await client.request("POST", f"/api/stock/{side}", token, body)
                     latencies.append(elapsed)
@@ -157,6 +181,8 @@ async def conservation(args, profile):
         result.figures = {
             "users": profile["users"], "clients": profile["clients"], "seconds": profile["load_seconds"],
             "trades": counts["trades"], "refused trades": counts["refused"], "reads": counts["reads"], "joins": counts["joins"],
+            "orders placed": counts["orders"], "orders refused": counts["refused orders"], "orders cancelled": counts["cancels"],
+            "orders open at the end": int(setup.database.scalar("SELECT count(*) FROM orders WHERE status = 'new'")),
             "snapshots": snapshots["taken"], "snapshot violations": snapshots["violations"],
             "replay mismatches": replay, "final violations": final, "5xx or failed": server_errors,
             "trade p50 ms": round(latencies[len(latencies) // 2] * 1000, 1) if latencies else None,
@@ -247,7 +273,10 @@ def check_ledger(result, database, ledger):
     if ids:
         present = int(database.scalar(f"SELECT count(*) FROM trades WHERE id IN ({','.join(map(str, ids))})"))
         missing = len(ids) - present
-    unkeyed = int(database.scalar("SELECT count(*) FROM trades t WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.trade_id = t.id)"))
+    # Market trades are made under a key; resting orders fill without one.
+    unkeyed = int(database.scalar("""
+        SELECT count(*) FROM trades t JOIN orders o ON o.trade_id = t.id
+        WHERE o.type = 'market' AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.trade_id = t.id)"""))
     replay = int(database.scalar(REPLAY))
     drift = int(database.scalar(WORTH_DRIFT)) + int(database.scalar(NEGATIVE))
     result.figures.update({"acknowledged trades": len(ids), "missing": missing, "trades without their key": unkeyed,
@@ -258,10 +287,49 @@ def check_ledger(result, database, ledger):
     result.check(replay == 0 and drift == 0, f"ledger broken: replay {replay}, invariants {drift}")
 
 
+async def resting_flow(client, admin, players, deadline, figures):
+    """Limit buys of FLIP at its lower price while an admin moves its quote back and forth,
+    so resting orders fill while the server is killed; ends with FLIP at the lower price."""
+
+    async def mover():
+        index = 0
+        while time.monotonic() < deadline:
+            index += 1
+            await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "FLIP", "price": FLIP_PRICES[index % 2]}], timeout=10)
+            await asyncio.sleep(0.3)
+
+    async def placer():
+        while time.monotonic() < deadline:
+            token, _ = random.choice(players)
+            order = {"symbol": "FLIP", "side": "buy", "quantity": random.randint(1, 3), "type": "limit",
+                     "limitPrice": FLIP_PRICES[1], "timeInForce": "gtc"}
+            status, _, _ = await client.request("POST", "/api/orders", token, order, timeout=10)
+            figures["resting orders placed"] += status == 201
+            await asyncio.sleep(0.05)
+
+    await asyncio.gather(mover(), placer(), placer())
+    for _ in range(30):
+        status, _, _ = await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "FLIP", "price": FLIP_PRICES[1]}], timeout=10)
+        if status == 200:
+            break
+        await asyncio.sleep(1)
+
+
+async def orders_left_open(database, seconds=15):
+    """Open FLIP orders once the sweeps had `seconds` to fill them at the lower price."""
+    left = None
+    for _ in range(seconds * 2):
+        left = int(database.scalar("SELECT count(*) FROM orders WHERE symbol = 'FLIP' AND status = 'new'"))
+        if left == 0:
+            break
+        await asyncio.sleep(0.5)
+    return left
+
+
 async def crashes(args, profile):
     result = Result("server crash (kill -9)")
     async with Setup(args, "crashes") as setup:
-        server, client, _ = await setup.serve(connections=80)
+        server, client, admin = await setup.serve(connections=80, ORDER_SWEEP_SECONDS=1)
         players = await register_players(client, 50, "crash")
         ledger = Ledger()
         seconds = 8 * profile["crashes"] + 5
@@ -275,8 +343,16 @@ async def crashes(args, profile):
                 server.start()
                 recoveries.append(await server.wait_ready(timeout=30))
 
-        await asyncio.gather(killer(), *(keyed_trader(client, players, ledger, deadline, lambda: False) for _ in range(32)))
+        flow = {"resting orders placed": 0}
+        await asyncio.gather(killer(), resting_flow(client, admin, players, deadline, flow),
+                             *(keyed_trader(client, players, ledger, deadline, lambda: False) for _ in range(32)))
+        left = await orders_left_open(setup.database)
+        filled = int(setup.database.scalar("SELECT count(*) FROM orders WHERE symbol = 'FLIP' AND status = 'filled'"))
         check_ledger(result, setup.database, ledger)
+        result.figures.update(flow)
+        result.figures.update({"resting orders filled": filled, "resting orders left open": left})
+        result.check(filled > 0, "no resting order filled")
+        result.check(left == 0, f"{left} resting orders crossed by the price were never filled")
         result.figures.update({"kills": len(recoveries), "attempts": ledger.attempts,
                                "slowest recovery s": round(max(recoveries), 2) if recoveries else None})
         result.check(len(recoveries) >= 5, "fewer than five kills")
