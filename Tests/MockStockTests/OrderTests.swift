@@ -375,6 +375,24 @@ struct OrderTests {
         }
     }
 
+    @Test("leaving a league cancels the open orders of its league portfolio")
+    func leavingCancels() async throws {
+        try await TestApp.run(configure: { $0.orderSweepInterval = .milliseconds(50) }) { client in
+            try await client.seedTradingMarket()
+            let owner = try await client.register("host").token
+            let member = try await client.register("leaver").token
+            let (league, _) = try await client.leagueWithRules("{}", token: owner)
+            #expect(try await client.join(league.code, token: member).status == .ok)
+            let portfolios = try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: member)
+            let portfolio = try #require(portfolios.first { $0.leagueId == league.id }).id
+            let order = try await client.placeOrderOK(
+                #"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"100","portfolioId":\#(portfolio)}"#, token: member)
+            #expect(try await client.delete("/api/leagues/leave/\(league.id)", token: member).status == .noContent)
+            let closed = try await client.waitForOrder(order.id, token: member)
+            #expect(closed.status == "canceled" && closed.rejectReason == "The portfolio was closed.")
+        }
+    }
+
     @Test("NYSE hours: ioc is 409 market_closed while closed; a market order waits for the open; day orders expire at the close")
     func marketHours() async throws {
         let clock = MovableDate("2026-11-28T15:00:00Z")  // a Saturday

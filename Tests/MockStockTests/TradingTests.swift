@@ -80,8 +80,9 @@ extension TestClientProtocol {
         return try await execute(uri: "/api/stock/\(side)", method: .post, headers: headers, body: ByteBuffer(string: body))
     }
 
-    func tradeOK(_ side: String, _ symbol: String, _ amount: Int, token: String) async throws -> TradeResultBody {
-        let response = try await trade(side, #"{"symbol":"\#(symbol)","amount":\#(amount)}"#, token: token)
+    func tradeOK(_ side: String, _ symbol: String, _ amount: Int, token: String, portfolioID: Int? = nil) async throws -> TradeResultBody {
+        let portfolio = portfolioID.map { #","portfolioId":\#($0)"# } ?? ""
+        let response = try await trade(side, #"{"symbol":"\#(symbol)","amount":\#(amount)\#(portfolio)}"#, token: token)
         #expect(response.status == .ok, "\(String(buffer: response.body))")
         return try JSONDecoder().decode(TradeResultBody.self, from: Data(buffer: response.body))
     }

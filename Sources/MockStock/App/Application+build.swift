@@ -21,10 +21,10 @@ public func buildApplication(
     let trading = TradingStore(pool: pool)
     let orders = OrderStore(pool: pool)
     let hours = MarketHours(schedule: configuration.marketHours)
-    let commission = Commission(flat: configuration.tradeFee)
+    let rules = TradingRulesBook(pool: pool, serverRules: TradingRules(commission: Commission(flat: configuration.tradeFee)))
     let started = StartSignal()
     let matcher = OrderMatcher(
-        orders: orders, trading: trading, hours: hours, commission: commission,
+        orders: orders, trading: trading, hours: hours, rules: rules,
         interval: configuration.orderSweepInterval, logger: logger, started: started, now: configuration.clock
     )
     let pricesStored: PricesStored = { symbols in await matcher.pricesStored(symbols) }
@@ -65,12 +65,12 @@ public func buildApplication(
     let features = Features(
         accounts: accounts,
         market: MarketController(store: market, quotes: quotes, hours: hours, now: configuration.clock),
-        trading: TradingService(store: trading, market: market, quotes: quotes, commission: commission),
+        trading: TradingService(store: trading, market: market, quotes: quotes, rules: rules),
         orders: OrderService(
             store: orders, trading: trading, market: market, quotes: quotes, matcher: matcher, hours: hours,
-            commission: commission, now: configuration.clock
+            rules: rules, now: configuration.clock
         ),
-        leagues: LeagueService(store: LeagueStore(pool: pool), standings: standings),
+        leagues: LeagueService(store: LeagueStore(pool: pool, serverRules: rules.serverRules), standings: standings),
         achievements: achievements,
         notifications: notifications,
         admin: AdminController(

@@ -84,6 +84,14 @@ extension AppError {
         case .marketClosed:
             return AppError(.conflict, code: "market_closed",
                             detail: "The market is closed, and an ioc or fok order must fill at once.")
+        case .orderTypeNotAllowed(let type):
+            return AppError(.unprocessableContent, code: "validation_failed",
+                            detail: "This league's rules do not allow \(type.rawValue) orders.")
+        case .symbolNotAllowed(let symbol):
+            return AppError(.unprocessableContent, code: "validation_failed", detail: "This league's rules do not allow trading \(symbol).")
+        case .positionLimit(let percent):
+            return AppError(.unprocessableContent, code: "position_limit",
+                            detail: "One symbol may be at most \(percent)% of this portfolio's net worth.")
         }
     }
 

@@ -24,6 +24,7 @@ struct LeagueController {
         let startsAt: Date?
         let endsAt: Date?
         let maxMembers: Int?
+        let rules: TradingRulesInput?
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<League> {
@@ -31,7 +32,7 @@ struct LeagueController {
         let body = try await request.decodeJSON(as: CreateRequest.self, context: context)
         let league = try await leagues.create(
             name: body.name, mode: body.mode, startingCash: body.startingCash?.value, startsAt: body.startsAt,
-            endsAt: body.endsAt, maxMembers: body.maxMembers, ownerID: identity.userID
+            endsAt: body.endsAt, maxMembers: body.maxMembers, rules: body.rules, ownerID: identity.userID
         )
         return EditedResponse(status: .created, response: League(record: league))
     }

@@ -15,6 +15,7 @@ struct League: ResponseEncodable {
     @NullEncoded var maxMembers: Int?
     let memberCount: Int
     let createdAt: Date
+    let rules: TradingRulesBody
     var members: [Standing]?
 
     init(record: LeagueStore.LeagueRecord, members: [Standing]? = nil) {
@@ -29,6 +30,7 @@ struct League: ResponseEncodable {
         maxMembers = record.maxMembers
         memberCount = record.memberCount
         createdAt = record.createdAt
+        rules = TradingRulesBody(record.rules)
         self.members = members
     }
 }

@@ -9,7 +9,7 @@ struct LeagueService: Sendable {
 
     func create(
         name rawName: String, mode rawMode: String?, startingCash: Decimal?, startsAt: Date?, endsAt: Date?,
-        maxMembers: Int?, ownerID: Int
+        maxMembers: Int?, rules rulesInput: TradingRulesInput? = nil, ownerID: Int
     ) async throws -> LeagueStore.LeagueRecord {
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
         try TextInput.check(name, field: "name", length: 1...64)
@@ -25,8 +25,16 @@ struct LeagueService: Sendable {
         if let maxMembers, !(1...1_000_000).contains(maxMembers) {
             throw InvalidInput("maxMembers must be from 1 to 1000000.")
         }
+        let rules = try rulesInput?.rules(over: store.serverRules) ?? store.serverRules
+        if rules != store.serverRules && mode == .shared {
+            throw InvalidInput("rules apply to the league portfolios of an isolated league; in a shared league members trade their personal portfolios.")
+        }
+        if let symbols = rules.allowedSymbols, let unknown = try await store.firstUnknown(of: Array(symbols)) {
+            throw InvalidInput("rules.allowedSymbols holds \(unknown), which is no instrument.")
+        }
         return try await store.create(
-            .init(name: name, mode: mode, startingCash: startingCash, startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers),
+            .init(name: name, mode: mode, startingCash: startingCash, startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers,
+                  rules: rules),
             ownerID: ownerID
         )
     }

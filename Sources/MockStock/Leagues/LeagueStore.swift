@@ -4,6 +4,8 @@ import Postgres
 /// Leagues, membership, bans and league portfolios.
 struct LeagueStore: Sendable {
     let pool: PostgresConnectionPool
+    /// What personal portfolios trade under; leagues created before rules existed pay its flat commission.
+    let serverRules: TradingRules
 
     struct LeagueRecord: Sendable {
         let id: Int
@@ -19,6 +21,8 @@ struct LeagueStore: Sendable {
         let createdAt: Date
         /// When the league's end was processed (final standings frozen).
         let finishedAt: Date?
+        /// The rules its league portfolios trade under.
+        let rules: TradingRules
     }
 
     struct NewLeague: Sendable {
@@ -28,9 +32,11 @@ struct LeagueStore: Sendable {
         let startsAt: Date
         let endsAt: Date?
         let maxMembers: Int?
+        let rules: TradingRules
     }
 
-    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at"
+    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, "
+        + LeagueRulesColumns.select
 
     /// Creates the league with its owner as first member (and, for an isolated league,
     /// the owner's league portfolio with its starting cash), in one statement.
@@ -40,22 +46,35 @@ struct LeagueStore: Sendable {
                 let rows = try await pool.query(
                     """
                     WITH league AS (
-                        INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count)
+                        INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count,
+                                             commission_flat, commission_percent, allow_short_selling, short_margin_percent,
+                                             max_position_percent, allowed_order_types, allowed_symbols)
                         VALUES (\(league.name), \(JoinCode.generate()), \(ownerID), \(league.mode), \(league.startingCash),
-                                \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)), 1)
+                                \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)), 1,
+                                \(LeagueRulesColumns.values(league.rules)))
                         RETURNING \(unescaped: Self.columns)
                     ), member AS (
                         INSERT INTO league_members (league_id, user_id) SELECT id, owner_id FROM league
                     ), \(Self.fundIsolated(from: "league", userID: "owner_id"))
-                    SELECT \(unescaped: Self.columns) FROM league
+                    SELECT * FROM league
                     """
                 )
-                return try Self.record(rows[0])
+                return try record(rows[0])
             } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "leagues_code_key" {
                 continue
             }
         }
         throw LeagueError.noFreeJoinCode
+    }
+
+    /// The first of these symbols that names no instrument.
+    func firstUnknown(of symbols: [String]) async throws -> String? {
+        try await pool.query(
+            """
+            SELECT s FROM unnest(\(symbols)::text[]) AS s
+            WHERE NOT EXISTS (SELECT 1 FROM instruments i WHERE i.symbol = s) LIMIT 1
+            """
+        ).decodeColumn(String.self).first
     }
 
     /// For an isolated league, a league portfolio with the starting cash as a cash
@@ -113,7 +132,7 @@ struct LeagueStore: Sendable {
     }
 
     func league(id: Int) async throws -> LeagueRecord? {
-        try await pool.query("SELECT \(unescaped: Self.columns) FROM leagues WHERE id = \(id)").first.map(Self.record)
+        try await pool.query("SELECT \(unescaped: Self.columns) FROM leagues WHERE id = \(id)").first.map(record)
     }
 
     /// The league if `userID` is a member of it.
@@ -123,7 +142,7 @@ struct LeagueStore: Sendable {
             SELECT \(unescaped: Self.columns) FROM leagues
             WHERE id = \(id) AND EXISTS (SELECT 1 FROM league_members m WHERE m.league_id = \(id) AND m.user_id = \(userID))
             """
-        ).first.map(Self.record)
+        ).first.map(record)
     }
 
     func leagues(member userID: Int) async throws -> [LeagueRecord] {
@@ -133,7 +152,7 @@ struct LeagueStore: Sendable {
             WHERE id IN (SELECT league_id FROM league_members WHERE user_id = \(userID))
             ORDER BY created_at DESC, id DESC
             """
-        ).map(Self.record)
+        ).map(record)
     }
 
     /// Removes a member (and bans them when kicked); their league portfolio is archived.
@@ -176,12 +195,19 @@ struct LeagueStore: Sendable {
         }
     }
 
-    private static func record(_ row: PostgresRow) throws -> LeagueRecord {
-        let (id, name, code, owner, mode, cash, startsAt, endsAt, maxMembers, count, createdAt, finishedAt) =
-            try row.decode((Int, String, String, Int, LeagueMode, Decimal, Date, Date?, Int?, Int, Date, Date?).self)
+    private func record(_ row: PostgresRow) throws -> LeagueRecord {
+        let id = try row.decode(Int.self, column: 0)
+        let (name, code, owner, mode, cash) = try (
+            row.decode(String.self, column: 1), row.decode(String.self, column: 2), row.decode(Int.self, column: 3),
+            row.decode(LeagueMode.self, column: 4), row.decode(Decimal.self, column: 5)
+        )
+        let (startsAt, endsAt, maxMembers, count, createdAt, finishedAt) = try (
+            row.decode(Date.self, column: 6), row.decode(Date?.self, column: 7), row.decode(Int?.self, column: 8),
+            row.decode(Int.self, column: 9), row.decode(Date.self, column: 10), row.decode(Date?.self, column: 11)
+        )
         return LeagueRecord(id: id, name: name, code: code, ownerID: owner, mode: mode, startingCash: cash,
                             startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers, memberCount: count, createdAt: createdAt,
-                            finishedAt: finishedAt)
+                            finishedAt: finishedAt, rules: try LeagueRulesColumns.rules(row, from: 12, over: serverRules))
     }
 }
 

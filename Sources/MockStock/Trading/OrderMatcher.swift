@@ -12,7 +12,7 @@ final class OrderMatcher: Service, Sendable {
     let orders: OrderStore
     let trading: TradingStore
     let hours: MarketHours
-    let commission: Commission
+    let rules: TradingRulesBook
     let interval: Duration
     let logger: Logger
     /// Opened when start-up (migrations) is done: the sweep needs the schema.
@@ -22,12 +22,12 @@ final class OrderMatcher: Service, Sendable {
     /// the pool to requests.
     static let concurrentFills = 4
 
-    init(orders: OrderStore, trading: TradingStore, hours: MarketHours, commission: Commission, interval: Duration,
+    init(orders: OrderStore, trading: TradingStore, hours: MarketHours, rules: TradingRulesBook, interval: Duration,
          logger: Logger, started: StartSignal, now: @escaping @Sendable () -> Date) {
         self.orders = orders
         self.trading = trading
         self.hours = hours
-        self.commission = commission
+        self.rules = rules
         self.interval = interval
         self.logger = logger
         self.started = started
@@ -41,9 +41,11 @@ final class OrderMatcher: Service, Sendable {
         }
     }
 
-    /// Expires what is due, then matches every open order.
+    /// Expires what is due, cancels the orders of portfolios taken away, then matches
+    /// every open order.
     func sweep() async throws {
         while try await !orders.close(.due(at: now()), as: .expired).isEmpty {}
+        while try await !orders.close(.ofClosedPortfolios, as: .canceled, reason: "The portfolio was closed.").isEmpty {}
         try await match()
     }
 
@@ -83,7 +85,8 @@ final class OrderMatcher: Service, Sendable {
     /// league has ended, cancelled when its portfolio is gone. An order another process
     /// is filling or closing right now is skipped.
     private func fill(_ candidate: OrderStore.Fillable) async throws -> Bool {
-        let fee = commission.fee(for: candidate.price * Decimal(candidate.quantity))
+        let rules = try await rules.rules(userID: candidate.userID, portfolioID: candidate.portfolioID)
+        let fee = rules.commission.fee(for: candidate.price * Decimal(candidate.quantity))
         let order = TradeOrder(
             userID: candidate.userID, portfolioID: candidate.portfolioID, symbol: candidate.symbol,
             quantity: candidate.quantity, price: candidate.price, fee: fee, fill: .resting(id: candidate.id)
@@ -91,6 +94,16 @@ final class OrderMatcher: Service, Sendable {
         if candidate.side == .sell && order.amount < fee {
             try await orders.close(.one(id: candidate.id), as: .rejected, reason: "The sale's proceeds would not cover its fee.")
             return false
+        }
+        if candidate.side == .buy {
+            do {
+                try await rules.checkPosition(buying: order.amount, fee: fee, of: order.symbol, userID: order.userID,
+                                              portfolioID: order.portfolioID, in: trading)
+            } catch TradingError.positionLimit(let percent) {
+                try await orders.close(.one(id: candidate.id), as: .rejected,
+                                       reason: "The fill would make \(order.symbol) more than \(percent)% of the portfolio's net worth.")
+                return false
+            }
         }
         let execution = try await trading.execute(candidate.side, order)
         switch execution.outcome {

@@ -11,7 +11,7 @@ struct OrderService: Sendable {
     let quotes: any QuoteProvider
     let matcher: OrderMatcher
     let hours: MarketHours
-    let commission: Commission
+    let rules: TradingRulesBook
     let now: @Sendable () -> Date
 
     /// Places an order; `created` is false when the same `clientOrderId` and body were
@@ -23,15 +23,17 @@ struct OrderService: Sendable {
             if try await market.names(for: [ticket.symbol])[ticket.symbol] == nil { throw MarketError.unknownSymbol(ticket.symbol) }
             throw MarketError.noPrice(ticket.symbol)
         }
+        let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
+        try rules.check(type: ticket.type, symbol: ticket.symbol)
         let moment = now()
         let isOpen = hours.clock(at: moment).isOpen
         if ticket.timeInForce.fillsAtOnceOrNever && !isOpen { throw TradingError.marketClosed }
         let id: Int
         do {
             if ticket.type == .market && isOpen {
-                id = try await fillAtOnce(ticket, userID: userID, price: quote.price)
+                id = try await fillAtOnce(ticket, userID: userID, price: quote.price, rules: rules)
             } else {
-                id = try await rest(ticket, userID: userID, lastPrice: quote.price, at: moment)
+                id = try await rest(ticket, userID: userID, lastPrice: quote.price, at: moment, rules: rules)
                 if isOpen { try await matcher.match(orderID: id) }
                 if ticket.timeInForce.fillsAtOnceOrNever {
                     try await store.close(.one(id: id), as: .canceled, reason: "Not filled at once.")
@@ -56,14 +58,18 @@ struct OrderService: Sendable {
 
     /// A market order while the market is open: one fill statement writes the trade and
     /// the filled order.
-    private func fillAtOnce(_ ticket: OrderTicket, userID: Int, price: Decimal) async throws -> Int {
-        let fee = commission.fee(for: price * Decimal(ticket.quantity))
+    private func fillAtOnce(_ ticket: OrderTicket, userID: Int, price: Decimal, rules: TradingRules) async throws -> Int {
+        let fee = rules.commission.fee(for: price * Decimal(ticket.quantity))
         let order = TradeOrder(
             userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity,
             price: price, fee: fee,
             fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce)
         )
         if ticket.side == .sell && order.amount < fee { throw TradingError.proceedsBelowFee }
+        if ticket.side == .buy {
+            try await rules.checkPosition(buying: order.amount, fee: fee, of: ticket.symbol, userID: userID,
+                                          portfolioID: ticket.portfolioID, in: trading)
+        }
         let execution = try await trading.execute(ticket.side, order)
         try Self.check(execution.outcome)
         guard let id = execution.orderID else { throw TradingError.incompleteRecord }
@@ -73,14 +79,19 @@ struct OrderService: Sendable {
     /// An order that waits: it reserves the most its fill may cost (price × quantity plus
     /// the commission on that) or the shares it sells. A day order lasts until the close
     /// of the session that is open now or opens next.
-    private func rest(_ ticket: OrderTicket, userID: Int, lastPrice: Decimal, at moment: Date) async throws -> Int {
+    private func rest(_ ticket: OrderTicket, userID: Int, lastPrice: Decimal, at moment: Date, rules: TradingRules) async throws -> Int {
         let price = ticket.reservationPrice(lastPrice: lastPrice)
         let amount = price * Decimal(ticket.quantity)
+        let fee = rules.commission.fee(for: amount)
         let reservation: OrderStore.Reservation = switch ticket.side {
-        case .buy: .init(cash: amount + commission.fee(for: amount), shares: 0)
+        case .buy: .init(cash: amount + fee, shares: 0)
         case .sell: .init(cash: 0, shares: ticket.quantity)
         }
-        if ticket.side == .sell && amount < commission.fee(for: amount) { throw TradingError.proceedsBelowFee }
+        if ticket.side == .sell && amount < fee { throw TradingError.proceedsBelowFee }
+        if ticket.side == .buy {
+            try await rules.checkPosition(buying: amount, fee: fee, of: ticket.symbol, userID: userID,
+                                          portfolioID: ticket.portfolioID, in: trading)
+        }
         let expiresAt = ticket.timeInForce == .gtc ? nil : hours.session(endingAfter: moment).close
         let (outcome, id) = try await store.place(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt)
         switch outcome {

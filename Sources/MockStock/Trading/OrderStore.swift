@@ -105,6 +105,8 @@ struct OrderStore: Sendable {
         /// Day orders past their session's close and league orders past their league's end,
         /// at the market's time.
         case due(at: Date)
+        /// Orders of portfolios taken away (left or kicked from a league, or its deletion).
+        case ofClosedPortfolios
     }
 
     /// Closes open orders (cancelled, expired or rejected) and releases what they
@@ -118,6 +120,9 @@ struct OrderStore: Sendable {
         case .usersOrder(let userID, let id): ("o.id = \(id) AND o.user_id = \(userID)", "FOR UPDATE")
         case .portfolio(let id): ("o.portfolio_id = \(id)", "FOR UPDATE")
         case .due(let moment): ("o.expires_at <= \(moment)", "LIMIT 1000 FOR UPDATE SKIP LOCKED")
+        case .ofClosedPortfolios:
+            ("EXISTS (SELECT 1 FROM portfolios p WHERE p.id = o.portfolio_id AND p.archived_at IS NOT NULL)",
+             "LIMIT 1000 FOR UPDATE SKIP LOCKED")
         }
         return try await pool.queryRetryingTransientFailures(
             """

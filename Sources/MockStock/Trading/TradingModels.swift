@@ -140,4 +140,10 @@ enum TradingError: Error, Equatable {
     case orderNotOpen
     /// An order that must fill at once (`ioc`, `fok`) while the market is closed.
     case marketClosed
+    /// The portfolio's league does not allow this type of order.
+    case orderTypeNotAllowed(OrderType)
+    /// The portfolio's league does not allow trading this symbol.
+    case symbolNotAllowed(String)
+    /// The buy would make one symbol more than this percentage of the portfolio's net worth.
+    case positionLimit(Decimal)
 }

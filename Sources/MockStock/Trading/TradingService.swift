@@ -6,8 +6,7 @@ struct TradingService: Sendable {
     let store: TradingStore
     let market: MarketStore
     let quotes: any QuoteProvider
-    /// What every trade pays.
-    let commission: Commission
+    let rules: TradingRulesBook
 
     /// Trades at the provider's current price. The price is asked for before anything is
     /// locked; the trade itself is one SQL statement. With an idempotency key, the first
@@ -26,10 +25,15 @@ struct TradingService: Sendable {
             if try await market.names(for: [symbol])[symbol] == nil { throw MarketError.unknownSymbol(symbol) }
             throw MarketError.noPrice(symbol)
         }
+        let rules = try await rules.rules(userID: userID, portfolioID: portfolioID)
+        try rules.check(type: .market, symbol: symbol)
         let order = TradeOrder(
             userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
-            price: quote.price, fee: commission.fee(for: quote.price * Decimal(quantity)), idempotency: idempotency
+            price: quote.price, fee: rules.commission.fee(for: quote.price * Decimal(quantity)), idempotency: idempotency
         )
+        if side == .buy {
+            try await rules.checkPosition(buying: order.amount, fee: order.fee, of: symbol, userID: userID, portfolioID: portfolioID, in: store)
+        }
         // A sale must at least pay its own fee; the cash held is not for that.
         if side == .sell && order.amount < order.fee { throw TradingError.proceedsBelowFee }
         do {

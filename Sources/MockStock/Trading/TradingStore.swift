@@ -119,6 +119,20 @@ struct TradingStore: Sendable {
         ).decode((Int, Int?, String, Decimal, Decimal).self).first.map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3, reserved: $0.4) }
     }
 
+    /// What the position in `symbol` and the whole portfolio (the user's, or personal) are
+    /// worth at current prices; nil when there is no such portfolio.
+    func exposure(userID: Int, portfolioID: Int?, symbol: String) async throws -> (position: Decimal, netWorth: Decimal)? {
+        try await pool.query(
+            """
+            SELECT coalesce(sum(v.value) FILTER (WHERE v.symbol = \(symbol)), 0), p.cash + coalesce(sum(v.value), 0)
+            FROM portfolios p LEFT JOIN holding_values v ON v.portfolio_id = p.id
+            WHERE p.user_id = \(userID) AND p.archived_at IS NULL
+              AND CASE WHEN \(portfolioID)::int8 IS NULL THEN p.league_id IS NULL ELSE p.id = \(portfolioID)::int8 END
+            GROUP BY p.id, p.cash
+            """
+        ).decode((Decimal, Decimal).self).first.map { (position: $0.0, netWorth: $0.1) }
+    }
+
     /// Shares held (quantity above zero) in these portfolios, by portfolio.
     func holdings(portfolioIDs: [Int]) async throws -> [Int: [HoldingRecord]] {
         let rows = try await pool.query(

@@ -1,0 +1,190 @@
+import Foundation
+import Postgres
+
+/// The rules a portfolio trades under: its league's for a league portfolio, the server's
+/// (`TRADE_FEE` as the flat commission, everything allowed, no shorts) for a personal one.
+struct TradingRules: Sendable, Equatable {
+    var commission: Commission
+    var allowShortSelling = false
+    /// How much of a short position's market value the portfolio's equity must cover.
+    var shortMarginPercent: Decimal = 150
+    /// The most one symbol may be of the portfolio's net worth after a buy.
+    var maxPositionPercent: Decimal = 100
+    var allowedOrderTypes: Set<OrderType> = Set(OrderType.allCases)
+    /// nil: every symbol.
+    var allowedSymbols: Set<String>?
+
+    /// Refuses an order type or a symbol the rules leave out.
+    func check(type: OrderType, symbol: String) throws {
+        guard allowedOrderTypes.contains(type) else { throw TradingError.orderTypeNotAllowed(type) }
+        if let allowedSymbols, !allowedSymbols.contains(symbol) { throw TradingError.symbolNotAllowed(symbol) }
+    }
+
+    /// Whether a buy that makes the position worth `position` keeps within the limit of a
+    /// portfolio worth `netWorth`.
+    func allowsPosition(_ position: Decimal, netWorth: Decimal) -> Bool {
+        maxPositionPercent >= 100 || position * 100 <= maxPositionPercent * netWorth
+    }
+
+    /// Refuses (`positionLimit`) a buy of `amount` (plus `fee`) that would make `symbol`
+    /// more than `maxPositionPercent` of the portfolio's net worth, valued at current prices.
+    func checkPosition(buying amount: Decimal, fee: Decimal, of symbol: String, userID: Int, portfolioID: Int?,
+                       in store: TradingStore) async throws {
+        guard maxPositionPercent < 100,
+              let exposure = try await store.exposure(userID: userID, portfolioID: portfolioID, symbol: symbol) else { return }
+        guard allowsPosition(exposure.position + amount, netWorth: exposure.netWorth - fee) else {
+            throw TradingError.positionLimit(maxPositionPercent)
+        }
+    }
+}
+
+/// League rules as sent when creating a league; every field is optional and defaults to
+/// the server's rules.
+struct TradingRulesInput: Decodable, Sendable {
+    let commissionFlat: DecimalInput?
+    let commissionPercent: DecimalInput?
+    let allowShortSelling: Bool?
+    let shortMarginPercent: DecimalInput?
+    let maxPositionPercent: DecimalInput?
+    let allowedOrderTypes: [String]?
+    let allowedSymbols: [String]?
+
+    /// The checked rules, over `defaults`; symbols are normalised but not looked up.
+    func rules(over defaults: TradingRules) throws -> TradingRules {
+        var rules = defaults
+        if let flat = commissionFlat?.value {
+            try Self.check(flat, "rules.commissionFlat", 0...1_000_000)
+            rules.commission.flat = flat
+        }
+        if let percent = commissionPercent?.value {
+            try Self.check(percent, "rules.commissionPercent", 0...10)
+            rules.commission.percent = percent
+        }
+        if allowShortSelling == true { throw InvalidInput("rules.allowShortSelling: short selling is not available yet.") }
+        if let margin = shortMarginPercent?.value {
+            try Self.check(margin, "rules.shortMarginPercent", 100...1000)
+            rules.shortMarginPercent = margin
+        }
+        if let limit = maxPositionPercent?.value {
+            try Self.check(limit, "rules.maxPositionPercent", 0...100)
+            guard limit > 0 else { throw InvalidInput("rules.maxPositionPercent must be above 0.") }
+            rules.maxPositionPercent = limit
+        }
+        if let types = allowedOrderTypes {
+            let parsed = try types.map { name in
+                guard let type = OrderType(rawValue: name) else {
+                    throw InvalidInput("rules.allowedOrderTypes may hold \(OrderType.allCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                return type
+            }
+            guard !parsed.isEmpty else { throw InvalidInput("rules.allowedOrderTypes must allow at least one type.") }
+            rules.allowedOrderTypes = Set(parsed)
+        }
+        if let symbols = allowedSymbols {
+            guard (1...1000).contains(symbols.count) else { throw InvalidInput("rules.allowedSymbols must list 1 to 1000 symbols.") }
+            let normalized = symbols.map(Symbol.normalize)
+            if let bad = normalized.first(where: { !Symbol.isValid($0) }) {
+                throw InvalidInput("rules.allowedSymbols holds \(bad.debugDescription), which is not a symbol.")
+            }
+            rules.allowedSymbols = Set(normalized)
+        }
+        return rules
+    }
+
+    private static func check(_ value: Decimal, _ field: String, _ range: ClosedRange<Decimal>) throws {
+        guard range.contains(value), value.rounded(4) == value else {
+            throw InvalidInput("\(field) must be from \(range.lowerBound) to \(range.upperBound), with at most 4 decimals.")
+        }
+    }
+}
+
+/// League rules as clients see them (in `League`).
+struct TradingRulesBody: Encodable, Sendable {
+    let commissionFlat: String
+    let commissionPercent: String
+    let allowShortSelling: Bool
+    let shortMarginPercent: String
+    let maxPositionPercent: String
+    let allowedOrderTypes: [OrderType]
+    @NullEncoded var allowedSymbols: [String]?
+
+    init(_ rules: TradingRules) {
+        commissionFlat = rules.commission.flat.moneyString
+        commissionPercent = rules.commission.percent.moneyString
+        allowShortSelling = rules.allowShortSelling
+        shortMarginPercent = rules.shortMarginPercent.moneyString
+        maxPositionPercent = rules.maxPositionPercent.moneyString
+        allowedOrderTypes = OrderType.allCases.filter(rules.allowedOrderTypes.contains)
+        allowedSymbols = rules.allowedSymbols?.sorted()
+    }
+}
+
+/// Finds the rules of a portfolio, remembering them: a league's rules never change once
+/// it exists, so a cached answer is never wrong.
+struct TradingRulesBook: Sendable {
+    let pool: PostgresConnectionPool
+    let serverRules: TradingRules
+    struct Key: Hashable {
+        let userID: Int
+        let portfolioID: Int
+    }
+
+    let cache: ExpiringCache<Key, TradingRules>
+
+    init(pool: PostgresConnectionPool, serverRules: TradingRules) {
+        self.pool = pool
+        self.serverRules = serverRules
+        cache = ExpiringCache(lifetime: .seconds(600), capacity: 10_000)
+    }
+
+    /// The rules of the user's portfolio `portfolioID` (nil: the personal one); the
+    /// server's rules when it is personal or not theirs (the trade then finds no portfolio).
+    func rules(userID: Int, portfolioID: Int?) async throws -> TradingRules {
+        guard let portfolioID else { return serverRules }
+        let key = Key(userID: userID, portfolioID: portfolioID)
+        if let rules = cache.value(for: key) { return rules }
+        let rows = try await pool.query(
+            """
+            SELECT leagues.id, \(unescaped: LeagueRulesColumns.select) FROM portfolios p LEFT JOIN leagues ON leagues.id = p.league_id
+            WHERE p.id = \(portfolioID) AND p.user_id = \(userID)
+            """
+        )
+        guard let row = rows.first else { return serverRules }
+        let rules = try row.decode(Int?.self, column: 0) == nil ? serverRules : LeagueRulesColumns.rules(row, from: 1, over: serverRules)
+        cache.store(rules, for: key)
+        return rules
+    }
+}
+
+/// The rule columns of `leagues`, read into `TradingRules`.
+enum LeagueRulesColumns {
+    static let select = """
+        commission_flat, commission_percent, allow_short_selling, short_margin_percent, max_position_percent, \
+        array_to_string(allowed_order_types, ','), array_to_string(allowed_symbols, ',')
+        """
+
+    static func rules(_ row: PostgresRow, from first: Int, over serverRules: TradingRules) throws -> TradingRules {
+        var rules = serverRules
+        rules.commission = Commission(
+            flat: try row.decode(Decimal?.self, column: first) ?? serverRules.commission.flat,
+            percent: try row.decode(Decimal.self, column: first + 1)
+        )
+        rules.allowShortSelling = try row.decode(Bool.self, column: first + 2)
+        rules.shortMarginPercent = try row.decode(Decimal.self, column: first + 3)
+        rules.maxPositionPercent = try row.decode(Decimal.self, column: first + 4)
+        rules.allowedOrderTypes = Set(try row.decode(String.self, column: first + 5).split(separator: ",")
+            .compactMap { OrderType(rawValue: String($0)) })
+        rules.allowedSymbols = try row.decode(String?.self, column: first + 6).map { Set($0.split(separator: ",").map(String.init)) }
+        return rules
+    }
+
+    /// The values to store for `rules`, in the order of `select`.
+    static func values(_ rules: TradingRules) -> PostgresQuery {
+        let types = OrderType.allCases.filter(rules.allowedOrderTypes.contains).map(\.rawValue)
+        let symbols = rules.allowedSymbols.map { $0.sorted() }
+        return """
+            \(rules.commission.flat), \(rules.commission.percent), \(rules.allowShortSelling), \(rules.shortMarginPercent),
+            \(rules.maxPositionPercent), \(types)::text[], \(symbols)::text[]
+            """
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import MockStock
+import Testing
+import TestSupport
+
+struct RulesBody: Decodable, Equatable {
+    let commissionFlat: String
+    let commissionPercent: String
+    let allowShortSelling: Bool
+    let shortMarginPercent: String
+    let maxPositionPercent: String
+    let allowedOrderTypes: [String]
+    let allowedSymbols: [String]?
+}
+
+struct LeagueWithRulesBody: Decodable {
+    let id: Int
+    let code: String
+    let rules: RulesBody
+}
+
+extension TestClientProtocol {
+    /// Creates an isolated league with these rules; returns it and the owner's league portfolio id.
+    func leagueWithRules(_ rules: String, startingCash: String = "10000", token: String) async throws -> (LeagueWithRulesBody, Int) {
+        let response = try await send(.post, "/api/leagues/create",
+                                      body: #"{"name":"Ruled","mode":"isolated","startingCash":"\#(startingCash)","rules":\#(rules)}"#, token: token)
+        #expect(response.status == .created, "\(String(buffer: response.body))")
+        let league = try JSONDecoder().decode(LeagueWithRulesBody.self, from: Data(buffer: response.body))
+        let portfolios = try await decode([PortfolioSummaryBody].self, "/api/portfolios", token: token)
+        return (league, try #require(portfolios.first { $0.leagueId == league.id }).id)
+    }
+}
+
+@Suite("League rules")
+struct LeagueRulesTests {
+    @Test("a league's rules are shown and apply to its portfolios: commissions, order types, symbols, position limit")
+    func rulesApply() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("teacher").token
+            let (league, portfolio) = try await client.leagueWithRules(
+                #"{"commissionFlat":"1.5","commissionPercent":"0.1","maxPositionPercent":"25","allowedOrderTypes":["market","limit"],"allowedSymbols":["aapl","ONE"]}"#,
+                token: token)
+            #expect(league.rules == RulesBody(
+                commissionFlat: "1.50", commissionPercent: "0.10", allowShortSelling: false, shortMarginPercent: "150.00",
+                maxPositionPercent: "25.00", allowedOrderTypes: ["market", "limit"], allowedSymbols: ["AAPL", "ONE"]))
+            let shown = try await client.decode(LeagueWithRulesBody.self, "/api/leagues/\(league.id)", token: token)
+            #expect(shown.rules == league.rules)
+
+            let other = try await client.trade("buy", #"{"symbol":"TENTH","amount":1,"portfolioId":\#(portfolio)}"#, token: token)
+            #expect(try other.status == .unprocessableContent && decodeProblem(other).code == "validation_failed")
+            let stop = try await client.placeOrder(
+                #"{"symbol":"AAPL","side":"buy","quantity":1,"type":"stop","stopPrice":"160","portfolioId":\#(portfolio)}"#, token: token)
+            #expect(try decodeProblem(stop).detail.contains("stop"))
+            // 20 × 150 = 3,000 is more than a quarter of 10,000.
+            let big = try await client.trade("buy", #"{"symbol":"AAPL","amount":20,"portfolioId":\#(portfolio)}"#, token: token)
+            #expect(try big.status == .unprocessableContent && decodeProblem(big).code == "position_limit")
+            let bigOrder = try await client.placeOrder(
+                #"{"symbol":"AAPL","side":"buy","quantity":17,"type":"limit","limitPrice":"149","portfolioId":\#(portfolio)}"#, token: token)
+            #expect(try decodeProblem(bigOrder).code == "position_limit")
+
+            let bought = try await client.tradeOK("buy", "AAPL", 10, token: token, portfolioID: portfolio)
+            // 1.50 flat + 0.1 % of 1,500.
+            #expect(bought.trade.fee == "3.00" && bought.cash == "8497.00")
+            let resting = try await client.placeOrderOK(
+                #"{"symbol":"ONE","side":"buy","quantity":100,"type":"limit","limitPrice":"0.5","portfolioId":\#(portfolio)}"#, token: token)
+            #expect(resting.status == "new")
+            let money = try await client.decode(ReservedPortfolioBody.self, "/api/portfolio?portfolioId=\(portfolio)", token: token)
+            // 50 + 1.50 + 0.05, rounded to the cent.
+            #expect(money.reserved == "51.55")
+
+            // The personal portfolio keeps the server's rules.
+            let personal = try await client.tradeOK("buy", "TENTH", 10, token: token)
+            #expect(personal.trade.fee == "0.00")
+        }
+    }
+
+    @Test("rules are checked: bad values are 422 and create nothing; a shared league cannot have rules; defaults are today's")
+    func badRules() async throws {
+        try await TestApp.run(configure: { $0.tradeFee = Decimal(string: "0.5")! }) { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("strict").token
+            for rules in [#"{"commissionPercent":"11"}"#, #"{"commissionFlat":"-1"}"#, #"{"maxPositionPercent":"0"}"#,
+                          #"{"maxPositionPercent":"101"}"#, #"{"shortMarginPercent":"99"}"#, #"{"allowedOrderTypes":[]}"#,
+                          #"{"allowedOrderTypes":["trailing_stop"]}"#, #"{"allowedSymbols":["NOPE"]}"#, #"{"allowedSymbols":[]}"#,
+                          #"{"commissionPercent":"0.00001"}"#] {
+                let response = try await client.send(.post, "/api/leagues/create",
+                                                     body: #"{"name":"Bad","mode":"isolated","rules":\#(rules)}"#, token: token)
+                #expect(try response.status == .unprocessableContent && decodeProblem(response).code == "validation_failed", "\(rules)")
+            }
+            let shared = try await client.send(.post, "/api/leagues/create", body: #"{"name":"Shared","rules":{"commissionFlat":"2"}}"#, token: token)
+            #expect(shared.status == .unprocessableContent)
+            #expect(try await client.decode([LeagueWithRulesBody].self, "/api/leagues", token: token).isEmpty)
+
+            let plain = try await client.leagueWithRules("{}", token: token).0
+            #expect(plain.rules == RulesBody(
+                commissionFlat: "0.50", commissionPercent: "0.00", allowShortSelling: false, shortMarginPercent: "150.00",
+                maxPositionPercent: "100.00", allowedOrderTypes: ["market", "limit", "stop", "stop_limit"], allowedSymbols: nil))
+        }
+    }
+}
