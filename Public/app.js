@@ -8,6 +8,7 @@ import { portfolioView } from './js/views/portfolio.js';
 import { marketView } from './js/views/market.js';
 import { stockView } from './js/views/stock.js';
 import { transactionsView } from './js/views/transactions.js';
+import { ordersView } from './js/views/orders.js';
 import { leaguesView, leagueView } from './js/views/leagues.js';
 import { achievementsView, notificationsView } from './js/views/notices.js';
 import { adminView } from './js/views/admin.js';
@@ -30,6 +31,7 @@ const routes = [
   [/^#\/portfolio$/, () => portfolioView],
   [/^#\/market$/, () => marketView],
   [/^#\/stock\/([^/?]+)$/, () => stockView],
+  [/^#\/orders$/, () => ordersView],
   [/^#\/transactions$/, () => transactionsView],
   [/^#\/leagues$/, () => leaguesView],
   [/^#\/leagues\/(\d+)$/, () => leagueView],

@@ -4,9 +4,11 @@ Run by scripts/test-browser (make test-browser), which starts PostgreSQL and a s
 with the demo market and sets MOCKSTOCK_URL, MOCKSTOCK_ADMIN_USERNAME/PASSWORD and
 SCREENSHOTS (a folder that receives one PNG per main screen).
 """
+import json
 import os
 import secrets
 import unittest
+import urllib.request
 
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
@@ -116,6 +118,30 @@ class WebClientTest(unittest.TestCase):
             ActionChains(self.driver).double_click(self.find("#trade-confirm")).perform()
         else:
             self.click("#trade-confirm")
+
+    def place_order(self, side, order_type, quantity, limit=None, stop=None, tif="day"):
+        self.click("#order")
+        Select(self.find("#order-side")).select_by_value(side)
+        Select(self.find("#order-type")).select_by_value(order_type)
+        field = self.find("#order-quantity")
+        field.clear()
+        field.send_keys(str(quantity))
+        if limit:
+            self.find("#order-limit").send_keys(limit)
+        if stop:
+            self.find("#order-stop").send_keys(stop)
+        Select(self.find("#order-tif")).select_by_value(tif)
+        self.click("#order-confirm")
+
+    def set_price(self, symbol, price):
+        """An admin quote through the API, as a price move the page did not make."""
+        def call(path, body, token=None):
+            headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+            request = urllib.request.Request(f"{BASE}{path}", data=json.dumps(body).encode(), headers=headers, method="POST")
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return json.loads(response.read())
+        token = call("/api/auth/login", {"username": ADMIN[0], "password": ADMIN[1]})["token"]
+        call("/api/admin/quotes", [{"symbol": symbol, "price": price}], token)
 
     # The journey, in order.
 
@@ -291,6 +317,72 @@ class WebClientTest(unittest.TestCase):
         self.go(f"#/stock/{symbol}")
         self.text_in("main", "Makes games")
         self.text_in("#stock-price", "12.25")
+
+    def test_orders(self):
+        """Placing, seeing and cancelling a limit order, seeing one fill after a price move,
+        and a league with house rules."""
+        driver = self.driver
+        driver.get(f"{BASE}/")
+        driver.execute_script("sessionStorage.clear()")
+        self.sign_in(f"carol_{self.suffix}", register=True)
+        self.set_price("MSFT", "300.00")
+        self.go("#/stock/MSFT")
+        self.text_in("#stock-price", "300.00")
+
+        # A limit buy below the price rests and holds back its cash.
+        self.place_order("buy", "limit", 3, limit="250", tif="gtc")
+        self.text_in("#flash", "Buy 3 MSFT (Limit $250.00): placed")
+        self.go("#/portfolio")
+        self.text_in("#reserved", "$750.00 held for open orders")
+        self.text_in("#buying-power", "$9,250.00")
+        self.go("#/orders")
+        self.text_in("#open-orders tbody", "Limit $250.00")
+        self.assertEqual(self.table_texts(1), ["MSFT"])
+        self.shot("12-orders")
+
+        # Cancelling it, after confirming, releases the cash.
+        self.click("#open-orders button[data-cancel]")
+        self.wait(EC.alert_is_present()).accept()
+        self.text_in("#open-orders", "No open orders")
+        self.text_in("#order-history tbody", "Cancelled")
+        self.go("#/portfolio")
+        self.text_in("#buying-power", "$10,000.00")
+
+        # Another one fills when the price falls to its limit; the open orders page
+        # notices by itself.
+        self.go("#/stock/MSFT")
+        self.place_order("buy", "limit", 2, limit="250", tif="day")
+        self.text_in("#flash", "placed")
+        self.go("#/orders")
+        self.text_in("#open-orders tbody", "MSFT")
+        self.set_price("MSFT", "249.50")
+        self.text_in("#order-history tbody", "Filled at $249.50", timeout=20)
+        self.text_in("#open-orders", "No open orders")
+        self.shot("13-order-filled")
+        self.go("#/portfolio")
+        self.text_in("main tbody", "MSFT")
+
+        # A stop order on the ticket shows its stop price field; a refusal is in words.
+        self.go("#/stock/MSFT")
+        self.place_order("sell", "stop", 5, stop="200")
+        self.text_in("#order-error", "does not hold that many shares")
+        self.shot("16-order-refused")
+        self.click("#order-form .actions button[type='button']")
+
+        # A league with house rules shows them.
+        self.go("#/leagues")
+        self.find("#league-name").send_keys("Rules class")
+        Select(self.find("#league-mode")).select_by_value("isolated")
+        self.find("#rule-commission-flat").send_keys("1")
+        self.find("#rule-max-position").send_keys("20")
+        self.click("#rule-type-stop")
+        self.click("#rule-type-stop_limit")
+        self.shot("14-league-rules-form")
+        self.click("#create-league button[type='submit']")
+        self.text_in("#rules", "$1.00")
+        self.text_in("#rules", "20.00% of net worth")
+        self.text_in("#rules", "market, limit")
+        self.shot("15-league-rules")
 
 
 if __name__ == "__main__":

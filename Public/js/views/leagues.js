@@ -26,6 +26,10 @@ export async function leaguesView(root, context) {
   const startsAt = h('input', { id: 'league-starts', type: 'datetime-local' });
   const endsAt = h('input', { id: 'league-ends', type: 'datetime-local' });
   const maxMembers = h('input', { id: 'league-max', type: 'number', min: 1, step: 1 });
+  const rules = rulesFields();
+  const showRules = () => { rules.fieldset.hidden = mode.value !== 'isolated'; };
+  mode.addEventListener('change', showRules);
+  showRules();
   const create = h('form', { class: 'card', id: 'create-league' },
     h('h2', {}, 'Create a league'),
     h('label', { for: 'league-name' }, 'Name'), name,
@@ -35,12 +39,14 @@ export async function leaguesView(root, context) {
       h('div', {}, h('label', { for: 'league-starts' }, 'Starts (optional)'), startsAt),
       h('div', {}, h('label', { for: 'league-ends' }, 'Ends (optional)'), endsAt)),
     h('label', { for: 'league-max' }, 'Most members (optional)'), maxMembers,
+    rules.fieldset,
     createError, h('button', { type: 'submit', class: 'primary' }, 'Create league'));
   onSubmit(create, async () => {
     createError.hidden = true;
     const body = { name: name.value.trim(), mode: mode.value, startingCash: startingCash.value.trim() || undefined,
       startsAt: isoFromLocal(startsAt.value), endsAt: isoFromLocal(endsAt.value),
-      maxMembers: maxMembers.value ? Number(maxMembers.value) : undefined };
+      maxMembers: maxMembers.value ? Number(maxMembers.value) : undefined,
+      rules: mode.value === 'isolated' ? rules.value() : undefined };
     const league = await api('/api/leagues/create', { method: 'POST', body });
     context.flash(`League “${league.name}” created. Share its code: ${league.code}`, 'info', true);
     context.navigate(`#/leagues/${league.id}`);
@@ -75,6 +81,53 @@ export async function leaguesView(root, context) {
       { title: 'Ends', cell: (l) => dateText(l.endsAt) },
     ], leagues, { empty: 'You are in no league yet: create one or join one with its code.' }),
     h('div', { class: 'columns' }, create, join));
+}
+
+/** The rules of an isolated league: every field may stay empty for the server's default. */
+function rulesFields() {
+  const field = (id, label, attributes = {}) => {
+    const input = h('input', { id, inputmode: 'decimal', ...attributes });
+    return [input, h('div', {}, h('label', { for: id }, label), input)];
+  };
+  const [flat, flatRow] = field('rule-commission-flat', 'Commission per trade ($)', { placeholder: 'server default' });
+  const [percent, percentRow] = field('rule-commission-percent', 'Commission (% of the amount)', { placeholder: '0' });
+  const [position, positionRow] = field('rule-max-position', 'Largest position (% of net worth)', { placeholder: '100' });
+  const types = [['market', 'Market'], ['limit', 'Limit'], ['stop', 'Stop'], ['stop_limit', 'Stop limit']].map(([value, label]) => {
+    const box = h('input', { type: 'checkbox', id: `rule-type-${value}`, value, checked: true });
+    return [box, h('label', { class: 'check', for: `rule-type-${value}` }, box, ` ${label}`)];
+  });
+  const symbols = h('input', { id: 'rule-symbols', placeholder: 'all symbols', autocomplete: 'off', spellcheck: 'false' });
+  const fieldset = h('fieldset', { id: 'league-rules' },
+    h('legend', {}, 'House rules (isolated leagues)'),
+    h('div', { class: 'pair' }, flatRow, percentRow),
+    positionRow,
+    h('p', { class: 'label' }, 'Order types allowed'), h('div', { class: 'checks' }, types.map(([, label]) => label)),
+    h('label', { for: 'rule-symbols' }, 'Only these symbols (comma-separated, optional)'), symbols);
+  const value = () => {
+    const text = (input) => input.value.trim() || undefined;
+    const list = symbols.value.split(',').map((s) => s.trim()).filter(Boolean);
+    return {
+      commissionFlat: text(flat), commissionPercent: text(percent), maxPositionPercent: text(position),
+      allowedOrderTypes: types.filter(([box]) => box.checked).map(([box]) => box.value),
+      allowedSymbols: list.length > 0 ? list : undefined,
+    };
+  };
+  return { fieldset, value };
+}
+
+/** The rules a league's portfolios trade under, in words. */
+function rulesSummary(rules) {
+  const commission = [rules.commissionFlat !== '0.00' ? money(rules.commissionFlat) : null,
+    rules.commissionPercent !== '0.00' ? `${rules.commissionPercent}%` : null].filter(Boolean).join(' + ') || 'none';
+  const types = { market: 'market', limit: 'limit', stop: 'stop', stop_limit: 'stop limit' };
+  return h('section', { id: 'rules', 'aria-label': 'Rules' },
+    h('h2', {}, 'House rules'),
+    h('dl', { class: 'rules' },
+      h('dt', {}, 'Commission per trade'), h('dd', {}, commission),
+      h('dt', {}, 'Largest position'), h('dd', {}, rules.maxPositionPercent === '100.00' ? 'no limit' : `${rules.maxPositionPercent}% of net worth`),
+      h('dt', {}, 'Order types'), h('dd', {}, rules.allowedOrderTypes.map((t) => types[t] ?? t).join(', ')),
+      h('dt', {}, 'Symbols'), h('dd', {}, rules.allowedSymbols ? rules.allowedSymbols.join(', ') : 'all'),
+      h('dt', {}, 'Short selling'), h('dd', {}, rules.allowShortSelling ? `allowed (margin ${rules.shortMarginPercent}%)` : 'not allowed')));
 }
 
 export async function leagueView(root, context) {
@@ -119,6 +172,7 @@ export async function leagueView(root, context) {
       h('div', {}, h('span', { class: 'label' }, 'Mode'), h('strong', {}, league.mode)),
       h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', {}, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
       h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', {}, `${dateText(league.startsAt)} – ${dateText(league.endsAt)}`))),
+    league.mode === 'isolated' ? rulesSummary(league.rules) : null,
     h('h2', {}, 'Leaderboard'),
     h('p', { class: 'muted' }, `As of ${new Date(board.asOf).toLocaleString()}`),
     table([

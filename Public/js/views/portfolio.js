@@ -29,6 +29,8 @@ export async function portfolioView(root, context) {
     h('section', { class: 'summary', 'aria-label': 'Summary' },
       h('div', {}, h('span', { class: 'label' }, 'Net worth'), h('strong', { id: 'net-worth' }, money(portfolio.netWorth))),
       h('div', {}, h('span', { class: 'label' }, 'Cash'), h('strong', { id: 'cash' }, money(portfolio.cash))),
+      h('div', {}, h('span', { class: 'label' }, 'Buying power'), h('strong', { id: 'buying-power' }, money(portfolio.buyingPower)),
+        portfolio.reserved !== '0.00' ? h('a', { class: 'hint', id: 'reserved', href: `#/orders?id=${portfolio.id}` }, `${money(portfolio.reserved)} held for open orders`) : null),
       h('div', {}, h('span', { class: 'label' }, 'Holdings'), h('strong', {}, money(portfolio.holdingsValue)))),
     h('div', { class: 'columns' },
       h('section', { class: 'grow' },

@@ -3,6 +3,7 @@ import { h, fill, signed, loading, failure } from '../dom.js';
 import { money, price, percent, signedMoney, times } from '../decimal.js';
 import { lineChart, destroyCharts } from '../charts.js';
 import { portfolioSelect } from './portfolio.js';
+import { orderDialog } from './orders.js';
 
 const ranges = [['1m', '1M'], ['3m', '3M'], ['6m', '6M'], ['1y', '1Y'], ['5y', '5Y']];
 
@@ -45,7 +46,8 @@ export async function stockView(root, context) {
       h('h1', {}, h('span', { id: 'stock-symbol' }, stock.symbol), ' ', h('span', { class: 'muted' }, stock.name)),
       h('div', { class: 'actions' },
         h('button', { type: 'button', id: 'buy', class: 'primary', onclick: () => tradeDialog('buy') }, 'Buy'),
-        h('button', { type: 'button', id: 'sell', onclick: () => tradeDialog('sell') }, 'Sell'))),
+        h('button', { type: 'button', id: 'sell', onclick: () => tradeDialog('sell') }, 'Sell'),
+        h('button', { type: 'button', id: 'order', onclick: () => orderDialog(stock, portfolios, context, showPosition) }, 'Order…'))),
     h('section', { class: 'summary', 'aria-label': 'Price' },
       h('div', {}, h('span', { class: 'label' }, 'Price'), h('strong', { id: 'stock-price' }, price(stock.price))),
       h('div', {}, h('span', { class: 'label' }, 'Today'),
@@ -58,6 +60,13 @@ export async function stockView(root, context) {
       h('p', {}, stock.description || 'No description.'),
       h('p', { class: 'muted' }, [stock.sector, stock.currency].filter(Boolean).join(' · '))));
   showChart();
+
+  async function showPosition() {
+    const text = await holdingText(symbol);
+    const line = document.getElementById('position');
+    if (line) line.textContent = text;
+    context.refreshUnread();
+  }
 
   async function holdingText(sym) {
     try {
@@ -112,10 +121,7 @@ export async function stockView(root, context) {
         const result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
         dialog.close();
         context.flash(`${side === 'buy' ? 'Bought' : 'Sold'} ${result.trade.quantity} ${symbol} at ${price(result.trade.price)}: ${money(result.trade.amount)}. Cash now ${money(result.cash)}.`);
-        const text = await holdingText(symbol);
-        const line = document.getElementById('position');
-        if (line) line.textContent = text;
-        context.refreshUnread();
+        await showPosition();
       } catch (problem) {
         error.textContent = problem.message;
         error.hidden = false;

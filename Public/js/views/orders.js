@@ -1,0 +1,174 @@
+import { api, newKey } from '../api.js';
+import { h, fill, table, confirmAction } from '../dom.js';
+import { money, price, times } from '../decimal.js';
+import { portfolioChoices, portfolioSelect } from './portfolio.js';
+
+const TYPES = [['market', 'Market'], ['limit', 'Limit'], ['stop', 'Stop'], ['stop_limit', 'Stop limit']];
+const DURATIONS = [['day', 'Day (until the close)'], ['gtc', 'Good till cancelled'], ['ioc', 'Immediate or cancel'], ['fok', 'Fill or kill']];
+const STATUS = { new: 'Open', filled: 'Filled', canceled: 'Cancelled', expired: 'Expired', rejected: 'Rejected' };
+
+/** "Limit $140.00", "Stop $90.00, limit $85.00", "Market". */
+export function orderTerms(order) {
+  switch (order.type) {
+    case 'limit': return `Limit ${price(order.limitPrice)}`;
+    case 'stop': return `Stop ${price(order.stopPrice)}`;
+    case 'stop_limit': return `Stop ${price(order.stopPrice)}, limit ${price(order.limitPrice)}`;
+    default: return 'Market';
+  }
+}
+
+/** What happened to an order, in words. */
+function outcome(order) {
+  if (order.status === 'filled') return `Filled at ${price(order.filledAveragePrice)}`;
+  return [STATUS[order.status] ?? order.status, order.rejectReason].filter(Boolean).join(': ');
+}
+
+/** Open orders with cancel, and the order history, of one portfolio. Refreshes itself
+ * every few seconds while orders are open, so a fill shows without reloading. */
+export async function ordersView(root, context) {
+  const portfolios = await portfolioChoices();
+  const chosen = context.query.get('id') || String(portfolios[0]?.id ?? '');
+  const query = chosen ? `&portfolioId=${encodeURIComponent(chosen)}` : '';
+  const [open, closed] = await Promise.all([
+    api(`/api/orders?status=open&limit=200${query}`), api(`/api/orders?status=closed&limit=50${query}`),
+  ]);
+  if (!context.current()) return;
+
+  async function cancel(path, question, done) {
+    if (!confirmAction(question)) return;
+    try {
+      done(await api(path, { method: 'DELETE' }));
+    } catch (problem) {
+      context.flash(problem.message, 'error');
+    }
+    context.refresh();
+  }
+
+  fill(root,
+    h('div', { class: 'heading' },
+      h('h1', {}, 'Orders'),
+      h('div', { class: 'actions' },
+        portfolios.length > 1
+          ? h('label', { class: 'inline' }, 'Showing ', portfolioSelect(portfolios, chosen, (id) => context.navigate(`#/orders?id=${id}`)))
+          : null,
+        open.items.length > 0 ? h('button', {
+          type: 'button', class: 'danger', id: 'cancel-all',
+          onclick: () => cancel(`/api/orders${query ? `?${query.slice(1)}` : ''}`, `Cancel all ${open.items.length} open orders?`,
+            (answer) => context.flash(`${answer.canceled.length} order${answer.canceled.length === 1 ? '' : 's'} cancelled.`, 'info', true)),
+        }, 'Cancel all') : null)),
+    h('section', { id: 'open-orders' },
+      h('h2', {}, 'Open orders'),
+      table([
+        { title: 'Placed', cell: (o) => new Date(o.createdAt).toLocaleString() },
+        { title: 'Stock', cell: (o) => h('a', { href: `#/stock/${o.symbol}` }, o.symbol) },
+        { title: 'Side', cell: (o) => (o.side === 'buy' ? 'Buy' : 'Sell') },
+        { title: 'Shares', class: 'num', cell: (o) => String(o.quantity) },
+        { title: 'Terms', cell: (o) => orderTerms(o) },
+        { title: 'Lasts', cell: (o) => o.timeInForce.toUpperCase() },
+        { title: '', cell: (o) => h('button', {
+          type: 'button', class: 'small', dataset: { cancel: String(o.id) }, 'aria-label': `Cancel order ${o.id}`,
+          onclick: () => cancel(`/api/orders/${o.id}`, `Cancel the order to ${o.side} ${o.quantity} ${o.symbol}?`,
+            () => context.flash('Order cancelled; its reservation is released.', 'info', true)),
+        }, 'Cancel') },
+      ], open.items, { empty: 'No open orders. Place one from a stock\'s page.' })),
+    h('section', { id: 'order-history' },
+      h('h2', {}, 'History'),
+      table([
+        { title: 'Updated', cell: (o) => new Date(o.updatedAt).toLocaleString() },
+        { title: 'Stock', cell: (o) => h('a', { href: `#/stock/${o.symbol}` }, o.symbol) },
+        { title: 'Side', cell: (o) => (o.side === 'buy' ? 'Buy' : 'Sell') },
+        { title: 'Shares', class: 'num', cell: (o) => String(o.quantity) },
+        { title: 'Terms', cell: (o) => orderTerms(o) },
+        { title: 'Outcome', cell: (o) => h('span', { class: `status-${o.status}` }, outcome(o)) },
+      ], closed.items, { empty: 'No orders have closed yet.' })));
+
+  if (open.items.length > 0) {
+    setTimeout(() => { if (context.current()) ordersView(root, context).catch(() => {}); }, 5000);
+  }
+}
+
+/** The order ticket on a stock page: type, prices, time in force, one order per submit
+ * (a retry of the same ticket reuses its clientOrderId, so the server places it once). */
+export function orderDialog(stock, portfolios, context, onPlaced) {
+  const symbol = stock.symbol;
+  let portfolioId = String(portfolios[0]?.id ?? '');
+  const side = h('select', { id: 'order-side' }, h('option', { value: 'buy' }, 'Buy'), h('option', { value: 'sell' }, 'Sell'));
+  const type = h('select', { id: 'order-type' }, TYPES.map(([value, label]) => h('option', { value }, label)));
+  const quantity = h('input', { id: 'order-quantity', type: 'number', min: 1, max: 1000000000, step: 1, value: 1, required: true, inputmode: 'numeric' });
+  const limitPrice = h('input', { id: 'order-limit', inputmode: 'decimal', pattern: '\\d+(\\.\\d{1,4})?', placeholder: price(stock.price) });
+  const stopPrice = h('input', { id: 'order-stop', inputmode: 'decimal', pattern: '\\d+(\\.\\d{1,4})?', placeholder: price(stock.price) });
+  const duration = h('select', { id: 'order-tif' }, DURATIONS.map(([value, label]) => h('option', { value }, label)));
+  const limitRow = h('div', {}, h('label', { for: 'order-limit' }, 'Limit price'), limitPrice);
+  const stopRow = h('div', {}, h('label', { for: 'order-stop' }, 'Stop price'), stopPrice);
+  const explain = h('p', { id: 'order-explain', class: 'hint', 'aria-live': 'polite' });
+  const error = h('p', { id: 'order-error', class: 'error', role: 'alert', hidden: true });
+  const confirm = h('button', { type: 'submit', id: 'order-confirm', class: 'primary' }, 'Place order');
+  let ticket = null;
+  let clientOrderId = null;
+
+  const update = () => {
+    limitRow.hidden = !['limit', 'stop_limit'].includes(type.value);
+    stopRow.hidden = !['stop', 'stop_limit'].includes(type.value);
+    const buying = side.value === 'buy';
+    const count = Number(quantity.value) || 0;
+    const words = {
+      market: `${buying ? 'Buys' : 'Sells'} at the current price (${price(stock.price)}).`,
+      limit: `${buying ? 'Buys when the price is at or below' : 'Sells when the price is at or above'} the limit, at that price or better.`,
+      stop: `Becomes a market order when the price ${buying ? 'rises to' : 'falls to'} the stop.`,
+      stop_limit: `Becomes a limit order when the price ${buying ? 'rises to' : 'falls to'} the stop.`,
+    }[type.value];
+    const reservePrice = limitPrice.value && !limitRow.hidden ? limitPrice.value : stopPrice.value && !stopRow.hidden ? stopPrice.value : stock.price;
+    const reserve = buying && count > 0 && /^\d+(\.\d+)?$/.test(reservePrice)
+      ? ` While open it holds back ${money(times(reservePrice, count))} of cash (plus any commission).`
+      : !buying && count > 0 ? ` While open it holds back ${count} share${count === 1 ? '' : 's'}.` : '';
+    explain.textContent = words + reserve;
+  };
+  for (const input of [side, type, quantity, limitPrice, stopPrice]) input.addEventListener('input', update);
+  update();
+
+  const dialog = h('dialog', { class: 'card', 'aria-labelledby': 'order-title' });
+  const form = h('form', { method: 'dialog', id: 'order-form' },
+    h('h2', { id: 'order-title' }, `Order ${symbol}`),
+    portfolios.length > 1 ? [h('label', { for: 'order-portfolio' }, 'Portfolio'),
+      portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; }, 'order-portfolio')] : null,
+    h('div', { class: 'pair' },
+      h('div', {}, h('label', { for: 'order-side' }, 'Side'), side),
+      h('div', {}, h('label', { for: 'order-type' }, 'Type'), type)),
+    h('label', { for: 'order-quantity' }, 'Shares'), quantity,
+    h('div', { class: 'pair' }, limitRow, stopRow),
+    h('label', { for: 'order-tif' }, 'Lasts'), duration,
+    explain, error,
+    h('div', { class: 'actions' }, confirm, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel')));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (confirm.disabled) return;
+    const body = {
+      symbol, side: side.value, quantity: Number(quantity.value), type: type.value, timeInForce: duration.value,
+      limitPrice: limitRow.hidden ? undefined : limitPrice.value.trim(),
+      stopPrice: stopRow.hidden ? undefined : stopPrice.value.trim(),
+      portfolioId: Number(portfolioId),
+    };
+    const signature = JSON.stringify(body);
+    if (signature !== ticket) { ticket = signature; clientOrderId = newKey(); }
+    confirm.disabled = true;
+    error.hidden = true;
+    try {
+      const order = await api('/api/orders', { method: 'POST', body: { ...body, clientOrderId } });
+      dialog.close();
+      const what = `${order.side === 'buy' ? 'Buy' : 'Sell'} ${order.quantity} ${symbol} (${orderTerms(order)})`;
+      context.flash(order.status === 'filled' ? `${what}: filled at ${price(order.filledAveragePrice)}.`
+        : order.status === 'new' ? `${what}: placed. See it under Orders.` : `${what}: ${outcome(order).toLowerCase()}.`);
+      onPlaced();
+    } catch (problem) {
+      error.textContent = problem.message;
+      error.hidden = false;
+    } finally {
+      confirm.disabled = false;
+    }
+  });
+  dialog.append(form);
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+  quantity.select();
+}
