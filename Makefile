@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run migrate test test-browser test-reliability bench bench-driver bench-seed bench-leaderboard db-start db-stop db-destroy deps clean
+.PHONY: all build run migrate test test-browser test-reliability bench bench-driver bench-seed bench-leaderboard bench-orders db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -78,6 +78,12 @@ bench-seed:
 bench-leaderboard:
 	@scripts/install-deps bench
 	scripts/bench-leaderboard
+
+# 10,000 open limit orders over 500 symbols; one price move crosses half of them: fills/s
+# and the time from the prices being stored to the last fill, beside pgbench.
+bench-orders:
+	@scripts/install-deps bench
+	scripts/bench-orders
 
 db-start:
 	$(PG_LOCAL) start dev

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import MockStock
+import Postgres
 import Testing
 import TestSupport
 
@@ -99,6 +100,79 @@ struct LeagueRulesTests {
             #expect(plain.rules == RulesBody(
                 commissionFlat: "0.50", commissionPercent: "0.00", allowShortSelling: false, shortMarginPercent: "150.00",
                 maxPositionPercent: "100.00", allowedOrderTypes: ["market", "limit", "stop", "stop_limit"], allowedSymbols: nil))
+        }
+    }
+
+    @Test("short selling where the rules allow it: proceeds credited, margin checked, covering realizes the gain, resting short sales fill")
+    func shortSelling() async throws {
+        try await TemporaryDatabase.with { database in
+            let userID = try await TestApp.run(on: database) { client in
+                try await client.seedTradingMarket()
+                let session = try await client.register("shorter")
+                let token = session.token
+                let (league, portfolio) = try await client.leagueWithRules(#"{"allowShortSelling":true,"shortMarginPercent":"150"}"#, token: token)
+                #expect(league.rules.allowShortSelling && league.rules.shortMarginPercent == "150.00")
+                func position() async throws -> PortfolioBody {
+                    try await client.decode(PortfolioBody.self, "/api/portfolio?portfolioId=\(portfolio)", token: token)
+                }
+
+                // Short 20 at 150: the proceeds are credited, the position is worth −3,000, net worth is unchanged.
+                let opened = try await client.tradeOK("sell", "AAPL", 20, token: token, portfolioID: portfolio)
+                #expect(opened.cash == "13000.00" && opened.position.quantity == -20)
+                var shown = try await position()
+                #expect(shown.netWorth == "10000.00" && shown.holdings.first?.quantity == -20)
+                #expect(shown.holdings.first?.value == "-3000.00" && shown.holdings.first?.averageCost == "150.00")
+                let board = try await client.decode(StandingPageBody.self, "/api/leagues/\(league.id)/leaderboard", token: token)
+                #expect(board.items.first?.netWorth == "10000.00")
+
+                // Equity of 10,000 covers 150 % of at most 6,666.67 of shorts: 24 more shares (6,600 in all) fit, 25 do not.
+                let tooMuch = try await client.trade("sell", #"{"symbol":"AAPL","amount":25,"portfolioId":\#(portfolio)}"#, token: token)
+                #expect(try tooMuch.status == .unprocessableContent && decodeProblem(tooMuch).code == "insufficient_margin")
+                _ = try await client.tradeOK("sell", "AAPL", 24, token: token, portfolioID: portfolio)
+
+                // The price falls to 100: the short gains 2,200; buying 44 covers it.
+                try await client.setPrice("AAPL", "100")
+                #expect(try await position().netWorth == "12200.00")
+                let covered = try await client.tradeOK("buy", "AAPL", 44, token: token, portfolioID: portfolio)
+                #expect(covered.cash == "12200.00" && covered.position.quantity == 0)
+                let achievements = try await client.decode([AchievementBody].self, "/api/achievements", token: token)
+                #expect(achievements.first { $0.code == "first_profit" }?.earnedAt != nil)
+
+                // Buying past zero opens a long position at the price.
+                _ = try await client.tradeOK("sell", "AAPL", 5, token: token, portfolioID: portfolio)
+                let flipped = try await client.tradeOK("buy", "AAPL", 8, token: token, portfolioID: portfolio)
+                #expect(flipped.position.quantity == 3)
+                shown = try await position()
+                #expect(shown.holdings.first?.averageCost == "100.00" && shown.cash == "11900.00")
+
+                // A resting sale of 10 holds back the 3 shares held and goes short for the rest when it fills.
+                let order = try await client.placeOrderOK(
+                    #"{"symbol":"AAPL","side":"sell","quantity":10,"type":"limit","limitPrice":"120","portfolioId":\#(portfolio)}"#, token: token)
+                #expect(order.status == "new")
+                try await client.setPrice("AAPL", "121")
+                #expect(try await client.order(order.id, token: token).filledAveragePrice == "121.00")
+                shown = try await position()
+                #expect(shown.holdings.first?.quantity == -7 && shown.holdings.first?.averageCost == "121.00" && shown.cash == "13110.00")
+
+                // The personal portfolio still cannot go short.
+                let personal = try await client.trade("sell", #"{"symbol":"AAPL","amount":1}"#, token: token)
+                #expect(try decodeProblem(personal).code == "insufficient_shares")
+                return session.user.id
+            }
+            // The database itself refuses a negative quantity outside a league that allows shorts.
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            try await pool.execute(
+                """
+                INSERT INTO holdings (portfolio_id, symbol, quantity, cost_basis)
+                SELECT id, 'ONE', 1, 1 FROM portfolios WHERE user_id = \(userID) AND league_id IS NULL
+                """
+            )
+            await #expect(throws: PostgresError.self) {
+                try await pool.execute(
+                    "UPDATE holdings SET quantity = -1, cost_basis = -1 WHERE symbol = 'ONE' AND portfolio_id = (SELECT id FROM portfolios WHERE user_id = \(userID) AND league_id IS NULL)"
+                )
+            }
+            await pool.close()
         }
     }
 }

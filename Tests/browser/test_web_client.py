@@ -377,11 +377,14 @@ class WebClientTest(unittest.TestCase):
         self.find("#rule-max-position").send_keys("20")
         self.click("#rule-type-stop")
         self.click("#rule-type-stop_limit")
+        self.click("#rule-shorts")
+        self.find("#rule-margin").send_keys("200")
         self.shot("14-league-rules-form")
         self.click("#create-league button[type='submit']")
         self.text_in("#rules", "$1.00")
         self.text_in("#rules", "20.00% of net worth")
         self.text_in("#rules", "market, limit")
+        self.text_in("#rules", "allowed (margin 200.00%)")
         self.shot("15-league-rules")
 
 

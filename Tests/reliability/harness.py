@@ -193,7 +193,12 @@ WHERE p.cash + coalesce((SELECT sum(h.quantity * q.price) FROM holdings h JOIN q
       <> (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id)
 """
 
-NEGATIVE = "SELECT (SELECT count(*) FROM portfolios WHERE cash < 0) + (SELECT count(*) FROM holdings WHERE quantity < 0)"
+# Cash never below zero; quantities only below zero in leagues that allow short selling.
+NEGATIVE = """
+SELECT (SELECT count(*) FROM portfolios WHERE cash < 0 OR reserved_cash > cash)
+     + (SELECT count(*) FROM holdings h WHERE h.quantity < 0 AND NOT EXISTS (
+            SELECT 1 FROM portfolios p JOIN leagues l ON l.id = p.league_id WHERE p.id = h.portfolio_id AND l.allow_short_selling))
+"""
 
 # The stored cash and quantities are what the history says.
 REPLAY = """

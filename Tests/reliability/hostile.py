@@ -160,8 +160,18 @@ async def run(result, client, database, server, log_path):
         {"name": "x", "startsAt": "2030-01-02T00:00:00Z", "endsAt": "2030-01-01T00:00:00Z"}, {"name": "x", "maxMembers": -3},
         {"name": 12}, {"name": "x", "startsAt": "yesterday"},
     ]
+    isolated = {"name": "x", "mode": "isolated"}
+    bad_leagues += [
+        {**isolated, "rules": rules} for rules in [
+            {"commissionPercent": "10.5"}, {"commissionFlat": "-0.01"}, {"commissionFlat": "1e9"}, {"maxPositionPercent": "0"},
+            {"maxPositionPercent": "100.00001"}, {"shortMarginPercent": "99"}, {"shortMarginPercent": "1001"},
+            {"allowedOrderTypes": []}, {"allowedOrderTypes": ["market", "iceberg"]}, {"allowedOrderTypes": "market"},
+            {"allowedSymbols": []}, {"allowedSymbols": ["R1", "NOPE"]}, {"allowedSymbols": ["R1'; DROP TABLE leagues;--"]},
+            {"allowedSymbols": ["R1"] * 1001}, {"allowShortSelling": "yes"}, "strict",
+        ]
+    ] + [{"name": "x", "rules": {"commissionFlat": "1"}}]
     for league_body in bad_leagues:
-        await expect("POST", "/api/leagues/create", attacker, {422}, body=league_body)
+        await expect("POST", "/api/leagues/create", attacker, {400, 422}, body=league_body)
         cases += 1
     # One length rule (Unicode scalars, as the database counts) and no control or
     # bidirectional-override characters in text shown to others.

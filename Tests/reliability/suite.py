@@ -131,9 +131,21 @@ async def conservation(args, profile):
         for index in range(5):
             status, league, _ = await client.request("POST", "/api/leagues/create", players[index][0], {"name": f"League {index}", "maxMembers": 40})
             leagues.append(league["code"])
+        # An isolated league with short selling and a commission; its members also trade there.
+        status, shorts, _ = await client.request("POST", "/api/leagues/create", players[5][0], {
+            "name": "Shorts", "mode": "isolated", "startingCash": "20000",
+            "rules": {"allowShortSelling": True, "shortMarginPercent": "150", "commissionPercent": "0.1"}})
+        assert status == 201, shorts
+        short_portfolios = []
+        for token, _ in players[5:25]:
+            if token != players[5][0]:
+                await client.request("POST", f"/api/leagues/join/{shorts['code']}", token)
+            mine = (await client.request("GET", "/api/portfolios", token))[1]
+            short_portfolios.append((token, next(p["id"] for p in mine if p["leagueId"] == shorts["id"])))
         deadline = time.monotonic() + profile["load_seconds"]
         latencies = []
-        counts = {"trades": 0, "refused": 0, "reads": 0, "joins": 0, "orders": 0, "refused orders": 0, "cancels": 0}
+        counts = {"trades": 0, "refused": 0, "reads": 0, "joins": 0, "orders": 0, "refused orders": 0, "cancels": 0,
+                  "league trades": 0, "refused league trades": 0}
 
         async def player_loop():
             while time.monotonic() < deadline:
@@ -143,7 +155,14 @@ async def conservation(args, profile):
                     status, answer, _ = await client.request("POST", "/api/orders", token, resting_order())
                     counts["orders" if status == 201 else "refused orders"] += 1
                     result.check(status in (201, 422), f"order answered {status}: {answer}")
-                elif roll < 0.2:
+                elif roll < 0.25:
+                    # Short selling: sales beyond the shares held go short, within the margin.
+                    token, portfolio = random.choice(short_portfolios)
+                    side, body = order()
+                    status, answer, _ = await client.request("POST", f"/api/stock/{side}", token, {**body, "portfolioId": portfolio})
+                    counts["league trades" if status == 200 else "refused league trades"] += 1
+                    result.check(status in (200, 422), f"league trade answered {status}: {answer}")
+                elif roll < 0.3:
                     status, answer, _ = await client.request("DELETE", "/api/orders", token)
                     counts["cancels"] += len(answer.get("canceled", [])) if isinstance(answer, dict) else 0
                     result.check(status == 200, f"cancel all answered {status}: {answer}")
@@ -183,6 +202,8 @@ async def conservation(args, profile):
             "trades": counts["trades"], "refused trades": counts["refused"], "reads": counts["reads"], "joins": counts["joins"],
             "orders placed": counts["orders"], "orders refused": counts["refused orders"], "orders cancelled": counts["cancels"],
             "orders open at the end": int(setup.database.scalar("SELECT count(*) FROM orders WHERE status = 'new'")),
+            "league trades": counts["league trades"], "refused league trades": counts["refused league trades"],
+            "short positions at the end": int(setup.database.scalar("SELECT count(*) FROM holdings WHERE quantity < 0")),
             "snapshots": snapshots["taken"], "snapshot violations": snapshots["violations"],
             "replay mismatches": replay, "final violations": final, "5xx or failed": server_errors,
             "trade p50 ms": round(latencies[len(latencies) // 2] * 1000, 1) if latencies else None,

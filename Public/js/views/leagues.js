@@ -97,12 +97,18 @@ function rulesFields() {
     return [box, h('label', { class: 'check', for: `rule-type-${value}` }, box, ` ${label}`)];
   });
   const symbols = h('input', { id: 'rule-symbols', placeholder: 'all symbols', autocomplete: 'off', spellcheck: 'false' });
+  const shorts = h('input', { type: 'checkbox', id: 'rule-shorts' });
+  const [margin, marginRow] = field('rule-margin', 'Short margin (% of the shorts\' value equity must cover)', { placeholder: '150' });
+  const showMargin = () => { marginRow.hidden = !shorts.checked; };
+  shorts.addEventListener('change', showMargin);
+  showMargin();
   const fieldset = h('fieldset', { id: 'league-rules' },
     h('legend', {}, 'House rules (isolated leagues)'),
     h('div', { class: 'pair' }, flatRow, percentRow),
     positionRow,
     h('p', { class: 'label' }, 'Order types allowed'), h('div', { class: 'checks' }, types.map(([, label]) => label)),
-    h('label', { for: 'rule-symbols' }, 'Only these symbols (comma-separated, optional)'), symbols);
+    h('label', { for: 'rule-symbols' }, 'Only these symbols (comma-separated, optional)'), symbols,
+    h('label', { class: 'check', for: 'rule-shorts' }, shorts, ' Allow short selling'), marginRow);
   const value = () => {
     const text = (input) => input.value.trim() || undefined;
     const list = symbols.value.split(',').map((s) => s.trim()).filter(Boolean);
@@ -110,6 +116,8 @@ function rulesFields() {
       commissionFlat: text(flat), commissionPercent: text(percent), maxPositionPercent: text(position),
       allowedOrderTypes: types.filter(([box]) => box.checked).map(([box]) => box.value),
       allowedSymbols: list.length > 0 ? list : undefined,
+      allowShortSelling: shorts.checked || undefined,
+      shortMarginPercent: shorts.checked ? text(margin) : undefined,
     };
   };
   return { fieldset, value };

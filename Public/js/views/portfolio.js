@@ -20,6 +20,8 @@ export async function portfolioView(root, context) {
   const portfolio = await api(`/api/portfolio${chosen ? `?portfolioId=${encodeURIComponent(chosen)}` : ''}`);
   if (!context.current()) return;
   const holdings = portfolio.holdings;
+  // The doughnut shows what the portfolio owns; short positions (negative) are in the table.
+  const longs = holdings.filter((x) => x.quantity > 0);
   fill(root,
     h('div', { class: 'heading' },
       h('h1', {}, 'Portfolio'),
@@ -44,8 +46,8 @@ export async function portfolioView(root, context) {
           { title: 'Gain', class: 'num', cell: (x) => signed(x.unrealizedGain, signedMoney(x.unrealizedGain)) },
           { title: 'Today', class: 'num', cell: (x) => signed(x.dayChange, signedMoney(x.dayChange)) },
         ], holdings, { empty: h('span', {}, 'No shares yet. ', h('a', { href: '#/market' }, 'Find a stock to buy')) })),
-      holdings.length > 0
+      longs.length > 0
         ? h('section', { class: 'side' }, h('h2', {}, 'Allocation'),
-          doughnutChart('Allocation of the portfolio', ['Cash', ...holdings.map((x) => x.symbol)], [portfolio.cash, ...holdings.map((x) => x.value)]))
+          doughnutChart('Allocation of the portfolio', ['Cash', ...longs.map((x) => x.symbol)], [portfolio.cash, ...longs.map((x) => x.value)]))
         : null));
 }

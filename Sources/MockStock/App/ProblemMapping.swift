@@ -66,6 +66,9 @@ extension AppError {
             return AppError(.unprocessableContent, code: "insufficient_funds", detail: "There is not enough cash for this purchase.")
         case .proceedsBelowFee:
             return AppError(.unprocessableContent, code: "insufficient_funds", detail: "The sale's proceeds would not cover its fee.")
+        case .insufficientMargin:
+            return AppError(.unprocessableContent, code: "insufficient_margin",
+                            detail: "The portfolio's equity would not cover the margin its short positions need.")
         case .insufficientShares:
             return AppError(.unprocessableContent, code: "insufficient_shares", detail: "The portfolio does not hold that many shares.")
         case .leagueNotRunning: return .conflict("This league portfolio trades only while its league runs.")

@@ -89,7 +89,8 @@ final class OrderMatcher: Service, Sendable {
         let fee = rules.commission.fee(for: candidate.price * Decimal(candidate.quantity))
         let order = TradeOrder(
             userID: candidate.userID, portfolioID: candidate.portfolioID, symbol: candidate.symbol,
-            quantity: candidate.quantity, price: candidate.price, fee: fee, fill: .resting(id: candidate.id)
+            quantity: candidate.quantity, price: candidate.price, fee: fee, fill: .resting(id: candidate.id),
+            shortMarginPercent: rules.shortSellingMargin
         )
         if candidate.side == .sell && order.amount < fee {
             try await orders.close(.one(id: candidate.id), as: .rejected, reason: "The sale's proceeds would not cover its fee.")
@@ -113,6 +114,9 @@ final class OrderMatcher: Service, Sendable {
             try await orders.close(.one(id: candidate.id), as: .rejected, reason: "There was not enough cash for the fill.")
         case .insufficientShares:
             try await orders.close(.one(id: candidate.id), as: .rejected, reason: "The portfolio no longer holds the shares.")
+        case .insufficientMargin:
+            try await orders.close(.one(id: candidate.id), as: .rejected,
+                                   reason: "The portfolio's equity would not cover the short positions' margin.")
         case .closed:
             try await orders.close(.one(id: candidate.id), as: .expired, reason: "The league is not running.")
         case .notFound:

@@ -63,7 +63,8 @@ struct OrderService: Sendable {
         let order = TradeOrder(
             userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity,
             price: price, fee: fee,
-            fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce)
+            fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce),
+            shortMarginPercent: rules.shortSellingMargin
         )
         if ticket.side == .sell && order.amount < fee { throw TradingError.proceedsBelowFee }
         if ticket.side == .buy {
@@ -85,7 +86,7 @@ struct OrderService: Sendable {
         let fee = rules.commission.fee(for: amount)
         let reservation: OrderStore.Reservation = switch ticket.side {
         case .buy: .init(cash: amount + fee, shares: 0)
-        case .sell: .init(cash: 0, shares: ticket.quantity)
+        case .sell: .init(cash: 0, shares: ticket.quantity, sharesFreeOnly: rules.allowShortSelling)
         }
         if ticket.side == .sell && amount < fee { throw TradingError.proceedsBelowFee }
         if ticket.side == .buy {
@@ -110,6 +111,7 @@ struct OrderService: Sendable {
         case .ok: return
         case .insufficientFunds: throw TradingError.insufficientFunds
         case .insufficientShares: throw TradingError.insufficientShares
+        case .insufficientMargin: throw TradingError.insufficientMargin
         case .closed: throw TradingError.leagueNotRunning
         case .notFound: throw TradingError.noSuchPortfolio
         case .notOpen: throw TradingError.incompleteRecord

@@ -34,6 +34,8 @@ struct OrderStore: Sendable {
     struct Reservation: Sendable {
         let cash: Decimal
         let shares: Int
+        /// A sale that may go short holds back only the shares free now (maybe none).
+        var sharesFreeOnly = false
     }
 
     enum PlaceOutcome: String, PostgresCodable {
@@ -47,21 +49,42 @@ struct OrderStore: Sendable {
     /// Opens an order in one statement: the reservation is added only if the buying power
     /// (cash not yet reserved) or the free shares cover it — checked by the row update
     /// itself, so no interleaving of orders and trades can promise the same cash twice.
+    /// (A sale that may go short holds back the free shares it has; its fill checks the
+    /// margin for the rest.)
     /// A league portfolio's orders expire at the latest when its league ends.
     func place(_ ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?) async throws -> (PlaceOutcome, Int?) {
-        let reserve: PostgresQuery = switch ticket.side {
-        case .buy:
+        let reserve: PostgresQuery = switch (ticket.side, reservation.sharesFreeOnly) {
+        case (.buy, _):
             """
-            UPDATE portfolios p SET reserved_cash = p.reserved_cash + \(reservation.cash)
-            FROM owned WHERE p.id = owned.id AND owned.open AND p.cash - p.reserved_cash >= \(reservation.cash)
-            RETURNING p.id
+            reserved AS (
+                UPDATE portfolios p SET reserved_cash = p.reserved_cash + \(reservation.cash)
+                FROM owned WHERE p.id = owned.id AND owned.open AND p.cash - p.reserved_cash >= \(reservation.cash)
+                RETURNING p.id, \(reservation.cash)::numeric AS cash, 0::int8 AS shares
+            )
             """
-        case .sell:
+        case (.sell, false):
             """
-            UPDATE holdings h SET reserved_quantity = h.reserved_quantity + \(reservation.shares)
-            FROM owned WHERE h.portfolio_id = owned.id AND owned.open AND h.symbol = \(ticket.symbol)
-              AND h.quantity - h.reserved_quantity >= \(reservation.shares)
-            RETURNING h.portfolio_id AS id
+            reserved AS (
+                UPDATE holdings h SET reserved_quantity = h.reserved_quantity + \(reservation.shares)
+                FROM owned WHERE h.portfolio_id = owned.id AND owned.open AND h.symbol = \(ticket.symbol)
+                  AND h.quantity - h.reserved_quantity >= \(reservation.shares)
+                RETURNING h.portfolio_id AS id, 0::numeric AS cash, \(reservation.shares)::int8 AS shares
+            )
+            """
+        case (.sell, true):
+            """
+            free AS (
+                SELECT h.portfolio_id, least(\(reservation.shares), greatest(h.quantity - h.reserved_quantity, 0)) AS shares
+                FROM holdings h JOIN owned ON h.portfolio_id = owned.id
+                WHERE owned.open AND h.symbol = \(ticket.symbol)
+                FOR UPDATE OF h
+            ), held_back AS (
+                UPDATE holdings h SET reserved_quantity = h.reserved_quantity + free.shares
+                FROM free WHERE h.portfolio_id = free.portfolio_id AND h.symbol = \(ticket.symbol) AND free.shares > 0
+            ), reserved AS (
+                SELECT owned.id, 0::numeric AS cash, coalesce((SELECT shares FROM free), 0)::int8 AS shares
+                FROM owned WHERE owned.open
+            )
             """
         }
         let refusal: PlaceOutcome = ticket.side == .buy ? .insufficientFunds : .insufficientShares
@@ -73,12 +96,12 @@ struct OrderStore: Sendable {
                 WHERE p.user_id = \(userID) AND p.archived_at IS NULL
                   AND CASE WHEN \(ticket.portfolioID)::int8 IS NULL THEN p.league_id IS NULL ELSE p.id = \(ticket.portfolioID)::int8 END
                 FOR UPDATE OF p
-            ), reserved AS (\(reserve)), placed AS (
+            ), \(reserve), placed AS (
                 INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type, time_in_force,
                                     quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at)
                 SELECT \(userID), reserved.id, \(ticket.clientOrderID)::text, \(ticket.requestHash), \(ticket.symbol), \(ticket.side),
                        \(ticket.type), \(ticket.timeInForce), \(ticket.quantity), \(ticket.limitPrice)::numeric,
-                       \(ticket.stopPrice)::numeric, \(reservation.cash), \(reservation.shares),
+                       \(ticket.stopPrice)::numeric, reserved.cash, reserved.shares,
                        least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned))
                 FROM reserved
                 RETURNING id

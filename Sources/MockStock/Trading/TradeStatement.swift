@@ -9,6 +9,8 @@ enum TradeOutcome: String, PostgresCodable {
     case closed
     case insufficientFunds = "insufficient_funds"
     case insufficientShares = "insufficient_shares"
+    /// A short sale the portfolio's equity would not cover (league rule `shortMarginPercent`).
+    case insufficientMargin = "insufficient_margin"
     /// A resting order that is no longer open, or that another matcher is filling now.
     case notOpen = "not_open"
 }
@@ -35,11 +37,15 @@ public struct TradeOrder: Sendable {
     let price: Decimal
     let fee: Decimal
     let fill: OrderToFill
+    /// Set where the rules allow short selling: the percentage of the short positions'
+    /// value that equity must cover.
+    let shortMarginPercent: Decimal?
     /// The Idempotency-Key and a hash of the request, to remember the outcome under.
     let idempotency: (key: String, requestHash: String)?
 
     public init(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fee: Decimal,
-                fill: OrderToFill = .plainMarket, idempotency: (key: String, requestHash: String)? = nil) {
+                fill: OrderToFill = .plainMarket, shortMarginPercent: Decimal? = nil,
+                idempotency: (key: String, requestHash: String)? = nil) {
         self.userID = userID
         self.portfolioID = portfolioID
         self.symbol = symbol
@@ -47,6 +53,7 @@ public struct TradeOrder: Sendable {
         self.price = price
         self.fee = fee
         self.fill = fill
+        self.shortMarginPercent = shortMarginPercent
         self.idempotency = idempotency
     }
 
@@ -58,9 +65,11 @@ public struct TradeOrder: Sendable {
 /// statement. Public so the benchmark renders the very same query for pgbench.
 public enum TradeStatement {
     public static func query(_ side: TradeSide, _ order: TradeOrder) -> PostgresQuery {
-        switch side {
-        case .buy: buy(order)
-        case .sell: sell(order)
+        switch (side, order.shortMarginPercent) {
+        case (.buy, nil): buy(order)
+        case (.sell, nil): sell(order)
+        case (.buy, .some): buyWithShorts(order)
+        case (.sell, .some(let margin)): sellWithShorts(order, marginPercent: margin)
         }
     }
 
@@ -162,6 +171,10 @@ public enum TradeStatement {
     /// The outcome: the order is no longer open, the portfolio is missing or closed, or
     /// the trade (absent when the conditional update refused it) was made.
     private static func outcome(_ order: TradeOrder, refusal: TradeOutcome) -> PostgresQuery {
+        outcome(order, refusal: "\(refusal)")
+    }
+
+    private static func outcome(_ order: TradeOrder, refusal: PostgresQuery) -> PostgresQuery {
         let claimed: PostgresQuery = switch order.fill {
         case .market: ""
         case .resting: "WHEN NOT EXISTS (SELECT 1 FROM claimed) THEN \(TradeOutcome.notOpen)"
@@ -254,6 +267,115 @@ public enum TradeStatement {
                 FROM cash_after, position_after
                 RETURNING id, portfolio_id, created_at
             ), \(orderRow(.sell, order)), \(outcome(order, refusal: .insufficientShares)), \(rememberAndReport(order))
+            """
+    }
+
+    // MARK: Where the rules allow short selling
+
+    /// The position in the order's symbol before the fill, locked (zero when there is none).
+    private static func positionBefore(_ order: TradeOrder) -> PostgresQuery {
+        """
+        held AS (
+            SELECT h.quantity, h.reserved_quantity, h.cost_basis
+            FROM holdings h JOIN owned ON h.portfolio_id = owned.id
+            WHERE h.symbol = \(order.symbol)
+            FOR UPDATE OF h
+        ), position_before AS (
+            SELECT coalesce((SELECT quantity FROM held), 0) AS quantity,
+                   coalesce((SELECT reserved_quantity FROM held), 0) AS reserved_quantity,
+                   coalesce((SELECT cost_basis FROM held), 0) AS cost_basis
+        )
+        """
+    }
+
+    /// A buy that may cover a short: covering shrinks the short's (negative) cost basis in
+    /// proportion and realizes what it was sold for minus what covering it costs; shares
+    /// bought beyond the short open a long position at the price.
+    private static func buyWithShorts(_ order: TradeOrder) -> PostgresQuery {
+        let quantity = order.quantity
+        let cost = order.amount + order.fee
+        let released = released(order, "reserved_cash")
+        return """
+            WITH \(ownedPortfolio(order)), \(positionBefore(order)), cash_after AS (
+                UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
+                FROM owned WHERE p.id = owned.id AND owned.open AND p.cash - p.reserved_cash + \(released) >= \(cost)
+                RETURNING p.id, p.cash
+            ), position_after AS (
+                INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
+                SELECT id, \(order.symbol), \(quantity), \(order.amount) FROM cash_after
+                ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
+                    quantity = h.quantity + excluded.quantity,
+                    cost_basis = CASE WHEN h.quantity >= 0 THEN h.cost_basis + excluded.cost_basis
+                                      WHEN h.quantity + excluded.quantity < 0
+                                          THEN round(h.cost_basis * (h.quantity + excluded.quantity) / h.quantity, 10)
+                                      WHEN h.quantity + excluded.quantity = 0 THEN 0
+                                      ELSE \(order.price) * (h.quantity + excluded.quantity) END
+                RETURNING quantity
+            ), trade AS (
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain)
+                SELECT id, \(order.symbol), \(TradeSide.buy), \(quantity), \(order.price), \(order.amount), \(order.fee),
+                       CASE WHEN b.quantity < 0 THEN
+                           CASE WHEN -b.quantity <= \(quantity) THEN -b.cost_basis
+                                ELSE round(b.cost_basis * (b.quantity + \(quantity)) / b.quantity, 10) - b.cost_basis END
+                           - \(order.price) * least(-b.quantity, \(quantity)) - \(order.fee)
+                       END
+                FROM cash_after, position_before b
+                RETURNING id, portfolio_id, created_at
+            ), \(orderRow(.buy, order)), \(outcome(order, refusal: .insufficientFunds)), \(rememberAndReport(order))
+            """
+    }
+
+    /// A sale that may go short: shares not reserved by other orders are sold first, and
+    /// beyond them the sale opens (or adds to) a short position — only while no other
+    /// order holds shares of the symbol, and only if the equity after the sale covers
+    /// `marginPercent` of every short position's value after it. A long position sold
+    /// realizes its gain as a plain sale does; a short's cost basis is minus the proceeds.
+    private static func sellWithShorts(_ order: TradeOrder, marginPercent: Decimal) -> PostgresQuery {
+        let quantity = order.quantity
+        let proceeds = order.amount - order.fee
+        let released = released(order, "reserved_quantity")
+        return """
+            WITH \(ownedPortfolio(order)), \(positionBefore(order)), others AS (
+                SELECT b.quantity - (b.reserved_quantity - \(released)) AS free, b.reserved_quantity - \(released) AS reserved
+                FROM position_before b
+            ), margin AS (
+                -- At the quote a sale changes equity by its fee only.
+                SELECT (p.cash + coalesce(sum(v.value), 0) - \(order.fee)) * 100 >= \(marginPercent) * (
+                           coalesce(sum(-v.value) FILTER (WHERE v.quantity < 0 AND v.symbol <> \(order.symbol)), 0)
+                           + greatest(\(quantity) - (SELECT quantity FROM position_before), 0) * \(order.price)) AS covered
+                FROM owned JOIN portfolios p ON p.id = owned.id LEFT JOIN holding_values v ON v.portfolio_id = p.id
+                GROUP BY p.id, p.cash
+            ), allowed AS (
+                SELECT owned.id FROM owned, others, margin
+                WHERE owned.open AND (others.free >= \(quantity) OR (others.reserved = 0 AND margin.covered))
+            ), position_after AS (
+                INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
+                SELECT id, \(order.symbol), -\(quantity), -\(order.amount) FROM allowed
+                ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
+                    quantity = h.quantity - \(quantity),
+                    reserved_quantity = h.reserved_quantity - \(released),
+                    cost_basis = CASE WHEN h.quantity = \(quantity) THEN 0
+                                      WHEN h.quantity > \(quantity) THEN round(h.cost_basis * (h.quantity - \(quantity)) / h.quantity, 10)
+                                      WHEN h.quantity <= 0 THEN h.cost_basis - \(order.amount)
+                                      ELSE \(order.price) * (h.quantity - \(quantity)) END
+                RETURNING h.portfolio_id, h.quantity
+            ), cash_after AS (
+                UPDATE portfolios p SET cash = p.cash + \(proceeds)
+                FROM position_after WHERE p.id = position_after.portfolio_id
+                RETURNING p.id, p.cash
+            ), trade AS (
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain)
+                SELECT id, \(order.symbol), \(TradeSide.sell), \(quantity), \(order.price), \(order.amount), \(order.fee),
+                       CASE WHEN b.quantity > 0 THEN
+                           \(order.price) * least(b.quantity, \(quantity)) - \(order.fee)
+                           - CASE WHEN b.quantity <= \(quantity) THEN b.cost_basis
+                                  ELSE b.cost_basis - round(b.cost_basis * (b.quantity - \(quantity)) / b.quantity, 10) END
+                       END
+                FROM cash_after, position_before b
+                RETURNING id, portfolio_id, created_at
+            ), \(orderRow(.sell, order)),
+            \(outcome(order, refusal: "CASE WHEN (SELECT reserved FROM others) > 0 THEN \(TradeOutcome.insufficientShares) ELSE \(TradeOutcome.insufficientMargin) END")),
+            \(rememberAndReport(order))
             """
     }
 }

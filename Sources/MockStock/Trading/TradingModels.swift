@@ -126,6 +126,8 @@ enum TradingError: Error, Equatable {
     /// A sale whose proceeds would not pay its fee.
     case proceedsBelowFee
     case insufficientShares
+    /// A short sale the portfolio's equity would not cover.
+    case insufficientMargin
     /// A league portfolio trades only while its league runs.
     case leagueNotRunning
     /// The Idempotency-Key was first used for a different request.

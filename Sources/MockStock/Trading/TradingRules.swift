@@ -14,6 +14,12 @@ struct TradingRules: Sendable, Equatable {
     /// nil: every symbol.
     var allowedSymbols: Set<String>?
 
+    /// The margin a fill checks short sales against, or nil where shorts are not allowed
+    /// (the fill statement then never lets a quantity go below zero).
+    var shortSellingMargin: Decimal? {
+        allowShortSelling ? shortMarginPercent : nil
+    }
+
     /// Refuses an order type or a symbol the rules leave out.
     func check(type: OrderType, symbol: String) throws {
         guard allowedOrderTypes.contains(type) else { throw TradingError.orderTypeNotAllowed(type) }
@@ -60,7 +66,7 @@ struct TradingRulesInput: Decodable, Sendable {
             try Self.check(percent, "rules.commissionPercent", 0...10)
             rules.commission.percent = percent
         }
-        if allowShortSelling == true { throw InvalidInput("rules.allowShortSelling: short selling is not available yet.") }
+        rules.allowShortSelling = allowShortSelling ?? rules.allowShortSelling
         if let margin = shortMarginPercent?.value {
             try Self.check(margin, "rules.shortMarginPercent", 100...1000)
             rules.shortMarginPercent = margin

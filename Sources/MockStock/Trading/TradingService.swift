@@ -29,7 +29,8 @@ struct TradingService: Sendable {
         try rules.check(type: .market, symbol: symbol)
         let order = TradeOrder(
             userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
-            price: quote.price, fee: rules.commission.fee(for: quote.price * Decimal(quantity)), idempotency: idempotency
+            price: quote.price, fee: rules.commission.fee(for: quote.price * Decimal(quantity)),
+            shortMarginPercent: rules.shortSellingMargin, idempotency: idempotency
         )
         if side == .buy {
             try await rules.checkPosition(buying: order.amount, fee: order.fee, of: symbol, userID: userID, portfolioID: portfolioID, in: store)
@@ -61,6 +62,7 @@ struct TradingService: Sendable {
             return TradeResult(trade: Trade(trade), cash: cash.moneyString, position: .init(symbol: symbol, quantity: position))
         case .insufficientFunds: throw TradingError.insufficientFunds
         case .insufficientShares: throw TradingError.insufficientShares
+        case .insufficientMargin: throw TradingError.insufficientMargin
         case .closed: throw TradingError.leagueNotRunning
         case .notFound: throw TradingError.noSuchPortfolio
         case .notOpen: throw TradingError.incompleteRecord

@@ -133,13 +133,13 @@ struct TradingStore: Sendable {
         ).decode((Decimal, Decimal).self).first.map { (position: $0.0, netWorth: $0.1) }
     }
 
-    /// Shares held (quantity above zero) in these portfolios, by portfolio.
+    /// Positions held, long or short (quantity not zero) in these portfolios, by portfolio.
     func holdings(portfolioIDs: [Int]) async throws -> [Int: [HoldingRecord]] {
         let rows = try await pool.query(
             """
             SELECT h.portfolio_id, h.symbol, i.name, h.quantity, h.cost_basis
             FROM holdings h JOIN instruments i ON i.symbol = h.symbol
-            WHERE h.portfolio_id = ANY(\(portfolioIDs)) AND h.quantity > 0
+            WHERE h.portfolio_id = ANY(\(portfolioIDs)) AND h.quantity <> 0
             ORDER BY h.symbol
             """
         )
