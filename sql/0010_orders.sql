@@ -2,6 +2,12 @@
 -- until the price crosses them. An open order reserves what its fill may need (cash for
 -- a buy, shares for a sale) on the portfolio or holding itself, so the checks below make
 -- the database refuse any interleaving of orders and trades that would overspend.
+--
+-- A plain market trade (`POST /api/stock/buy|sell`) is its own record: it is a filled
+-- market order without an `orders` row, so the hottest statement writes nothing more
+-- than it did before orders existed. Orders take their ids from the trades' sequence, so
+-- an order id names either an `orders` row or such a trade, never both; the view
+-- `order_book` shows them as one list.
 
 ALTER TABLE portfolios ADD COLUMN reserved_cash numeric NOT NULL DEFAULT 0,
     ADD CONSTRAINT portfolios_reserved_cash_check CHECK (reserved_cash >= 0 AND reserved_cash <= cash);
@@ -10,8 +16,10 @@ ALTER TABLE holdings ADD COLUMN reserved_quantity bigint NOT NULL DEFAULT 0,
     ADD CONSTRAINT holdings_reserved_quantity_check CHECK (reserved_quantity >= 0 AND reserved_quantity <= quantity);
 
 CREATE TABLE orders (
-    id                bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    user_id           bigint NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    id                bigint PRIMARY KEY DEFAULT nextval(pg_get_serial_sequence('trades', 'id')),
+    -- The portfolio's owner, kept for lookups by client order id (the portfolio's foreign
+    -- key already removes orders with their owner).
+    user_id           bigint NOT NULL,
     portfolio_id      bigint NOT NULL REFERENCES portfolios (id) ON DELETE CASCADE,
     -- The client's own name for the order: unique per user, it makes submission idempotent.
     client_order_id   text CHECK (length(client_order_id) BETWEEN 1 AND 128),
@@ -50,10 +58,16 @@ CREATE INDEX orders_portfolio_id ON orders (portfolio_id, id DESC);
 CREATE INDEX orders_open_symbol ON orders (symbol, id) WHERE status = 'new';
 CREATE INDEX orders_open_expiry ON orders (expires_at) WHERE status = 'new' AND expires_at IS NOT NULL;
 
--- Trades made before orders existed were market orders: they join the order history.
-INSERT INTO orders (user_id, portfolio_id, symbol, side, type, time_in_force, quantity, status, trade_id,
-                    created_at, updated_at, filled_at)
-SELECT p.user_id, t.portfolio_id, t.symbol, t.side, 'market', 'day', t.quantity, 'filled', t.id,
-       t.created_at, t.created_at, t.created_at
+-- Every order as clients see it: the orders, and the plain market trades that are their
+-- own filled market orders.
+CREATE VIEW order_book AS
+SELECT o.id, o.user_id, o.portfolio_id, o.client_order_id, o.request_hash, o.symbol, o.side, o.type, o.time_in_force,
+       o.quantity, o.limit_price, o.stop_price, o.status, t.price AS fill_price, o.trade_id, o.created_at, o.updated_at,
+       o.filled_at, o.canceled_at, o.expired_at, o.reject_reason
+FROM orders o LEFT JOIN trades t ON t.id = o.trade_id
+UNION ALL
+SELECT t.id, p.user_id, t.portfolio_id, NULL, NULL, t.symbol, t.side, 'market', 'day',
+       t.quantity, NULL, NULL, 'filled', t.price, t.id, t.created_at, t.created_at,
+       t.created_at, NULL, NULL, NULL
 FROM trades t JOIN portfolios p ON p.id = t.portfolio_id
-ORDER BY t.id;
+WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.trade_id = t.id);

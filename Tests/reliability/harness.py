@@ -211,11 +211,12 @@ SELECT
        WHERE t.portfolio_id = h.portfolio_id AND t.symbol = h.symbol))
 + (SELECT count(*) FROM portfolios p WHERE p.paid_in <>
       (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id))
--- What is reserved is what the open orders hold back, and every trade fills exactly one order.
+-- What is reserved is what the open orders hold back, and each filled order's trade is that order's.
 + (SELECT count(*) FROM portfolios p WHERE p.reserved_cash <>
       (SELECT coalesce(sum(reserved_cash), 0) FROM orders o WHERE o.portfolio_id = p.id AND o.status = 'new'))
 + (SELECT count(*) FROM holdings h WHERE h.reserved_quantity <>
       (SELECT coalesce(sum(reserved_quantity), 0) FROM orders o
        WHERE o.portfolio_id = h.portfolio_id AND o.symbol = h.symbol AND o.status = 'new'))
-+ (SELECT count(*) FROM trades t WHERE (SELECT count(*) FROM orders o WHERE o.trade_id = t.id) <> 1)
++ (SELECT count(*) FROM orders o JOIN trades t ON t.id = o.trade_id
+   WHERE (t.portfolio_id, t.symbol, t.side, t.quantity) IS DISTINCT FROM (o.portfolio_id, o.symbol, o.side, o.quantity))
 """

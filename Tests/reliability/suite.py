@@ -294,10 +294,12 @@ def check_ledger(result, database, ledger):
     if ids:
         present = int(database.scalar(f"SELECT count(*) FROM trades WHERE id IN ({','.join(map(str, ids))})"))
         missing = len(ids) - present
-    # Market trades are made under a key; resting orders fill without one.
+    # Market trades are made under a key; resting orders fill without one (their trade is
+    # the order's, and an order fills once: orders.trade_id is unique).
     unkeyed = int(database.scalar("""
-        SELECT count(*) FROM trades t JOIN orders o ON o.trade_id = t.id
-        WHERE o.type = 'market' AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.trade_id = t.id)"""))
+        SELECT count(*) FROM trades t
+        WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.trade_id = t.id)
+          AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.trade_id = t.id)"""))
     replay = int(database.scalar(REPLAY))
     drift = int(database.scalar(WORTH_DRIFT)) + int(database.scalar(NEGATIVE))
     result.figures.update({"acknowledged trades": len(ids), "missing": missing, "trades without their key": unkeyed,

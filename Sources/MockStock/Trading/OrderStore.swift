@@ -223,11 +223,12 @@ struct OrderStore: Sendable {
 
     // MARK: Reading
 
+    /// Every order, plain market trades included, from the one definition (`order_book`).
     private static let columns: PostgresQuery = """
         SELECT o.id, o.client_order_id, o.portfolio_id, o.symbol, o.side, o.type, o.quantity, o.limit_price, o.stop_price,
-               o.time_in_force, o.status, t.price, o.trade_id, o.created_at, o.updated_at, o.filled_at, o.canceled_at,
+               o.time_in_force, o.status, o.fill_price, o.trade_id, o.created_at, o.updated_at, o.filled_at, o.canceled_at,
                o.expired_at, o.reject_reason, o.request_hash
-        FROM orders o LEFT JOIN trades t ON t.id = o.trade_id
+        FROM order_book o
         """
 
     private static func record(_ row: PostgresRow) throws -> OrderRecord {

@@ -17,14 +17,15 @@ enum TradeOutcome: String, PostgresCodable {
 
 /// The order a fill belongs to.
 public enum OrderToFill: Sendable {
-    /// A market order filled as it arrives: the fill writes its order row, already filled.
-    case market(clientOrderID: String?, requestHash: String?, timeInForce: TimeInForce)
+    /// A plain market trade (`POST /api/stock/buy|sell`): the trade row is the whole record
+    /// of its order (see `order_book`).
+    case marketTrade
+    /// A market order sent to `POST /api/orders`, filled as it arrives: the fill writes its
+    /// order row (with its client order id), already filled.
+    case market(clientOrderID: String?, requestHash: String, timeInForce: TimeInForce)
     /// An open order: the fill claims it (skipping it when another process holds it),
     /// releases what it reserved and marks it filled.
     case resting(id: Int)
-
-    /// A market order from `POST /api/stock/buy|sell`.
-    public static let plainMarket = OrderToFill.market(clientOrderID: nil, requestHash: nil, timeInForce: .day)
 }
 
 /// An order to fill at a known price, as the fill statement takes it.
@@ -44,7 +45,7 @@ public struct TradeOrder: Sendable {
     let idempotency: (key: String, requestHash: String)?
 
     public init(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fee: Decimal,
-                fill: OrderToFill = .plainMarket, shortMarginPercent: Decimal? = nil,
+                fill: OrderToFill = .marketTrade, shortMarginPercent: Decimal? = nil,
                 idempotency: (key: String, requestHash: String)? = nil) {
         self.userID = userID
         self.portfolioID = portfolioID
@@ -107,7 +108,7 @@ public enum TradeStatement {
     private static func ownedPortfolio(_ order: TradeOrder) -> PostgresQuery {
         let open: PostgresQuery = "(l.id IS NULL OR (now() >= l.starts_at AND (l.ends_at IS NULL OR now() < l.ends_at))) AS open"
         switch order.fill {
-        case .market:
+        case .marketTrade, .market:
             return """
                 owned AS (
                     SELECT p.id, \(open)
@@ -136,20 +137,23 @@ public enum TradeStatement {
     /// What the claimed order releases (nothing for a market order).
     private static func released(_ order: TradeOrder, _ column: String) -> PostgresQuery {
         switch order.fill {
-        case .market: "0"
+        case .marketTrade, .market: "0"
         case .resting: "(SELECT \(unescaped: column) FROM claimed)"
         }
     }
 
-    /// The order row: written filled for a market order, marked filled for a resting one.
+    /// The order row: none for a plain market trade, written filled for a market order,
+    /// marked filled for a resting one.
     private static func orderRow(_ side: TradeSide, _ order: TradeOrder) -> PostgresQuery {
         switch order.fill {
+        case .marketTrade:
+            return "order_row AS (SELECT NULL::int8 AS id)"
         case .market(let clientOrderID, let requestHash, let timeInForce):
             return """
                 order_row AS (
                     INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type,
                                         time_in_force, quantity, status, trade_id, created_at, updated_at, filled_at)
-                    SELECT \(order.userID), trade.portfolio_id, \(clientOrderID)::text, \(requestHash)::text, \(order.symbol),
+                    SELECT \(order.userID), trade.portfolio_id, \(clientOrderID)::text, \(requestHash), \(order.symbol),
                            \(side), \(OrderType.market), \(timeInForce), \(order.quantity), \(OrderStatus.filled), trade.id,
                            trade.created_at, trade.created_at, trade.created_at
                     FROM trade
@@ -176,7 +180,7 @@ public enum TradeStatement {
 
     private static func outcome(_ order: TradeOrder, refusal: PostgresQuery) -> PostgresQuery {
         let claimed: PostgresQuery = switch order.fill {
-        case .market: ""
+        case .marketTrade, .market: ""
         case .resting: "WHEN NOT EXISTS (SELECT 1 FROM claimed) THEN \(TradeOutcome.notOpen)"
         }
         return """
