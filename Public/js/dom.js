@@ -80,3 +80,31 @@ export function onSubmit(form, work, onError) {
 export function confirmAction(question) {
   return window.confirm(question);
 }
+
+/**
+ * Shows `form` in a modal `dialog` and runs `work` on submit, with the submit button
+ * disabled until it settles (a double click sends one request); a failure's words go to
+ * `error`. The dialog removes itself once closed; `focus` gets the caret first.
+ */
+export function showModalForm(dialog, form, error, focus, work) {
+  const confirm = form.querySelector('button[type=submit]');
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (confirm.disabled) return;
+    confirm.disabled = true;
+    error.hidden = true;
+    try {
+      await work();
+    } catch (problem) {
+      error.textContent = problem.message;
+      error.hidden = false;
+    } finally {
+      confirm.disabled = false;
+    }
+  });
+  dialog.append(form);
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+  focus.select();
+}

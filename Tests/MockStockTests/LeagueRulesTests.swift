@@ -103,6 +103,27 @@ struct LeagueRulesTests {
         }
     }
 
+    @Test("orders on a league portfolio outside its league's run are 409 and hold nothing")
+    func ordersOutsideTheRun() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("early").token
+            let response = try await client.send(.post, "/api/leagues/create", body:
+                #"{"name":"Later","mode":"isolated","startsAt":"2099-01-01T00:00:00Z","endsAt":"2099-02-01T00:00:00Z"}"#, token: token)
+            let league = try JSONDecoder().decode(LeagueWithRulesBody.self, from: Data(buffer: response.body))
+            let portfolios = try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: token)
+            let portfolio = try #require(portfolios.first { $0.leagueId == league.id }).id
+            let order = try await client.placeOrder(
+                #"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"100","portfolioId":\#(portfolio)}"#, token: token)
+            #expect(try order.status == .conflict && decodeProblem(order).code == "conflict")
+            let market = try await client.placeOrder(#"{"symbol":"AAPL","side":"buy","quantity":1,"portfolioId":\#(portfolio)}"#, token: token)
+            #expect(market.status == .conflict)
+            #expect(try await client.decode(OrderPageBody.self, "/api/orders?status=all&portfolioId=\(portfolio)", token: token).items.isEmpty)
+            let money = try await client.decode(ReservedPortfolioBody.self, "/api/portfolio?portfolioId=\(portfolio)", token: token)
+            #expect(money.reserved == "0.00")
+        }
+    }
+
     @Test("short selling where the rules allow it: proceeds credited, margin checked, covering realizes the gain, resting short sales fill")
     func shortSelling() async throws {
         try await TemporaryDatabase.with { database in

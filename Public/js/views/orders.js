@@ -1,5 +1,5 @@
 import { api, newKey } from '../api.js';
-import { h, fill, table, confirmAction } from '../dom.js';
+import { h, fill, table, confirmAction, showModalForm } from '../dom.js';
 import { money, price, times } from '../decimal.js';
 import { portfolioChoices, portfolioSelect } from './portfolio.js';
 
@@ -139,9 +139,7 @@ export function orderDialog(stock, portfolios, context, onPlaced) {
     h('label', { for: 'order-tif' }, 'Lasts'), duration,
     explain, error,
     h('div', { class: 'actions' }, confirm, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel')));
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    if (confirm.disabled) return;
+  showModalForm(dialog, form, error, quantity, async () => {
     const body = {
       symbol, side: side.value, quantity: Number(quantity.value), type: type.value, timeInForce: duration.value,
       limitPrice: limitRow.hidden ? undefined : limitPrice.value.trim(),
@@ -150,25 +148,11 @@ export function orderDialog(stock, portfolios, context, onPlaced) {
     };
     const signature = JSON.stringify(body);
     if (signature !== ticket) { ticket = signature; clientOrderId = newKey(); }
-    confirm.disabled = true;
-    error.hidden = true;
-    try {
-      const order = await api('/api/orders', { method: 'POST', body: { ...body, clientOrderId } });
-      dialog.close();
-      const what = `${order.side === 'buy' ? 'Buy' : 'Sell'} ${order.quantity} ${symbol} (${orderTerms(order)})`;
-      context.flash(order.status === 'filled' ? `${what}: filled at ${price(order.filledAveragePrice)}.`
-        : order.status === 'new' ? `${what}: placed. See it under Orders.` : `${what}: ${outcome(order).toLowerCase()}.`);
-      onPlaced();
-    } catch (problem) {
-      error.textContent = problem.message;
-      error.hidden = false;
-    } finally {
-      confirm.disabled = false;
-    }
+    const order = await api('/api/orders', { method: 'POST', body: { ...body, clientOrderId } });
+    dialog.close();
+    const what = `${order.side === 'buy' ? 'Buy' : 'Sell'} ${order.quantity} ${symbol} (${orderTerms(order)})`;
+    context.flash(order.status === 'filled' ? `${what}: filled at ${price(order.filledAveragePrice)}.`
+      : order.status === 'new' ? `${what}: placed. See it under Orders.` : `${what}: ${outcome(order).toLowerCase()}.`);
+    onPlaced();
   });
-  dialog.append(form);
-  dialog.addEventListener('close', () => dialog.remove());
-  document.body.append(dialog);
-  dialog.showModal();
-  quantity.select();
 }

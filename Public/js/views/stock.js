@@ -1,5 +1,5 @@
 import { api, newKey } from '../api.js';
-import { h, fill, signed, loading, failure } from '../dom.js';
+import { h, fill, signed, loading, failure, showModalForm } from '../dom.js';
 import { money, price, percent, signedMoney, times } from '../decimal.js';
 import { lineChart, destroyCharts } from '../charts.js';
 import { portfolioSelect } from './portfolio.js';
@@ -107,32 +107,16 @@ export async function stockView(root, context) {
         portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; }, 'trade-portfolio')] : null,
       h('label', { for: 'trade-quantity' }, 'Shares'), quantity, estimate, error,
       h('div', { class: 'actions' }, confirm, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel')));
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      if (confirm.disabled) return;
+    showModalForm(dialog, form, error, quantity, async () => {
       const amount = Number(quantity.value);
-      if (!Number.isInteger(amount) || amount < 1) { error.textContent = 'Enter a whole number of shares, 1 or more.'; error.hidden = false; return; }
+      if (!Number.isInteger(amount) || amount < 1) throw new Error('Enter a whole number of shares, 1 or more.');
       const body = { symbol, amount, portfolioId: Number(portfolioId) };
       const signature = JSON.stringify(body);
       if (signature !== order) { order = signature; key = newKey(); }
-      confirm.disabled = true;
-      error.hidden = true;
-      try {
-        const result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
-        dialog.close();
-        context.flash(`${side === 'buy' ? 'Bought' : 'Sold'} ${result.trade.quantity} ${symbol} at ${price(result.trade.price)}: ${money(result.trade.amount)}. Cash now ${money(result.cash)}.`);
-        await showPosition();
-      } catch (problem) {
-        error.textContent = problem.message;
-        error.hidden = false;
-      } finally {
-        confirm.disabled = false;
-      }
+      const result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
+      dialog.close();
+      context.flash(`${side === 'buy' ? 'Bought' : 'Sold'} ${result.trade.quantity} ${symbol} at ${price(result.trade.price)}: ${money(result.trade.amount)}. Cash now ${money(result.cash)}.`);
+      await showPosition();
     });
-    dialog.append(form);
-    dialog.addEventListener('close', () => dialog.remove());
-    document.body.append(dialog);
-    dialog.showModal();
-    quantity.select();
   }
 }

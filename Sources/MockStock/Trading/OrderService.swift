@@ -72,7 +72,7 @@ struct OrderService: Sendable {
                                           portfolioID: ticket.portfolioID, in: trading)
         }
         let execution = try await trading.execute(ticket.side, order)
-        try Self.check(execution.outcome)
+        try execution.outcome.check()
         guard let id = execution.orderID else { throw TradingError.incompleteRecord }
         return id
     }
@@ -103,18 +103,6 @@ struct OrderService: Sendable {
         case .closed: throw TradingError.leagueNotRunning
         case .insufficientFunds: throw TradingError.insufficientFunds
         case .insufficientShares: throw TradingError.insufficientShares
-        }
-    }
-
-    private static func check(_ outcome: TradeOutcome) throws {
-        switch outcome {
-        case .ok: return
-        case .insufficientFunds: throw TradingError.insufficientFunds
-        case .insufficientShares: throw TradingError.insufficientShares
-        case .insufficientMargin: throw TradingError.insufficientMargin
-        case .closed: throw TradingError.leagueNotRunning
-        case .notFound: throw TradingError.noSuchPortfolio
-        case .notOpen: throw TradingError.incompleteRecord
         }
     }
 

@@ -15,6 +15,22 @@ enum TradeOutcome: String, PostgresCodable {
     case notOpen = "not_open"
 }
 
+extension TradeOutcome {
+    /// Returns for `ok`; otherwise throws the refusal the outcome means to the trader.
+    func check() throws {
+        switch self {
+        case .ok: return
+        case .insufficientFunds: throw TradingError.insufficientFunds
+        case .insufficientShares: throw TradingError.insufficientShares
+        case .insufficientMargin: throw TradingError.insufficientMargin
+        case .closed: throw TradingError.leagueNotRunning
+        case .notFound: throw TradingError.noSuchPortfolio
+        // A market order claims no open order, so this is never its outcome.
+        case .notOpen: throw TradingError.incompleteRecord
+        }
+    }
+}
+
 /// The order a fill belongs to.
 public enum OrderToFill: Sendable {
     /// A plain market trade (`POST /api/stock/buy|sell`): the trade row is the whole record

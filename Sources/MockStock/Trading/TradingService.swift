@@ -54,19 +54,11 @@ struct TradingService: Sendable {
     }
 
     private static func result(_ execution: TradingStore.Execution, symbol: String) throws -> TradeResult {
-        switch execution.outcome {
-        case .ok:
-            guard let trade = execution.trade, let cash = execution.cash, let position = execution.position else {
-                throw TradingError.incompleteRecord
-            }
-            return TradeResult(trade: Trade(trade), cash: cash.moneyString, position: .init(symbol: symbol, quantity: position))
-        case .insufficientFunds: throw TradingError.insufficientFunds
-        case .insufficientShares: throw TradingError.insufficientShares
-        case .insufficientMargin: throw TradingError.insufficientMargin
-        case .closed: throw TradingError.leagueNotRunning
-        case .notFound: throw TradingError.noSuchPortfolio
-        case .notOpen: throw TradingError.incompleteRecord
+        try execution.outcome.check()
+        guard let trade = execution.trade, let cash = execution.cash, let position = execution.position else {
+            throw TradingError.incompleteRecord
         }
+        return TradeResult(trade: Trade(trade), cash: cash.moneyString, position: .init(symbol: symbol, quantity: position))
     }
 
     private static func hash(_ side: TradeSide, _ symbol: String, _ quantity: Int, _ portfolioID: Int?) -> String {
