@@ -17,6 +17,7 @@ actor FakeUpstream {
     func record(_ uri: String) { requests.append(uri) }
     func set(delay: Duration) { self.delay = delay }
     func set(failing: Bool) { self.failing = failing }
+    func set(price: String) { self.price = price }
 
     func body(for symbols: [Substring]) -> String {
         "[" + symbols.map { #"{"symbol":"\#($0)","price":"\#(price)","previousClose":185,"asOf":"2030-01-01T00:00:00Z"}"# }
@@ -90,6 +91,32 @@ struct HTTPQuoteProviderTests {
             #expect(await upstream.requests == ["/quotes?symbols=AAPL,MSFT"])
             let stored = try await pool.query("SELECT count(*) FROM quotes WHERE source = 'http'").decodeColumn(Int.self)
             #expect(stored == [2])
+        }
+    }
+
+    @Test("prices fetched from upstream fill the open orders they cross")
+    func fetchedPricesMatchOrders() async throws {
+        let upstream = FakeUpstream()
+        try await upstream.serve { base in
+            try await TestApp.run(configure: {
+                $0.quoteSource = .http
+                $0.http = HTTPQuoteProvider.Settings(urlTemplate: base + "/quotes?symbols={symbols}")
+                $0.http.ttl = .milliseconds(10)
+            }) { client in
+                let admin = try await client.adminToken()
+                let instruments = #"[{"symbol":"AAPL","name":"Apple Inc."}]"#
+                #expect(try await client.send(.put, "/api/admin/instruments", body: instruments, token: admin).status == .ok)
+                let token = try await client.register("fetcher").token
+                let order = try await client.placeOrderOK(
+                    #"{"symbol":"AAPL","side":"buy","quantity":2,"type":"limit","limitPrice":"180","timeInForce":"gtc"}"#, token: token)
+                #expect(order.status == "new")
+                await upstream.set(price: "179.5")
+                try await Task.sleep(for: .milliseconds(20))
+                // Any read of the quote fetches it; storing it matches the order.
+                #expect(try await client.get("/api/stock/AAPL", token: token).status == .ok)
+                let filled = try await client.order(order.id, token: token)
+                #expect(filled.status == "filled" && filled.filledAveragePrice == "179.50")
+            }
         }
     }
 

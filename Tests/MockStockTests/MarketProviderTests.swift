@@ -3,6 +3,7 @@ import HummingbirdTesting
 import Logging
 @testable import MockStock
 import Postgres
+import Synchronization
 import Testing
 import TestSupport
 
@@ -45,10 +46,13 @@ struct MarketProviderTests {
             let pool = PostgresConnectionPool(configuration: database.configuration)
             var settings = SimulatedMarket.Settings()
             settings.seed = 42
-            let market = SimulatedMarket(pool: pool, settings: settings, logger: Logger(label: "test"))
+            let stored = StoredPricesLog()
+            let market = SimulatedMarket(pool: pool, settings: settings, logger: Logger(label: "test"), pricesStored: stored.record)
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             #expect(try await market.tick(now: start))
             #expect(try await !market.tick(now: start.addingTimeInterval(1)))
+            // Orders are matched after the tick that moved prices (all symbols), not after the rerun.
+            #expect(stored.calls == [nil])
             let first = try await quotes(pool)
             #expect(first.keys.sorted() == ["AAL", "AAPL", "MSFT"])
             #expect(first["AAPL"]?.previous == Decimal(string: "172.9"))
@@ -94,7 +98,8 @@ struct MarketProviderTests {
             var settings = ReplayMarket.Settings()
             settings.startDay = days[100]
             settings.tradingDaysPerMinute = 2
-            let replay = ReplayMarket(pool: pool, settings: settings, logger: Logger(label: "test"))
+            let stored = StoredPricesLog()
+            let replay = ReplayMarket(pool: pool, settings: settings, logger: Logger(label: "test"), pricesStored: stored.record)
             #expect(try await replay.day(at: Date()) == days[100])
             let startedAt = try await pool.query(
                 "SELECT started_at FROM market_clock WHERE provider = 'replay'"
@@ -103,10 +108,13 @@ struct MarketProviderTests {
             let now = startedAt.addingTimeInterval(91)
             #expect(try await replay.day(at: now) == days[103])
             try await replay.tick(now: now)
-            let stored = try await quotes(pool)
-            #expect(stored["AAPL"]?.price == Decimal(100) + Decimal(103) / 10)
-            #expect(stored["AAPL"]?.previous == Decimal(100) + Decimal(102) / 10)
-            #expect(stored["AAPL"]?.source == "replay")
+            try await replay.tick(now: now.addingTimeInterval(1))
+            // A new replay day stores prices and matches orders once; the same day again does neither.
+            #expect(stored.calls == [nil])
+            let prices = try await quotes(pool)
+            #expect(prices["AAPL"]?.price == Decimal(100) + Decimal(103) / 10)
+            #expect(prices["AAPL"]?.previous == Decimal(100) + Decimal(102) / 10)
+            #expect(prices["AAPL"]?.source == "replay")
 
             // A server replaying from the same start sees the same day and no later bars.
             try await TestApp.run(on: database, configure: {
@@ -162,5 +170,16 @@ struct MarketProviderTests {
         return Dictionary(uniqueKeysWithValues: try rows.decode((String, Decimal, Decimal?, String).self).map {
             ($0.0, StoredQuote(price: $0.1, previous: $0.2, source: $0.3))
         })
+    }
+}
+
+/// Records what a market reports after storing prices (the symbols, nil for all).
+final class StoredPricesLog: Sendable {
+    private let log = Mutex<[[String]?]>([])
+
+    var calls: [[String]?] { log.withLock { $0 } }
+
+    var record: PricesStored {
+        { symbols in self.log.withLock { $0.append(symbols) } }
     }
 }

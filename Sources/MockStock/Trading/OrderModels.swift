@@ -43,7 +43,7 @@ public enum OrderStatus: String, Codable, Sendable, PostgresCodable {
 }
 
 /// An order as clients see it.
-struct Order: ResponseEncodable, Sendable, Equatable {
+struct Order: ResponseEncodable, Sendable {
     let id: Int
     @NullEncoded var clientOrderId: String?
     let portfolioId: Int
@@ -87,10 +87,6 @@ struct Order: ResponseEncodable, Sendable, Equatable {
         expiredAt = record.expiredAt
         rejectReason = record.rejectReason
     }
-
-    static func == (lhs: Order, rhs: Order) -> Bool {
-        lhs.id == rhs.id && lhs.status == rhs.status && lhs.updatedAt == rhs.updatedAt
-    }
 }
 
 struct CanceledOrders: ResponseEncodable {
@@ -111,7 +107,7 @@ struct OrderRequest: Decodable, Sendable {
 }
 
 /// An order that passed every check that needs no database.
-struct OrderTicket: Sendable, Equatable {
+struct OrderTicket: Sendable {
     /// Prices are positive, below a billion, with at most 4 fraction digits (the precision
     /// of quotes).
     static let maximumPrice = Decimal(1_000_000_000)
