@@ -99,6 +99,14 @@ struct SupportTests {
         (MarketError.unknownSymbol("ZZZ"), 404, "unknown_symbol"),
         (MarketError.noPrice("ZZZ"), 503, "quote_unavailable"),
         (InvalidInput(line: 3, "bad"), 422, "validation_failed"),
+        (TradingError.noSuchOrder, 404, "not_found"),
+        (TradingError.orderNotOpen, 409, "order_not_open"),
+        (TradingError.marketClosed, 409, "market_closed"),
+        (TradingError.insufficientMargin, 422, "insufficient_margin"),
+        (TradingError.positionLimit(25), 422, "position_limit"),
+        (TradingError.orderTypeNotAllowed(.stop), 422, "validation_failed"),
+        (TradingError.symbolNotAllowed("ZZZ"), 422, "validation_failed"),
+        (CorporateActionError.alreadyRecorded, 409, "conflict"),
     ])
     func featureErrorTable(_ error: any Error, _ status: Int, _ code: String) {
         let problem = AppError.problem(for: error, logger: Logger(label: "test"))

@@ -175,6 +175,8 @@ class WebClientTest(unittest.TestCase):
         chart = self.wait(lambda d: d.find_element(By.CSS_SELECTOR, "#chart-box[data-points]"))
         year_points = int(chart.get_attribute("data-points"))
         self.find("#chart-box canvas")
+        self.text_in("#corporate-actions", "4-for-1 split")
+        self.text_in("#corporate-actions", "Dividend of $0.205 a share")
         self.shot("03-stock")
         self.click("button[data-range='1m']")
         self.wait(lambda d: d.find_element(By.ID, "chart-box").get_attribute("data-range") == "1m")

@@ -34,7 +34,8 @@ SELECT md5(concat_ws('|',
   (SELECT count(*) FROM notifications), (SELECT count(*) FROM notification_reads),
   (SELECT count(*) FROM instruments), (SELECT string_agg(symbol || price, ',' ORDER BY symbol) FROM quotes),
   (SELECT count(*) FROM daily_bars), (SELECT count(*) FROM orders),
-  (SELECT string_agg(id || status, ',' ORDER BY id) FROM orders), (SELECT sum(reserved_cash) FROM portfolios)))
+  (SELECT string_agg(id || status, ',' ORDER BY id) FROM orders), (SELECT sum(reserved_cash) FROM portfolios),
+  (SELECT count(*) FROM corporate_actions)))
 """
 
 
@@ -113,7 +114,7 @@ async def run(result, client, database, server, log_path):
     writes = [
         ("POST", "/api/stock/buy"), ("POST", "/api/stock/sell"), ("POST", "/api/orders"), ("POST", "/api/leagues/create"),
         ("POST", "/api/auth/password"), ("PUT", "/api/admin/instruments"), ("POST", "/api/admin/quotes"),
-        ("POST", "/api/admin/notifications"), ("POST", f"/api/admin/users/{victim_id}/funds"),
+        ("POST", "/api/admin/notifications"), ("POST", "/api/admin/corporate-actions"), ("POST", f"/api/admin/users/{victim_id}/funds"),
     ]
     cases = 0
     for method, path in writes:
@@ -170,6 +171,20 @@ async def run(result, client, database, server, log_path):
             {"allowedSymbols": ["R1"] * 1001}, {"allowShortSelling": "yes"}, "strict",
         ]
     ] + [{"name": "x", "rules": {"commissionFlat": "1"}}]
+    split = {"symbol": "R1", "kind": "split", "exDate": "2021-04-10", "ratio": "2"}
+    bad_actions = [
+        {**split, "ratio": "0"}, {**split, "ratio": "-4"}, {**split, "ratio": "1"}, {**split, "ratio": "1e9"},
+        {**split, "ratio": "2.0000001"}, {**split, "ratio": None}, {**split, "amount": "1"}, {**split, "kind": "merger"},
+        {**split, "exDate": "2021-02-30"}, {**split, "exDate": "10/04/2021"}, {**split, "exDate": "0001-01-01"},
+        {**split, "symbol": "NOPE"}, {**split, "symbol": "R1'; DROP TABLE corporate_actions;--"},
+        {"symbol": "R1", "kind": "dividend", "exDate": "2021-04-10", "amount": "-0.01"},
+        {"symbol": "R1", "kind": "dividend", "exDate": "2021-04-10", "ratio": "2"}, {**split, "ratio": 1e300},
+    ]
+    for action in bad_actions:
+        await expect("POST", "/api/admin/corporate-actions", admin, {400, 404, 422}, body=action)
+        cases += 1
+    await expect("POST", "/api/admin/corporate-actions", attacker, {403}, body=split)
+    cases += 1
     for league_body in bad_leagues:
         await expect("POST", "/api/leagues/create", attacker, {400, 422}, body=league_body)
         cases += 1

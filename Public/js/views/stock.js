@@ -1,5 +1,5 @@
 import { api, newKey } from '../api.js';
-import { h, fill, signed, loading, failure, showModalForm } from '../dom.js';
+import { h, fill, table, signed, loading, failure, showModalForm } from '../dom.js';
 import { money, price, percent, signedMoney, times } from '../decimal.js';
 import { lineChart, destroyCharts } from '../charts.js';
 import { portfolioSelect } from './portfolio.js';
@@ -9,8 +9,9 @@ const ranges = [['1m', '1M'], ['3m', '3M'], ['6m', '6M'], ['1y', '1Y'], ['5y', '
 
 export async function stockView(root, context) {
   const symbol = context.params[0].toUpperCase();
-  const [stock, portfolios, position] = await Promise.all([
+  const [stock, portfolios, position, actions] = await Promise.all([
     api(`/api/stock/${encodeURIComponent(symbol)}`), api('/api/portfolios'), holdingText(symbol),
+    api(`/api/stock/${encodeURIComponent(symbol)}/corporate-actions?limit=8`),
   ]);
   if (!context.current()) return;
   let range = context.query.get('range') || '1y';
@@ -53,9 +54,15 @@ export async function stockView(root, context) {
       h('div', {}, h('span', { class: 'label' }, 'Today'),
         h('strong', {}, signed(stock.change, `${signedMoney(stock.change)} (${percent(stock.changePercent)})`))),
       h('div', {}, h('span', { class: 'label' }, 'One year'), h('strong', {}, signed(stock.yearChangePercent, percent(stock.yearChangePercent)))),
-      h('div', {}, h('span', { class: 'label' }, '52-week range'), h('strong', {}, `${price(stock.yearLow)} – ${price(stock.yearHigh)}`))),
+      h('div', {}, h('span', { class: 'label' }, '52-week range'), h('strong', {}, `${money(stock.yearLow)} – ${money(stock.yearHigh)}`))),
     h('p', { id: 'position', class: 'muted' }, position),
     rangeButtons, chartBox,
+    h('section', { id: 'corporate-actions' }, h('h2', {}, 'Dividends and splits'),
+      table([
+        { title: 'Ex-date', cell: (a) => a.exDate },
+        { title: 'What', cell: (a) => (a.kind === 'split' ? splitText(a.ratio) : `Dividend of ${price(a.amount)} a share`) },
+      ], actions.items, { empty: 'None recorded.' }),
+      h('p', { class: 'hint' }, 'The chart is adjusted for splits: earlier prices are in today\'s shares.')),
     h('section', {}, h('h2', {}, 'About'),
       h('p', {}, stock.description || 'No description.'),
       h('p', { class: 'muted' }, [stock.sector, stock.currency].filter(Boolean).join(' · '))));
@@ -119,4 +126,12 @@ export async function stockView(root, context) {
       await showPosition();
     });
   }
+}
+
+/** "4-for-1 split", "1-for-2 reverse split", "3-for-2 split". */
+function splitText(ratio) {
+  const value = Number(ratio);
+  if (value >= 1) return Number.isInteger(value) ? `${value}-for-1 split` : `${ratio} shares for each share (split)`;
+  const inverse = 1 / value;
+  return Number.isInteger(inverse) ? `1-for-${inverse} reverse split` : `${ratio} shares for each share (reverse split)`;
 }

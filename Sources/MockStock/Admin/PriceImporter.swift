@@ -33,7 +33,9 @@ struct PriceImporter: Sendable {
             guard parser.rows > 0 else {
                 throw InvalidInput("The upload holds no price rows.")
             }
-            return try await store(session)
+            let stored = try await store(session)
+            try await session.execute(CorporateActionStore.recordFromUpload)
+            return stored
         }
     }
 

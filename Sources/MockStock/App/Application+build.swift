@@ -76,7 +76,8 @@ public func buildApplication(
         admin: AdminController(
             market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool), notifications: notifications,
             maxPriceUpload: configuration.adminUploadLimit, pricesStored: pricesStored
-        )
+        ),
+        corporateActions: CorporateActionsController(store: CorporateActionStore(pool: pool), market: market, quotes: quotes)
     )
     let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics, features: features)
     let headTimeout = TimeAmount.milliseconds(configuration.requestHeadTimeout.inMilliseconds)
@@ -112,6 +113,7 @@ struct Features {
     let achievements: AchievementStore
     let notifications: NotificationStore
     let admin: AdminController
+    let corporateActions: CorporateActionsController
 }
 
 /// The account rules wired to their stores; also used by the `admin` command.
@@ -185,6 +187,7 @@ func buildRouter(
     LeagueController(leagues: features.leagues).addRoutes(to: json)
     AchievementController(store: features.achievements).addRoutes(to: json)
     NotificationController(store: features.notifications).addRoutes(to: json)
+    features.corporateActions.addRoutes(to: json)
     features.admin.addRoutes(to: authenticated)
     return router
 }

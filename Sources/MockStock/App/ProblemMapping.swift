@@ -23,6 +23,10 @@ extension AppError {
             switch error {
             case .noSuchNotification: return .notFound("No such notification of yours.")
             }
+        case let error as CorporateActionError:
+            switch error {
+            case .alreadyRecorded: return .conflict("This symbol already has an action of this kind on that day.")
+            }
         case let error as AdminError:
             switch error {
             case .noSuchUser: return .notFound("No such user.")

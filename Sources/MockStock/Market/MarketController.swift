@@ -84,9 +84,12 @@ struct MarketController {
         guard let days = Self.chartRanges[range] else {
             throw InvalidInput("range must be one of 1m, 3m, 6m, 1y, 5y.")
         }
+        guard let adjusted = AdjustedHistory(rawValue: request.uri.queryParameters.get("adjusted") ?? "split") else {
+            throw InvalidInput("adjusted must be one of split, total, none.")
+        }
         guard try await store.instrument(symbol) != nil else { throw MarketError.unknownSymbol(symbol) }
-        let points = try await store.bars(symbol, days: days, through: try await quotes.historyEnd())
-        return Chart(symbol: symbol, range: range, points: points)
+        let points = try await store.bars(symbol, days: days, through: try await quotes.historyEnd(), adjusted: adjusted)
+        return Chart(symbol: symbol, range: range, adjusted: adjusted, points: points)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Postgres
 
 /// An instrument's price at a moment, as a quote provider gives it.
 public struct PriceQuote: Sendable, Equatable {
@@ -89,6 +90,8 @@ struct Chart: ResponseEncodable {
 
     let symbol: String
     let range: String
+    /// How the prices are adjusted for splits and dividends.
+    let adjusted: AdjustedHistory
     let points: [Point]
 }
 
@@ -146,4 +149,14 @@ enum MarketError: Error, Equatable {
     case noPrice(String)
     /// The price source cannot answer and the last known price is too old.
     case sourceUnavailable(String)
+}
+
+/// How history is adjusted for corporate actions (`adjusted_bars` in SQL).
+enum AdjustedHistory: String, Codable, Sendable, PostgresCodable, CaseIterable {
+    /// Prices divided by the splits since: no cliff at a split.
+    case split
+    /// Also scaled for the dividends since: the total-return series.
+    case total
+    /// The prices as traded.
+    case none
 }

@@ -137,39 +137,42 @@ struct MarketStore: Sendable {
         }
     }
 
-    /// The close a year before the latest bar, and the 52-week high and low up to it.
+    /// The split-adjusted close a year before the latest bar, and the split-adjusted 52-week
+    /// high and low up to it (`adjusted_bars`): comparable with today's price across splits.
     func yearStatistics(_ symbol: String, through end: String?) async throws -> (yearAgoClose: Decimal?, high: Decimal?, low: Decimal?) {
         let rows = try await pool.query(
             """
             WITH latest AS (
                 SELECT max(day) AS day FROM daily_bars
                 WHERE symbol = \(symbol) AND (\(end)::date IS NULL OR day <= \(end)::date)
+            ), year AS (
+                SELECT a.* FROM latest, adjusted_bars(\(symbol), (latest.day - interval '1 year' - interval '7 days')::date,
+                                                       \(end)::date, \(AdjustedHistory.split)) a
             )
             SELECT
-                (SELECT close FROM daily_bars, latest
-                 WHERE symbol = \(symbol) AND daily_bars.day <= latest.day - interval '1 year'
-                 ORDER BY daily_bars.day DESC LIMIT 1),
+                (SELECT close FROM year, latest WHERE year.day <= latest.day - interval '1 year' ORDER BY year.day DESC LIMIT 1),
                 max(coalesce(high, close)), min(coalesce(low, close))
-            FROM daily_bars, latest
-            WHERE symbol = \(symbol) AND daily_bars.day > latest.day - interval '52 weeks'
+            FROM year, latest
+            WHERE year.day > latest.day - interval '52 weeks' AND year.day <= latest.day
             """
         )
         guard let row = rows.first else { return (nil, nil, nil) }
         return try row.decode((Decimal?, Decimal?, Decimal?).self)
     }
 
-    /// Daily bars within `days` of the latest one up to `end`, oldest first.
-    func bars(_ symbol: String, days: Int, through end: String?) async throws -> [Chart.Point] {
+    /// Daily bars within `days` of the latest one up to `end`, oldest first, adjusted as
+    /// asked (`adjusted_bars`, for the actions up to `end`).
+    func bars(_ symbol: String, days: Int, through end: String?, adjusted: AdjustedHistory) async throws -> [Chart.Point] {
         let rows = try await pool.query(
             """
             WITH latest AS (
                 SELECT max(day) AS day FROM daily_bars
                 WHERE symbol = \(symbol) AND (\(end)::date IS NULL OR day <= \(end)::date)
             )
-            SELECT to_char(day, 'YYYY-MM-DD'), open, high, low, close, volume FROM daily_bars
-            WHERE symbol = \(symbol) AND day > (SELECT day FROM latest) - \(days)::int
-              AND day <= (SELECT day FROM latest)
-            ORDER BY day
+            SELECT to_char(a.day, 'YYYY-MM-DD'), a.open, a.high, a.low, a.close, a.volume
+            FROM latest, adjusted_bars(\(symbol), latest.day - \(days)::int + 1, \(end)::date, \(adjusted)) a
+            WHERE a.day <= latest.day
+            ORDER BY a.day
             """
         )
         return try rows.map { row in

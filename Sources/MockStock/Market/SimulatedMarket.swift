@@ -119,7 +119,8 @@ public final class SimulatedMarket: Service, Sendable {
         if let cached = history.withLock({ $0 }), ContinuousClock.now - cached.read < .seconds(600) {
             return cached.bySymbol
         }
-        // Per symbol through the primary key: its last year (253 closes) of history.
+        // Per symbol: its last year (253 closes) of split-adjusted history, so a split is
+        // not a crash that makes the walk wild.
         let rows = try await pool.query(
             """
             SELECT i.symbol, s.last_close, coalesce(s.volatility, 0.02)
@@ -129,7 +130,12 @@ public final class SimulatedMarket: Service, Sendable {
                        stddev_samp(ln(close / previous)) AS volatility
                 FROM (
                     SELECT day, close, lag(close) OVER (ORDER BY day) AS previous
-                    FROM (SELECT day, close FROM daily_bars d WHERE d.symbol = i.symbol ORDER BY day DESC LIMIT 253) recent
+                    FROM (
+                        SELECT a.day, a.close
+                        FROM adjusted_bars(i.symbol, (SELECT max(day) - 400 FROM daily_bars d WHERE d.symbol = i.symbol),
+                                           NULL, \(AdjustedHistory.split)) a
+                        ORDER BY a.day DESC LIMIT 253
+                    ) recent
                 ) returns
             ) s
             WHERE s.last_close IS NOT NULL
