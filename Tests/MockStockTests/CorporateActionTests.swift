@@ -48,7 +48,10 @@ struct StockDetailBody: Decodable {
 @Suite("Corporate actions")
 struct CorporateActionTests {
     /// The demo market (real prices 2018-04-23 .. 2021-04-21) seeded as `make run` does.
-    static func withDemoMarket(_ body: @Sendable @escaping (any TestClientProtocol) async throws -> Void) async throws {
+    static func withDemoMarket(
+        configure: @escaping @Sendable (inout AppConfiguration) -> Void = { _ in },
+        _ body: @Sendable @escaping (any TestClientProtocol) async throws -> Void
+    ) async throws {
         try await TemporaryDatabase.with { database in
             try await TestApp.run(on: database) { _ in }
             let pool = PostgresConnectionPool(configuration: database.configuration)
@@ -59,7 +62,7 @@ struct CorporateActionTests {
             }
             _ = try await seeder.seedPrices(try FileChunks(path: root.appendingPathComponent("demo-prices-daily.csv.gz").path))
             await pool.close()
-            try await TestApp.run(on: database, body)
+            try await TestApp.run(on: database, configure: configure, body)
         }
     }
 
@@ -148,5 +151,103 @@ struct CorporateActionTests {
             #expect(actions.map(\.exDate) == ["2021-04-23", "2021-04-22"])
             #expect(actions.first?.ratio == "2" && actions.last?.amount == "0.25")
         }
+    }
+}
+
+@Suite("Corporate actions applied to portfolios")
+struct AppliedCorporateActionTests {
+    @Test("replaying Apple across 2020-08-31: a holder of 10 holds 40 with a quarter of the average cost, once")
+    func replayedSplit() async throws {
+        try await CorporateActionTests.withDemoMarket(configure: {
+            $0.quoteSource = .replay
+            $0.replay.startDay = "2020-08-27"
+            // A trading day every two seconds; look for a new day every second.
+            $0.replay.tradingDaysPerMinute = 30
+            $0.replay.checkSeconds = 1
+            $0.orderSweepInterval = .milliseconds(200)
+        }) { client in
+            let token = try await client.register("holder").token
+            var stock = try await client.decode(StockDetailBody.self, "/api/stock/AAPL", token: token)
+            for _ in 0..<50 where stock.price == "133.50" {
+                try await Task.sleep(for: .milliseconds(100))
+                stock = try await client.decode(StockDetailBody.self, "/api/stock/AAPL", token: token)
+            }
+            let bought = try await client.tradeOK("buy", "AAPL", 10, token: token)
+            let price = try #require(Decimal(string: bought.trade.price))
+            #expect(price > 400)
+            let order = try await client.placeOrderOK(
+                #"{"symbol":"AAPL","side":"buy","quantity":3,"type":"limit","limitPrice":"100","timeInForce":"gtc"}"#, token: token)
+
+            var portfolio = try await client.decode(PortfolioBody.self, "/api/portfolio", token: token)
+            for _ in 0..<150 where portfolio.holdings.first?.quantity != 40 {
+                try await Task.sleep(for: .milliseconds(100))
+                portfolio = try await client.decode(PortfolioBody.self, "/api/portfolio", token: token)
+            }
+            let holding = try #require(portfolio.holdings.first)
+            #expect(holding.quantity == 40)
+            #expect(holding.averageCost == (price / 4).rounded(4).moneyText)
+            // The resting order now asks for 12 shares at 25.00: the same money.
+            let adjusted = try await client.order(order.id, token: token)
+            #expect(adjusted.quantity == 12 && adjusted.limitPrice == "25.00" && adjusted.status == "new")
+            let notices = try await client.decode(NotificationPageBody.self, "/api/notifications", token: token)
+            #expect(notices.items.contains { $0.title == "AAPL split 4-for-1" && $0.body.contains("You now hold 40 shares") })
+            // Later sweeps and days change nothing.
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(try await client.decode(PortfolioBody.self, "/api/portfolio", token: token).holdings.first?.quantity == 40)
+        }
+    }
+
+    @Test("a dividend pays quantity × amount exactly once with two server processes and a restart; a short pays it")
+    func dividendOnce() async throws {
+        try await TemporaryDatabase.with { database in
+            let fast: @Sendable (inout AppConfiguration) -> Void = { $0.orderSweepInterval = .milliseconds(50) }
+            let (token, league) = try await TestApp.run(on: database, configure: fast) { first in
+                try await first.seedTradingMarket()
+                let token = try await first.register("income").token
+                _ = try await first.tradeOK("buy", "AAPL", 7, token: token)
+                let (league, portfolio) = try await first.leagueWithRules(#"{"allowShortSelling":true}"#, token: token)
+                _ = try await first.tradeOK("sell", "AAPL", 4, token: token, portfolioID: portfolio)
+                let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+                try await TestApp.run(on: database, configure: fast) { second in
+                    let admin = try await second.adminToken()
+                    let dividend = #"{"symbol":"AAPL","kind":"dividend","exDate":"\#(today)","amount":"0.205"}"#
+                    #expect(try await second.send(.post, "/api/admin/corporate-actions", body: dividend, token: admin).status == .created)
+                    for _ in 0..<100 {
+                        let moves = try await second.decode(CashMovementPageBody.self, "/api/cash-movements", token: token).items
+                        if moves.contains(where: { $0.kind == "dividend" }) { break }
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+                return (token, portfolio)
+            }
+            // A restart on the same database applies nothing again.
+            try await TestApp.run(on: database, configure: fast) { client in
+                try await Task.sleep(for: .milliseconds(300))
+                let personal = try await client.decode(CashMovementPageBody.self, "/api/cash-movements", token: token).items
+                #expect(personal.filter { $0.kind == "dividend" }.map(\.amount) == ["1.435"])
+                let short = try await client.decode(CashMovementPageBody.self, "/api/cash-movements?portfolioId=\(league)", token: token).items
+                #expect(short.filter { $0.kind == "dividend" }.map(\.amount) == ["-0.82"])
+                let notices = try await client.decode(NotificationPageBody.self, "/api/notifications", token: token)
+                #expect(notices.items.filter { $0.title == "AAPL paid a dividend" }.count == 2)
+            }
+        }
+    }
+}
+
+extension Decimal {
+    /// As the API writes money: at least two fraction digits.
+    var moneyText: String {
+        let text = "\(self)"
+        guard let dot = text.firstIndex(of: ".") else { return text + ".00" }
+        let digits = text.distance(from: dot, to: text.endIndex) - 1
+        return digits < 2 ? text + String(repeating: "0", count: 2 - digits) : text
+    }
+
+    func rounded(_ scale: Int) -> Decimal {
+        var value = self
+        var result = Decimal()
+        NSDecimalRound(&result, &value, scale, .plain)
+        return result
     }
 }

@@ -208,9 +208,13 @@ SELECT
     - (SELECT coalesce(sum(CASE side WHEN 'buy' THEN amount + fee ELSE fee - amount END), 0) FROM trades t WHERE t.portfolio_id = p.id))
 + (SELECT count(*) FROM holdings h WHERE h.quantity <>
       (SELECT coalesce(sum(CASE side WHEN 'buy' THEN quantity ELSE -quantity END), 0) FROM trades t
-       WHERE t.portfolio_id = h.portfolio_id AND t.symbol = h.symbol))
+       WHERE t.portfolio_id = h.portfolio_id AND t.symbol = h.symbol)
+    + (SELECT coalesce(sum(x.quantity_after - x.quantity_before), 0)
+       FROM corporate_action_applications x JOIN corporate_actions a ON a.id = x.action_id
+       WHERE x.portfolio_id = h.portfolio_id AND a.symbol = h.symbol))
 + (SELECT count(*) FROM portfolios p WHERE p.paid_in <>
-      (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id))
+      (SELECT coalesce(sum(amount), 0) FROM cash_movements c
+       WHERE c.portfolio_id = p.id AND c.kind NOT IN ('dividend', 'cash_in_lieu')))
 -- What is reserved is what the open orders hold back, and each filled order's trade is that order's.
 + (SELECT count(*) FROM portfolios p WHERE p.reserved_cash <>
       (SELECT coalesce(sum(reserved_cash), 0) FROM orders o WHERE o.portfolio_id = p.id AND o.status = 'new'))

@@ -366,10 +366,37 @@ async def crashes(args, profile):
                 server.start()
                 recoveries.append(await server.wait_ready(timeout=30))
 
+        async def dividends():
+            # Dividends dated today while the server is killed: each holder paid once.
+            for symbol in ("R1", "R2", "R3"):
+                await asyncio.sleep(random.uniform(3, 9))
+                body = {"symbol": symbol, "kind": "dividend", "exDate": time.strftime("%Y-%m-%d", time.gmtime()), "amount": "0.37"}
+                for _ in range(30):
+                    status, _, _ = await client.request("POST", "/api/admin/corporate-actions", admin, body, timeout=10)
+                    if status in (201, 409):
+                        break
+                    await asyncio.sleep(0.5)
+
         flow = {"resting orders placed": 0}
-        await asyncio.gather(killer(), resting_flow(client, admin, players, deadline, flow),
+        await asyncio.gather(killer(), dividends(), resting_flow(client, admin, players, deadline, flow),
                              *(keyed_trader(client, players, ledger, deadline, lambda: False) for _ in range(32)))
         left = await orders_left_open(setup.database)
+        for _ in range(30):
+            pending = int(setup.database.scalar("SELECT count(*) FROM corporate_actions WHERE applied_at IS NULL"))
+            if pending == 0:
+                break
+            await asyncio.sleep(0.5)
+        paid = int(setup.database.scalar("SELECT count(*) FROM corporate_action_applications"))
+        wrong = int(setup.database.scalar("""
+            SELECT (SELECT count(*) FROM corporate_action_applications x JOIN corporate_actions a ON a.id = x.action_id
+                    WHERE x.cash <> x.quantity_before * a.amount)
+                 + (SELECT count(*) FROM (SELECT portfolio_id, note FROM cash_movements WHERE kind = 'dividend'
+                                          GROUP BY 1, 2 HAVING count(*) > 1) twice)
+                 + (SELECT count(*) FROM cash_movements WHERE kind = 'dividend')
+                 - (SELECT count(*) FROM corporate_action_applications WHERE cash <> 0)"""))
+        result.figures.update({"dividends paid": paid, "dividend actions pending": pending, "dividends wrong or twice": wrong})
+        result.check(paid > 0 and pending == 0, f"dividends: {paid} paid, {pending} actions pending")
+        result.check(wrong == 0, f"{wrong} dividends paid wrongly or twice")
         filled = int(setup.database.scalar("SELECT count(*) FROM orders WHERE symbol = 'FLIP' AND status = 'filled'"))
         check_ledger(result, setup.database, ledger)
         result.figures.update(flow)

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import Postgres
 import ServiceLifecycle
+import Synchronization
 
 /// Builds the server: database pool, migrations and admin account before start-up,
 /// router and middleware.
@@ -27,7 +28,10 @@ public func buildApplication(
         orders: orders, trading: trading, hours: hours, rules: rules,
         interval: configuration.orderSweepInterval, logger: logger, started: started, now: configuration.clock
     )
-    let pricesStored: PricesStored = { symbols in await matcher.pricesStored(symbols) }
+    // Told in order once prices are stored: corporate actions first (a split adjusts the
+    // positions and orders the new prices meet), then the order matcher.
+    let listeners = PricesStoredListeners()
+    let pricesStored: PricesStored = { symbols in await listeners.tell(symbols) }
     var quotes: any QuoteProvider
     var services: [any Service] = [pool]
     switch configuration.quoteSource {
@@ -46,6 +50,12 @@ public func buildApplication(
     if configuration.quoteCacheLifetime > .zero && configuration.quoteSource != .http {
         quotes = CachingQuoteProvider(quotes, lifetime: configuration.quoteCacheLifetime)
     }
+    let corporateActions = CorporateActionProcessor(
+        pool: pool, quotes: quotes, replayStart: configuration.quoteSource == .replay ? configuration.replay.startDay : nil,
+        interval: configuration.orderSweepInterval, logger: logger, started: started, now: configuration.clock
+    )
+    listeners.set([corporateActions.pricesStored, matcher.pricesStored])
+    services.append(corporateActions)
 
     // Every store once; features share them.
     let standings = StandingsStore(pool: pool, liveLimit: configuration.standings.liveLimit)
@@ -190,4 +200,20 @@ func buildRouter(
     features.corporateActions.addRoutes(to: json)
     features.admin.addRoutes(to: authenticated)
     return router
+}
+
+/// Who is told when prices are stored, set once everything is built (the markets that
+/// store prices are built before those who listen).
+final class PricesStoredListeners: Sendable {
+    private let listeners = Mutex<[PricesStored]>([])
+
+    func set(_ all: [PricesStored]) {
+        listeners.withLock { $0 = all }
+    }
+
+    func tell(_ symbols: [String]?) async {
+        for listener in listeners.withLock({ $0 }) {
+            await listener(symbols)
+        }
+    }
 }

@@ -116,6 +116,12 @@ enum CashMovementKind: String, Codable, Sendable, PostgresCodable {
     case startingCash = "starting_cash"
     case adjustment
     case reward
+    /// A dividend received (or, for a short position, paid).
+    case dividend
+    /// Cash for the fraction of a share a split left.
+    case cashInLieu = "cash_in_lieu"
+    case deposit
+    case withdrawal
 }
 
 /// What trading refuses.
