@@ -38,6 +38,35 @@ struct AdjustedChartBody: Decodable {
     }
 }
 
+struct ActivityBody: Decodable {
+    let id: String
+    let type: String
+    let symbol: String?
+    let quantity: Int?
+    let amount: String?
+    let note: String?
+}
+
+struct ActivityPageBody: Decodable {
+    let items: [ActivityBody]
+    let nextBefore: String?
+}
+
+extension TestClientProtocol {
+    /// Every activity of the personal portfolio, read `limit` at a time.
+    func allActivities(token: String, limit: Int) async throws -> [ActivityBody] {
+        var items: [ActivityBody] = []
+        var cursor: String? = nil
+        repeat {
+            let after = cursor.map { "&before=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" } ?? ""
+            let page = try await decode(ActivityPageBody.self, "/api/activities?limit=\(limit)\(after)", token: token)
+            items += page.items
+            cursor = page.nextBefore
+        } while cursor != nil
+        return items
+    }
+}
+
 struct StockDetailBody: Decodable {
     let price: String
     let yearChangePercent: String?
@@ -191,6 +220,11 @@ struct AppliedCorporateActionTests {
             #expect(adjusted.quantity == 12 && adjusted.limitPrice == "25.00" && adjusted.status == "new")
             let notices = try await client.decode(NotificationPageBody.self, "/api/notifications", token: token)
             #expect(notices.items.contains { $0.title == "AAPL split 4-for-1" && $0.body.contains("You now hold 40 shares") })
+            // The history explains the change of quantity: 10 bought, 30 more by the split.
+            let activities = try await client.allActivities(token: token, limit: 50)
+            #expect(activities.first { $0.type == "split" }?.quantity == 30)
+            #expect(activities.first { $0.type == "split" }?.note == "AAPL split 4-for-1: 10 → 40 shares")
+            #expect(activities.first { $0.type == "fill" }?.quantity == 10)
             // Later sweeps and days change nothing.
             try await Task.sleep(for: .milliseconds(600))
             #expect(try await client.decode(PortfolioBody.self, "/api/portfolio", token: token).holdings.first?.quantity == 40)
@@ -230,6 +264,14 @@ struct AppliedCorporateActionTests {
                 #expect(short.filter { $0.kind == "dividend" }.map(\.amount) == ["-0.82"])
                 let notices = try await client.decode(NotificationPageBody.self, "/api/notifications", token: token)
                 #expect(notices.items.filter { $0.title == "AAPL paid a dividend" }.count == 2)
+                // Newest first, a page at a time, each activity once: the dividend, the league
+                // founder's reward, the first trade's reward with its purchase, the starting cash.
+                let activities = try await client.allActivities(token: token, limit: 1)
+                #expect(activities.map(\.type) == ["dividend", "reward", "reward", "fill", "starting_cash"])
+                #expect(Set(activities.map(\.id)).count == 5)
+                #expect(activities.first { $0.type == "fill" }?.amount == "-1050.00")
+                let bad = try await client.get("/api/activities?before=yesterday", token: token)
+                #expect(bad.status == .unprocessableContent)
             }
         }
     }

@@ -6,6 +6,7 @@ SCREENSHOTS (a folder that receives one PNG per main screen).
 """
 import json
 import os
+import time
 import secrets
 import unittest
 import urllib.request
@@ -133,15 +134,19 @@ class WebClientTest(unittest.TestCase):
         Select(self.find("#order-tif")).select_by_value(tif)
         self.click("#order-confirm")
 
-    def set_price(self, symbol, price):
-        """An admin quote through the API, as a price move the page did not make."""
+    @staticmethod
+    def admin_post(path, body):
+        """An admin's request through the API, as something the page did not do."""
         def call(path, body, token=None):
             headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
             request = urllib.request.Request(f"{BASE}{path}", data=json.dumps(body).encode(), headers=headers, method="POST")
             with urllib.request.urlopen(request, timeout=10) as response:
                 return json.loads(response.read())
         token = call("/api/auth/login", {"username": ADMIN[0], "password": ADMIN[1]})["token"]
-        call("/api/admin/quotes", [{"symbol": symbol, "price": price}], token)
+        return call(path, body, token)
+
+    def set_price(self, symbol, price):
+        self.admin_post("/api/admin/quotes", [{"symbol": symbol, "price": price}])
 
     # The journey, in order.
 
@@ -363,6 +368,21 @@ class WebClientTest(unittest.TestCase):
         self.shot("13-order-filled")
         self.go("#/portfolio")
         self.text_in("main tbody", "MSFT")
+
+        # A dividend dated today reaches the two shares held; the history shows it with the trades.
+        today = time.strftime("%Y-%m-%d", time.gmtime())
+        self.admin_post("/api/admin/corporate-actions", {"symbol": "MSFT", "kind": "dividend", "exDate": today, "amount": "0.56"})
+        deadline = time.monotonic() + 25
+        while True:
+            self.go(f"#/transactions?view=activity&t={time.monotonic()}")
+            self.find("#activities")
+            if "Dividend" in self.find("#activities").text or time.monotonic() > deadline:
+                break
+            time.sleep(1)
+        self.text_in("#activities", "Dividend")
+        self.text_in("#activities", "+$1.12")
+        self.text_in("#activities", "Bought")
+        self.shot("17-history-everything")
 
         # A stop order on the ticket shows its stop price field; a refusal is in words.
         self.go("#/stock/MSFT")

@@ -152,7 +152,11 @@ async def run(result, client, database, server, log_path):
     for method, path in [("DELETE", f"/api/orders/{victim_order['id']}"), ("GET", f"/api/orders/{victim_order['id']}"),
                          ("DELETE", "/api/orders/abc"), ("DELETE", f"/api/orders?portfolioId={victim_portfolio}"),
                          ("GET", f"/api/orders?portfolioId={victim_portfolio}"), ("GET", "/api/orders?status=everything"),
-                         ("GET", "/api/orders?before=-1")]:
+                         ("GET", "/api/orders?before=-1"), ("GET", f"/api/activities?portfolioId={victim_portfolio}"),
+                         ("GET", "/api/activities?before=x"), ("GET", "/api/activities?before=2026-01-01T00:00:00.000000Z~9~1"),
+                         ("GET", "/api/activities?before=2026-99-01T00:00:00.000000Z~1~1"),
+                         ("GET", "/api/activities?before=%27%3B%20DROP%20TABLE%20trades%3B--"),
+                         ("GET", "/api/stock/AAPL/chart?adjusted=%00"), ("GET", "/api/stock/NOPE/corporate-actions")]:
         await expect(method, path, attacker, {404, 422})
         cases += 1
     bad_leagues = [

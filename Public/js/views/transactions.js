@@ -1,13 +1,53 @@
 import { api } from '../api.js';
-import { h, fill, table, failure } from '../dom.js';
-import { money, price } from '../decimal.js';
+import { h, fill, table, failure, signed } from '../dom.js';
+import { money, price, signedMoney } from '../decimal.js';
 import { portfolioSelect } from './portfolio.js';
 
 const PAGE = 25;
 
+const ACTIVITY = {
+  fill: 'Trade', dividend: 'Dividend', split: 'Split', cash_in_lieu: 'Cash in lieu', starting_cash: 'Starting cash',
+  reward: 'Reward', adjustment: 'Adjustment', deposit: 'Deposit', withdrawal: 'Withdrawal',
+};
+
+/** Trades / everything: the two views of the history. */
+function viewSwitch(chosen, activity) {
+  return h('nav', { class: 'ranges', 'aria-label': 'History view' },
+    h('a', { href: `#/transactions?id=${chosen}`, 'aria-current': activity ? null : 'page', class: 'button' }, 'Trades'),
+    h('a', { href: `#/transactions?id=${chosen}&view=activity`, 'aria-current': activity ? 'page' : null, class: 'button', id: 'view-activity' },
+      'Everything: cash, dividends, splits'));
+}
+
+/** Every change to a portfolio: trades, dividends, splits, rewards, starting cash. */
+async function activityView(root, context, portfolios, chosen) {
+  const before = context.query.get('before');
+  const query = new URLSearchParams({ limit: String(PAGE) });
+  if (chosen) query.set('portfolioId', chosen);
+  if (before) query.set('before', before);
+  const page = await api(`/api/activities?${query}`);
+  if (!context.current()) return;
+  fill(root,
+    h('div', { class: 'heading' }, h('h1', {}, 'History'),
+      portfolios.length > 1 ? h('label', { class: 'inline' }, 'Portfolio ',
+        portfolioSelect(portfolios, chosen, (id) => context.navigate(`#/transactions?id=${id}&view=activity`), 'history-portfolio')) : null),
+    viewSwitch(chosen, true),
+    h('div', { id: 'activities' }, table([
+      { title: 'When', cell: (a) => new Date(a.at).toLocaleString() },
+      { title: 'What', cell: (a) => (a.type === 'fill' ? `${a.side === 'buy' ? 'Bought' : 'Sold'}` : ACTIVITY[a.type] ?? a.type) },
+      { title: 'Stock', cell: (a) => (a.symbol ? h('a', { href: `#/stock/${a.symbol}` }, a.symbol) : '') },
+      { title: 'Shares', class: 'num', cell: (a) => (a.quantity === null ? '' : String(a.quantity)) },
+      { title: 'Cash', class: 'num', cell: (a) => (a.amount === null ? '' : signed(a.amount, signedMoney(a.amount))) },
+      { title: 'Note', cell: (a) => a.note ?? (a.type === 'fill' ? `${a.quantity} at ${price(a.price)}, fee ${money(a.fee)}` : '') },
+    ], page.items, { empty: 'Nothing yet.', caption: 'Everything that changed the portfolio, newest first' })),
+    h('nav', { class: 'pager', 'aria-label': 'Pages' },
+      before ? h('a', { href: `#/transactions?id=${chosen}&view=activity` }, '← Newest') : null,
+      page.nextBefore ? h('a', { href: `#/transactions?id=${chosen}&view=activity&before=${encodeURIComponent(page.nextBefore)}` }, 'Older →') : null));
+}
+
 export async function transactionsView(root, context) {
   const portfolios = await api('/api/portfolios');
   const chosen = context.query.get('id') || String(portfolios[0]?.id ?? '');
+  if (context.query.get('view') === 'activity') return activityView(root, context, portfolios, chosen);
   const before = context.query.get('before');
   const query = new URLSearchParams({ limit: String(PAGE) });
   if (chosen) query.set('portfolioId', chosen);
@@ -39,6 +79,7 @@ export async function transactionsView(root, context) {
         portfolios.length > 1 ? h('label', { class: 'inline' }, 'Portfolio ',
           portfolioSelect(portfolios, chosen, (id) => context.navigate(`#/transactions?id=${id}`), 'history-portfolio')) : null,
         h('button', { type: 'button', id: 'download-csv', onclick: download }, 'Download CSV'))),
+    viewSwitch(chosen, false),
     status,
     table([
       { title: 'When', cell: (t) => new Date(t.createdAt).toLocaleString() },

@@ -14,6 +14,7 @@ struct TradingController {
         api.get("transactions", use: transactions)
         api.get("transactions.csv") { request, context in try await transactionsCSV(request, context) }
         api.get("cash-movements", use: cashMovements)
+        api.get("activities", use: activities)
     }
 
     struct TradeRequest: Decodable {
@@ -79,6 +80,14 @@ struct TradingController {
             status: .ok,
             headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: #"attachment; filename="transactions.csv""#],
             body: body
+        )
+    }
+
+    @Sendable func activities(_ request: Request, context: AppRequestContext) async throws -> ActivityPage {
+        try await trading.activities(
+            userID: context.requireIdentity().userID, portfolioID: try request.positiveInteger("portfolioId"),
+            before: request.uri.queryParameters.get("before"),
+            limit: try Pagination.limit(request.uri.queryParameters, default: 50, maximum: 200)
         )
     }
 

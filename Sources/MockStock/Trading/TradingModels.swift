@@ -155,3 +155,37 @@ enum TradingError: Error, Equatable {
     /// The buy would make one symbol more than this percentage of the portfolio's net worth.
     case positionLimit(Decimal)
 }
+
+/// One thing that changed a portfolio: a fill, a cash movement (dividend, cash in lieu,
+/// reward, ...) or a split.
+struct Activity: Encodable, Sendable {
+    let id: String
+    let type: String
+    @NullEncoded var symbol: String?
+    @NullEncoded var side: TradeSide?
+    @NullEncoded var quantity: Int?
+    @NullEncoded var price: String?
+    @NullEncoded var amount: String?
+    @NullEncoded var fee: String?
+    @NullEncoded var note: String?
+    let at: Date
+
+    init(_ record: TradingStore.ActivityRecord) {
+        id = record.id
+        type = record.type
+        symbol = record.symbol
+        side = record.side
+        quantity = record.quantity
+        price = record.price?.moneyString
+        amount = record.amount?.moneyString
+        fee = record.fee?.moneyString
+        note = record.note
+        at = record.at
+    }
+}
+
+/// A page of activities; `nextBefore` is an opaque cursor for the next page (null on the last).
+struct ActivityPage: ResponseEncodable {
+    let items: [Activity]
+    @NullEncoded var nextBefore: String?
+}

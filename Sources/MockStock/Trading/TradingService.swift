@@ -138,4 +138,25 @@ struct TradingService: Sendable {
                          note: $0.note, createdAt: $0.createdAt)
         }
     }
+
+    /// Activities of one portfolio, newest first; `before` is a cursor from an earlier page.
+    func activities(userID: Int, portfolioID: Int?, before: String?, limit: Int) async throws -> ActivityPage {
+        guard let portfolio = try await store.portfolio(userID: userID, id: portfolioID) else {
+            throw TradingError.noSuchPortfolio
+        }
+        let cursor = try before.map(Self.activityCursor)
+        let rows = try await store.activities(portfolioID: portfolio.id, before: cursor, limit: limit + 1)
+        let items = rows.prefix(limit)
+        return ActivityPage(items: items.map(Activity.init), nextBefore: rows.count > limit ? items.last?.cursor : nil)
+    }
+
+    /// A cursor is "time~source~id", as pages hand them out.
+    private static func activityCursor(_ text: String) throws -> (at: String, source: Int, id: Int) {
+        let parts = text.split(separator: "~", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z/) != nil,
+              let source = Int(parts[1]), (1...3).contains(source), let id = Int(parts[2]), id > 0 else {
+            throw InvalidInput("before must be a cursor from an earlier page.")
+        }
+        return (String(parts[0]), source, id)
+    }
 }

@@ -189,4 +189,45 @@ struct TradingStore: Sendable {
             CashMovementRecord(id: $0.0, portfolioID: $0.1, kind: $0.2, amount: $0.3, note: $0.4, createdAt: $0.5)
         }
     }
+
+    struct ActivityRecord: Sendable {
+        /// Where the next page starts: the activity's time (to the microsecond), source and id.
+        let cursor: String
+        let id: String
+        let type: String
+        let symbol: String?
+        let side: TradeSide?
+        let quantity: Int?
+        let price: Decimal?
+        let amount: Decimal?
+        let fee: Decimal?
+        let note: String?
+        let at: Date
+    }
+
+    /// A portfolio's activities (the `activities` view), newest first, before `cursor`.
+    func activities(portfolioID: Int, before cursor: (at: String, source: Int, id: Int)?, limit: Int) async throws -> [ActivityRecord] {
+        let rows = try await pool.query(
+            """
+            SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '~' || source || '~' || id,
+                   CASE source WHEN 1 THEN 'fill-' WHEN 2 THEN 'cash-' ELSE 'split-' END || id,
+                   type, symbol, side, quantity, price, amount, fee, note, at
+            FROM activities
+            WHERE portfolio_id = \(portfolioID)
+              AND (\(cursor?.at)::timestamptz IS NULL
+                   OR (at, source, id) < (\(cursor?.at)::timestamptz, \(cursor?.source)::int, \(cursor?.id)::int8))
+            ORDER BY at DESC, source DESC, id DESC LIMIT \(limit)
+            """
+        )
+        return try rows.map { row in
+            ActivityRecord(
+                cursor: try row.decode(String.self, column: 0), id: try row.decode(String.self, column: 1),
+                type: try row.decode(String.self, column: 2), symbol: try row.decode(String?.self, column: 3),
+                side: try row.decode(TradeSide?.self, column: 4), quantity: try row.decode(Int?.self, column: 5),
+                price: try row.decode(Decimal?.self, column: 6), amount: try row.decode(Decimal?.self, column: 7),
+                fee: try row.decode(Decimal?.self, column: 8), note: try row.decode(String?.self, column: 9),
+                at: try row.decode(Date.self, column: 10)
+            )
+        }
+    }
 }
