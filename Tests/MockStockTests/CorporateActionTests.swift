@@ -231,6 +231,32 @@ struct AppliedCorporateActionTests {
         }
     }
 
+    @Test("an admin's 3-for-2 split dated today: net worth unchanged, cash in lieu for the half share, the quote divided once")
+    func splitLeavesNetWorth() async throws {
+        try await TestApp.run(configure: { $0.orderSweepInterval = .milliseconds(50) }) { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("splitter").token
+            _ = try await client.tradeOK("buy", "AAPL", 5, token: token)
+            let before = try await client.decode(PortfolioBody.self, "/api/portfolio", token: token)
+            let admin = try await client.adminToken()
+            let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+            let split = #"{"symbol":"AAPL","kind":"split","exDate":"\#(today)","ratio":"1.5"}"#
+            #expect(try await client.send(.post, "/api/admin/corporate-actions", body: split, token: admin).status == .created)
+            var after = before
+            for _ in 0..<100 where after.holdings.first?.quantity == 5 {
+                try await Task.sleep(for: .milliseconds(50))
+                after = try await client.decode(PortfolioBody.self, "/api/portfolio", token: token)
+            }
+            // 5 × 1.5 = 7.5: 7 shares and half a share's worth (at 150 / 1.5 = 100) in cash.
+            #expect(after.holdings.first?.quantity == 7 && after.holdings.first?.price == "100.00")
+            #expect(after.netWorth == before.netWorth)
+            let moves = try await client.decode(CashMovementPageBody.self, "/api/cash-movements", token: token).items
+            #expect(moves.first { $0.kind == "cash_in_lieu" }?.amount == "50.00")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await client.decode(StockDetailBody.self, "/api/stock/AAPL", token: token).price == "100.00")
+        }
+    }
+
     @Test("a dividend pays quantity × amount exactly once with two server processes and a restart; a short pays it")
     func dividendOnce() async throws {
         try await TemporaryDatabase.with { database in

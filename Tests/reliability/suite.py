@@ -192,7 +192,15 @@ async def conservation(args, profile):
                     snapshots["violations"] += int(drift) + int(negative)
                 await asyncio.sleep(1)
 
-        await asyncio.gather(snapshot_loop(), *(player_loop() for _ in range(profile["clients"])))
+        async def dividend_loop():
+            # Dividends dated today on two traded symbols, paid (or, by shorts, paid out) under load.
+            for symbol in ("R4", "R5"):
+                await asyncio.sleep(profile["load_seconds"] / 3)
+                body = {"symbol": symbol, "kind": "dividend", "exDate": time.strftime("%Y-%m-%d", time.gmtime()), "amount": "0.13"}
+                status, answer, _ = await client.request("POST", "/api/admin/corporate-actions", admin, body)
+                result.check(status == 201, f"dividend answered {status}: {answer}")
+
+        await asyncio.gather(snapshot_loop(), dividend_loop(), *(player_loop() for _ in range(profile["clients"])))
         replay = int(setup.database.scalar(REPLAY))
         final = int(setup.database.scalar(WORTH_DRIFT)) + int(setup.database.scalar(NEGATIVE))
         server_errors = sum(n for status, n in client.statuses.items() if status >= 500 or status == 0)
@@ -204,6 +212,7 @@ async def conservation(args, profile):
             "orders open at the end": int(setup.database.scalar("SELECT count(*) FROM orders WHERE status = 'new'")),
             "league trades": counts["league trades"], "refused league trades": counts["refused league trades"],
             "short positions at the end": int(setup.database.scalar("SELECT count(*) FROM holdings WHERE quantity < 0")),
+            "dividends applied": int(setup.database.scalar("SELECT count(*) FROM corporate_action_applications")),
             "snapshots": snapshots["taken"], "snapshot violations": snapshots["violations"],
             "replay mismatches": replay, "final violations": final, "5xx or failed": server_errors,
             "trade p50 ms": round(latencies[len(latencies) // 2] * 1000, 1) if latencies else None,
