@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import MockStock
+@testable import MockStock
 import Postgres
 import Testing
 import TestSupport
@@ -214,7 +214,7 @@ struct AppliedCorporateActionTests {
             }
             let holding = try #require(portfolio.holdings.first)
             #expect(holding.quantity == 40)
-            #expect(holding.averageCost == (price / 4).rounded(4).moneyText)
+            #expect(holding.averageCost == (price / 4).rounded(4).moneyString)
             // The resting order now asks for 12 shares at 25.00: the same money.
             let adjusted = try await client.order(order.id, token: token)
             #expect(adjusted.quantity == 12 && adjusted.limitPrice == "25.00" && adjusted.status == "new")
@@ -300,22 +300,5 @@ struct AppliedCorporateActionTests {
                 #expect(bad.status == .unprocessableContent)
             }
         }
-    }
-}
-
-extension Decimal {
-    /// As the API writes money: at least two fraction digits.
-    var moneyText: String {
-        let text = "\(self)"
-        guard let dot = text.firstIndex(of: ".") else { return text + ".00" }
-        let digits = text.distance(from: dot, to: text.endIndex) - 1
-        return digits < 2 ? text + String(repeating: "0", count: 2 - digits) : text
-    }
-
-    func rounded(_ scale: Int) -> Decimal {
-        var value = self
-        var result = Decimal()
-        NSDecimalRound(&result, &value, scale, .plain)
-        return result
     }
 }

@@ -144,7 +144,7 @@ struct PriceCSVParser {
         output.append(contentsOf: symbol.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) ? $0 - 32 : $0 })
         output.append(UInt8(ascii: "\t"))
         let date = fields[layout.date]
-        guard Self.isDate(date) else {
+        guard CalendarDay.isValid(date) else {
             throw InvalidInput(line: line, "date must be a real day written YYYY-MM-DD.")
         }
         output.append(contentsOf: date)
@@ -246,23 +246,4 @@ struct PriceCSVParser {
     }
 
     /// YYYY-MM-DD naming a day that exists.
-    private static func isDate(_ field: ArraySlice<UInt8>) -> Bool {
-        let start = field.startIndex
-        guard field.count == 10, field[start + 4] == UInt8(ascii: "-"), field[start + 7] == UInt8(ascii: "-") else { return false }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for index in range {
-                let byte = field[start + index]
-                guard isDigit(byte) else { return nil }
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            }
-            return value
-        }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-            year >= 1800, (1...12).contains(month), day >= 1
-        else { return false }
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        return day <= lengths[month - 1]
-    }
 }

@@ -24,13 +24,10 @@ public func buildApplication(
     let hours = MarketHours(schedule: configuration.marketHours)
     let rules = TradingRulesBook(pool: pool, serverRules: TradingRules(commission: Commission(flat: configuration.tradeFee)))
     let started = StartSignal()
-    let matcher = OrderMatcher(
-        orders: orders, trading: trading, hours: hours, rules: rules,
-        interval: configuration.orderSweepInterval, logger: logger, started: started, now: configuration.clock
-    )
+    let matcher = OrderMatcher(orders: orders, trading: trading, hours: hours, rules: rules, logger: logger, now: configuration.clock)
     // Told in order once prices are stored: corporate actions first (a split adjusts the
     // positions and orders the new prices meet), then the order matcher.
-    let listeners = PricesStoredListeners()
+    let listeners = PricesStoredListeners(logger: logger)
     let pricesStored: PricesStored = { symbols in await listeners.tell(symbols) }
     var quotes: any QuoteProvider
     var services: [any Service] = [pool]
@@ -52,10 +49,12 @@ public func buildApplication(
     }
     let corporateActions = CorporateActionProcessor(
         pool: pool, quotes: quotes, replayStart: configuration.quoteSource == .replay ? configuration.replay.startDay : nil,
-        interval: configuration.orderSweepInterval, logger: logger, started: started, now: configuration.clock
+        logger: logger, now: configuration.clock
     )
-    listeners.set([corporateActions.pricesStored, matcher.pricesStored])
-    services.append(corporateActions)
+    listeners.set([
+        .init(name: "applying corporate actions") { _ in try await corporateActions.process() },
+        .init(name: "matching orders") { symbols in try await matcher.match(symbols: symbols) },
+    ])
 
     // Every store once; features share them.
     let standings = StandingsStore(pool: pool, liveLimit: configuration.standings.liveLimit)
@@ -64,7 +63,13 @@ public func buildApplication(
     services.append(StandingsService(
         store: standings, achievements: achievements, settings: configuration.standings, logger: logger, started: started
     ))
-    services.append(matcher)
+    services.append(HousekeepingService(
+        chores: [
+            .init(name: "corporate actions") { try await corporateActions.process() },
+            .init(name: "order sweep") { try await matcher.sweep() },
+        ],
+        interval: configuration.orderSweepInterval, logger: logger, started: started
+    ))
     services.append(HousekeepingService(
         chores: [
             .init(name: "forget old idempotency keys") { try await trading.forgetOldKeys() },
@@ -80,7 +85,7 @@ public func buildApplication(
             store: orders, trading: trading, market: market, quotes: quotes, matcher: matcher, hours: hours,
             rules: rules, now: configuration.clock
         ),
-        leagues: LeagueService(store: LeagueStore(pool: pool, serverRules: rules.serverRules), standings: standings),
+        leagues: LeagueService(store: LeagueStore(pool: pool, serverRules: rules.serverRules), standings: standings, market: market),
         achievements: achievements,
         notifications: notifications,
         admin: AdminController(
@@ -204,16 +209,31 @@ func buildRouter(
 
 /// Who is told when prices are stored, set once everything is built (the markets that
 /// store prices are built before those who listen).
+/// A listener's failure is logged and left to the next sweep.
 final class PricesStoredListeners: Sendable {
-    private let listeners = Mutex<[PricesStored]>([])
+    struct Listener: Sendable {
+        let name: String
+        let run: @Sendable (_ symbols: [String]?) async throws -> Void
+    }
 
-    func set(_ all: [PricesStored]) {
+    private let listeners = Mutex<[Listener]>([])
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    func set(_ all: [Listener]) {
         listeners.withLock { $0 = all }
     }
 
     func tell(_ symbols: [String]?) async {
         for listener in listeners.withLock({ $0 }) {
-            await listener(symbols)
+            do {
+                try await listener.run(symbols)
+            } catch {
+                logger.warning("\(listener.name) after new prices failed", metadata: ["error": "\(error)"])
+            }
         }
     }
 }

@@ -47,7 +47,7 @@ struct NewCorporateAction: Sendable {
         guard Symbol.isValid(symbol) else { throw MarketError.unknownSymbol(symbol) }
         guard let kind = CorporateActionKind(rawValue: input.kind) else { throw InvalidInput("kind must be split or dividend.") }
         self.kind = kind
-        guard input.exDate.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil, Self.isRealDay(input.exDate) else {
+        guard CalendarDay.isValid(input.exDate) else {
             throw InvalidInput("exDate must be a real day written YYYY-MM-DD.")
         }
         exDate = input.exDate
@@ -67,15 +67,6 @@ struct NewCorporateAction: Sendable {
             self.amount = amount
             ratio = nil
         }
-    }
-
-    private static func isRealDay(_ text: String) -> Bool {
-        let parts = text.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, (1900...2200).contains(parts[0]) else { return false }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let components = DateComponents(year: parts[0], month: parts[1], day: parts[2])
-        return components.isValidDate(in: calendar)
     }
 }
 

@@ -1,42 +1,21 @@
 import Foundation
 import Logging
 import Postgres
-import ServiceLifecycle
 
 /// Applies splits and dividends to the portfolios holding the stock once the market the
 /// server plays reaches their ex-date: the replay day when replaying history, else today
 /// (UTC). Each holder's application is its own small transaction through the SQL function
 /// `apply_corporate_action`, recorded per (action, portfolio), so a restart, a second
-/// server process or a replayed day never applies it twice. Runs every `interval` and
-/// after prices are stored.
-final class CorporateActionProcessor: Service, Sendable {
+/// server process or a replayed day never applies it twice. Runs after prices are stored
+/// and every `ORDER_SWEEP_SECONDS` (a chore of the periodic service).
+struct CorporateActionProcessor: Sendable {
     let pool: PostgresConnectionPool
     let quotes: any QuoteProvider
     /// When replaying, the first replayed day: actions after it are news to the players,
     /// although they were loaded with the history before.
     let replayStart: String?
-    let interval: Duration
     let logger: Logger
-    let started: StartSignal
     let now: @Sendable () -> Date
-
-    init(pool: PostgresConnectionPool, quotes: any QuoteProvider, replayStart: String?, interval: Duration, logger: Logger,
-         started: StartSignal, now: @escaping @Sendable () -> Date) {
-        self.pool = pool
-        self.quotes = quotes
-        self.replayStart = replayStart
-        self.interval = interval
-        self.logger = logger
-        self.started = started
-        self.now = now
-    }
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown { await self.started.wait() }
-        await repeatUntilShutdown(every: interval, logger: logger, task: "corporate actions") {
-            try await self.process()
-        }
-    }
 
     /// The market's current day, `YYYY-MM-DD`.
     func marketDay() async throws -> String {
@@ -104,15 +83,5 @@ final class CorporateActionProcessor: Service, Sendable {
         try await pool.execute("UPDATE corporate_actions SET applied_at = now() WHERE id = \(action) AND applied_at IS NULL")
         if changed > 0 { logger.info("corporate action applied", metadata: ["action": "\(action)", "portfolios": "\(changed)"]) }
         return changed
-    }
-
-    /// Applies what is due after prices were stored (a new replay day); failures wait for
-    /// the next round.
-    func pricesStored(_ symbols: [String]?) async {
-        do {
-            try await process()
-        } catch {
-            logger.warning("applying corporate actions failed", metadata: ["error": "\(error)"])
-        }
     }
 }

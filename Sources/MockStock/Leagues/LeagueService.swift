@@ -4,6 +4,7 @@ import Foundation
 struct LeagueService: Sendable {
     let store: LeagueStore
     let standings: StandingsStore
+    let market: MarketStore
 
     static let defaultStartingCash = Decimal(string: "100000.00")!
 
@@ -29,8 +30,11 @@ struct LeagueService: Sendable {
         if rules != store.serverRules && mode == .shared {
             throw InvalidInput("rules apply to the league portfolios of an isolated league; in a shared league members trade their personal portfolios.")
         }
-        if let symbols = rules.allowedSymbols, let unknown = try await store.firstUnknown(of: Array(symbols)) {
-            throw InvalidInput("rules.allowedSymbols holds \(unknown), which is no instrument.")
+        if let symbols = rules.allowedSymbols?.sorted() {
+            let known = try await market.names(for: symbols)
+            if let unknown = symbols.first(where: { known[$0] == nil }) {
+                throw InvalidInput("rules.allowedSymbols holds \(unknown), which is no instrument.")
+            }
         }
         return try await store.create(
             .init(name: name, mode: mode, startingCash: startingCash, startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers,

@@ -67,16 +67,6 @@ struct LeagueStore: Sendable {
         throw LeagueError.noFreeJoinCode
     }
 
-    /// The first of these symbols that names no instrument.
-    func firstUnknown(of symbols: [String]) async throws -> String? {
-        try await pool.query(
-            """
-            SELECT s FROM unnest(\(symbols)::text[]) AS s
-            WHERE NOT EXISTS (SELECT 1 FROM instruments i WHERE i.symbol = s) LIMIT 1
-            """
-        ).decodeColumn(String.self).first
-    }
-
     /// For an isolated league, a league portfolio with the starting cash as a cash
     /// movement: `source` names the statement's league row and `userID` the member (a
     /// column of it, or a value).

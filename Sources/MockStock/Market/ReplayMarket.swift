@@ -56,12 +56,11 @@ public final class ReplayMarket: Service, Sendable {
             """
             INSERT INTO quotes AS q (symbol, price, previous_close, as_of, source)
             SELECT i.symbol, last.close,
-                   -- The day before's close in today's shares (split on the replay day).
-                   (SELECT round(p.close / coalesce((SELECT product(a.ratio) FROM corporate_actions a
-                                                     WHERE a.symbol = i.symbol AND a.kind = 'split'
-                                                       AND a.ex_date > p.day AND a.ex_date <= last.day), 1), 4)
-                    FROM daily_bars p WHERE p.symbol = i.symbol AND p.day < last.day
-                    ORDER BY p.day DESC LIMIT 1),
+                   -- The day before's close in today's shares (a split on the replay day divides it).
+                   (SELECT p.close FROM adjusted_bars(
+                        i.symbol, (SELECT max(d.day) FROM daily_bars d WHERE d.symbol = i.symbol AND d.day < last.day),
+                        last.day, \(AdjustedHistory.split)) p
+                    ORDER BY p.day LIMIT 1),
                    (last.day + time '20:00') AT TIME ZONE 'UTC', 'replay'
             FROM instruments i
             CROSS JOIN LATERAL (

@@ -1,9 +1,10 @@
 import Logging
 import ServiceLifecycle
 
-/// Periodic clean-up that no request should wait for: forgetting idempotency keys and
-/// login-failure windows long past. Every server process runs one; each chore is a single
-/// idempotent statement, so processes running it at once do no harm.
+/// Periodic work that no request should wait for: forgetting idempotency keys and
+/// login-failure windows long past (every 10 minutes); sweeping orders and corporate
+/// actions (every `ORDER_SWEEP_SECONDS`). Every server process runs them; each chore is
+/// idempotent or claims its rows, so processes running it at once do no harm.
 struct HousekeepingService: Service {
     struct Chore: Sendable {
         let name: String

@@ -1,45 +1,23 @@
 import Foundation
 import Logging
 import Postgres
-import ServiceLifecycle
 
 /// Fills the open orders the price crosses. It runs whenever prices are stored (a
 /// simulated tick, a replay day, admin quotes, an http fetch), when an order is placed,
-/// and on a sweep every `interval`, which also expires day orders and catches whatever a
-/// stopped process left. Each fill claims its order with `FOR UPDATE SKIP LOCKED`, so
-/// with several server processes matching at once every order fills exactly once.
-final class OrderMatcher: Service, Sendable {
+/// and on a sweep every `ORDER_SWEEP_SECONDS` (a chore of the periodic service), which
+/// also expires day orders and catches whatever a stopped process left. Each fill claims
+/// its order with `FOR UPDATE SKIP LOCKED`, so with several server processes matching at
+/// once every order fills exactly once.
+struct OrderMatcher: Sendable {
     let orders: OrderStore
     let trading: TradingStore
     let hours: MarketHours
     let rules: TradingRulesBook
-    let interval: Duration
     let logger: Logger
-    /// Opened when start-up (migrations) is done: the sweep needs the schema.
-    let started: StartSignal
     let now: @Sendable () -> Date
     /// Fills running at once: enough to keep a few connections busy, few enough to leave
     /// the pool to requests.
     static let concurrentFills = 4
-
-    init(orders: OrderStore, trading: TradingStore, hours: MarketHours, rules: TradingRulesBook, interval: Duration,
-         logger: Logger, started: StartSignal, now: @escaping @Sendable () -> Date) {
-        self.orders = orders
-        self.trading = trading
-        self.hours = hours
-        self.rules = rules
-        self.interval = interval
-        self.logger = logger
-        self.started = started
-        self.now = now
-    }
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown { await self.started.wait() }
-        await repeatUntilShutdown(every: interval, logger: logger, task: "order sweep") {
-            try await self.sweep()
-        }
-    }
 
     /// Expires what is due, cancels the orders of portfolios taken away, then matches
     /// every open order.
@@ -47,15 +25,6 @@ final class OrderMatcher: Service, Sendable {
         while try await !orders.close(.due(at: now()), as: .expired).isEmpty {}
         while try await !orders.close(.ofClosedPortfolios, as: .canceled, reason: "The portfolio was closed.").isEmpty {}
         try await match()
-    }
-
-    /// Matches after prices were stored; a failure is logged and left to the next sweep.
-    func pricesStored(_ symbols: [String]?) async {
-        do {
-            try await match(symbols: symbols)
-        } catch {
-            logger.warning("matching after new prices failed", metadata: ["error": "\(error)"])
-        }
     }
 
     /// Fills the open orders (of these symbols, or this one order) that the current prices
@@ -86,43 +55,27 @@ final class OrderMatcher: Service, Sendable {
     /// is filling or closing right now is skipped.
     private func fill(_ candidate: OrderStore.Fillable) async throws -> Bool {
         let rules = try await rules.rules(userID: candidate.userID, portfolioID: candidate.portfolioID)
-        let fee = rules.commission.fee(for: candidate.price * Decimal(candidate.quantity))
-        let order = TradeOrder(
-            userID: candidate.userID, portfolioID: candidate.portfolioID, symbol: candidate.symbol,
-            quantity: candidate.quantity, price: candidate.price, fee: fee, fill: .resting(id: candidate.id),
-            shortMarginPercent: rules.shortSellingMargin
-        )
-        if candidate.side == .sell && order.amount < fee {
-            try await orders.close(.one(id: candidate.id), as: .rejected, reason: "The sale's proceeds would not cover its fee.")
-            return false
-        }
-        if candidate.side == .buy {
-            do {
-                try await rules.checkPosition(buying: order.amount, fee: fee, of: order.symbol, userID: order.userID,
-                                              portfolioID: order.portfolioID, in: trading)
-            } catch TradingError.positionLimit(let percent) {
-                try await orders.close(.one(id: candidate.id), as: .rejected,
-                                       reason: "The fill would make \(order.symbol) more than \(percent)% of the portfolio's net worth.")
-                return false
+        let order = rules.order(userID: candidate.userID, portfolioID: candidate.portfolioID, symbol: candidate.symbol,
+                                quantity: candidate.quantity, price: candidate.price, fill: .resting(id: candidate.id))
+        let closing: (status: OrderStatus, reason: String)
+        do {
+            try await rules.checkFill(candidate.side, order, in: trading)
+            switch try await trading.execute(candidate.side, order).outcome {
+            case .ok: return true
+            case .notOpen: return false
+            case .insufficientFunds: closing = (.rejected, "There was not enough cash for the fill.")
+            case .insufficientShares: closing = (.rejected, "The portfolio no longer holds the shares.")
+            case .insufficientMargin: closing = (.rejected, "The portfolio's equity would not cover the short positions' margin.")
+            case .closed: closing = (.expired, "The league is not running.")
+            case .notFound: closing = (.canceled, "The portfolio was closed.")
             }
+        } catch TradingError.proceedsBelowFee {
+            closing = (.rejected, "The sale's proceeds would not cover its fee.")
+        } catch TradingError.positionLimit(let percent) {
+            closing = (.rejected, "The fill would make \(order.symbol) more than \(percent)% of the portfolio's net worth.")
         }
-        let execution = try await trading.execute(candidate.side, order)
-        switch execution.outcome {
-        case .ok: return true
-        case .notOpen: return false
-        case .insufficientFunds:
-            try await orders.close(.one(id: candidate.id), as: .rejected, reason: "There was not enough cash for the fill.")
-        case .insufficientShares:
-            try await orders.close(.one(id: candidate.id), as: .rejected, reason: "The portfolio no longer holds the shares.")
-        case .insufficientMargin:
-            try await orders.close(.one(id: candidate.id), as: .rejected,
-                                   reason: "The portfolio's equity would not cover the short positions' margin.")
-        case .closed:
-            try await orders.close(.one(id: candidate.id), as: .expired, reason: "The league is not running.")
-        case .notFound:
-            try await orders.close(.one(id: candidate.id), as: .canceled, reason: "The portfolio was closed.")
-        }
-        logger.info("order closed instead of filled", metadata: ["order": "\(candidate.id)", "outcome": "\(execution.outcome.rawValue)"])
+        try await orders.close(.one(id: candidate.id), as: closing.status, reason: closing.reason)
+        logger.info("order closed instead of filled", metadata: ["order": "\(candidate.id)", "reason": "\(closing.reason)"])
         return false
     }
 }

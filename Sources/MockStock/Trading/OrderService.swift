@@ -18,11 +18,7 @@ struct OrderService: Sendable {
     /// sent before and that order is returned instead.
     func place(_ ticket: OrderTicket, userID: Int) async throws -> (order: Order, created: Bool) {
         if let earlier = try await earlierOrder(ticket, userID: userID) { return (earlier, false) }
-        guard Symbol.isValid(ticket.symbol) else { throw MarketError.unknownSymbol(ticket.symbol) }
-        guard let quote = try await quotes.quotes(for: [ticket.symbol])[ticket.symbol] else {
-            if try await market.names(for: [ticket.symbol])[ticket.symbol] == nil { throw MarketError.unknownSymbol(ticket.symbol) }
-            throw MarketError.noPrice(ticket.symbol)
-        }
+        let quote = try await quotes.quote(for: ticket.symbol, knownIn: market)
         let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
         try rules.check(type: ticket.type, symbol: ticket.symbol)
         let moment = now()
@@ -59,18 +55,11 @@ struct OrderService: Sendable {
     /// A market order while the market is open: one fill statement writes the trade and
     /// the filled order.
     private func fillAtOnce(_ ticket: OrderTicket, userID: Int, price: Decimal, rules: TradingRules) async throws -> Int {
-        let fee = rules.commission.fee(for: price * Decimal(ticket.quantity))
-        let order = TradeOrder(
-            userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity,
-            price: price, fee: fee,
-            fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce),
-            shortMarginPercent: rules.shortSellingMargin
+        let order = rules.order(
+            userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity, price: price,
+            fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce)
         )
-        if ticket.side == .sell && order.amount < fee { throw TradingError.proceedsBelowFee }
-        if ticket.side == .buy {
-            try await rules.checkPosition(buying: order.amount, fee: fee, of: ticket.symbol, userID: userID,
-                                          portfolioID: ticket.portfolioID, in: trading)
-        }
+        try await rules.checkFill(ticket.side, order, in: trading)
         let execution = try await trading.execute(ticket.side, order)
         try execution.outcome.check()
         guard let id = execution.orderID else { throw TradingError.incompleteRecord }
@@ -81,17 +70,13 @@ struct OrderService: Sendable {
     /// the commission on that) or the shares it sells. A day order lasts until the close
     /// of the session that is open now or opens next.
     private func rest(_ ticket: OrderTicket, userID: Int, lastPrice: Decimal, at moment: Date, rules: TradingRules) async throws -> Int {
-        let price = ticket.reservationPrice(lastPrice: lastPrice)
-        let amount = price * Decimal(ticket.quantity)
-        let fee = rules.commission.fee(for: amount)
+        // The fill the order may come to at the price it reserves at must be one the rules allow.
+        let most = rules.order(userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity,
+                               price: ticket.reservationPrice(lastPrice: lastPrice))
+        try await rules.checkFill(ticket.side, most, in: trading)
         let reservation: OrderStore.Reservation = switch ticket.side {
-        case .buy: .init(cash: amount + fee, shares: 0)
+        case .buy: .init(cash: most.amount + most.fee, shares: 0)
         case .sell: .init(cash: 0, shares: ticket.quantity, sharesFreeOnly: rules.allowShortSelling)
-        }
-        if ticket.side == .sell && amount < fee { throw TradingError.proceedsBelowFee }
-        if ticket.side == .buy {
-            try await rules.checkPosition(buying: amount, fee: fee, of: ticket.symbol, userID: userID,
-                                          portfolioID: ticket.portfolioID, in: trading)
         }
         let expiresAt = ticket.timeInForce == .gtc ? nil : hours.session(endingAfter: moment).close
         let (outcome, id) = try await store.place(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt)

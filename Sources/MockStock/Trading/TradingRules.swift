@@ -32,14 +32,29 @@ struct TradingRules: Sendable, Equatable {
         maxPositionPercent >= 100 || position * 100 <= maxPositionPercent * netWorth
     }
 
-    /// Refuses (`positionLimit`) a buy of `amount` (plus `fee`) that would make `symbol`
-    /// more than `maxPositionPercent` of the portfolio's net worth, valued at current prices.
-    func checkPosition(buying amount: Decimal, fee: Decimal, of symbol: String, userID: Int, portfolioID: Int?,
-                       in store: TradingStore) async throws {
-        guard maxPositionPercent < 100,
-              let exposure = try await store.exposure(userID: userID, portfolioID: portfolioID, symbol: symbol) else { return }
-        guard allowsPosition(exposure.position + amount, netWorth: exposure.netWorth - fee) else {
-            throw TradingError.positionLimit(maxPositionPercent)
+    /// An order to fill under these rules at `price`: its fee is the commission on its
+    /// amount, and it may go short where the rules allow.
+    func order(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fill: OrderToFill = .marketTrade,
+               idempotency: (key: String, requestHash: String)? = nil) -> TradeOrder {
+        TradeOrder(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price,
+                   fee: commission.fee(for: price * Decimal(quantity)), fill: fill, shortMarginPercent: shortSellingMargin,
+                   idempotency: idempotency)
+    }
+
+    /// Refuses a fill the rules do not allow: a sale whose proceeds would not pay its fee
+    /// (`proceedsBelowFee`; the cash held is not for that), or a buy that would make the
+    /// symbol more than `maxPositionPercent` of the portfolio's net worth, valued at
+    /// current prices (`positionLimit`).
+    func checkFill(_ side: TradeSide, _ order: TradeOrder, in store: TradingStore) async throws {
+        switch side {
+        case .sell:
+            if order.amount < order.fee { throw TradingError.proceedsBelowFee }
+        case .buy:
+            guard maxPositionPercent < 100, let exposure = try await store.exposure(
+                userID: order.userID, portfolioID: order.portfolioID, symbol: order.symbol) else { return }
+            guard allowsPosition(exposure.position + order.amount, netWorth: exposure.netWorth - order.fee) else {
+                throw TradingError.positionLimit(maxPositionPercent)
+            }
         }
     }
 }

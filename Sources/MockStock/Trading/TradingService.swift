@@ -19,24 +19,12 @@ struct TradingService: Sendable {
         if let idempotency, let earlier = try await store.remembered(userID: userID, key: idempotency.key) {
             return try replay(earlier, idempotency.requestHash, symbol: symbol)
         }
-        guard Symbol.isValid(symbol) else { throw MarketError.unknownSymbol(symbol) }
-        guard let quote = try await quotes.quotes(for: [symbol])[symbol] else {
-            // Only now tell an unknown symbol from a known one without a price.
-            if try await market.names(for: [symbol])[symbol] == nil { throw MarketError.unknownSymbol(symbol) }
-            throw MarketError.noPrice(symbol)
-        }
+        let quote = try await quotes.quote(for: symbol, knownIn: market)
         let rules = try await rules.rules(userID: userID, portfolioID: portfolioID)
         try rules.check(type: .market, symbol: symbol)
-        let order = TradeOrder(
-            userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
-            price: quote.price, fee: rules.commission.fee(for: quote.price * Decimal(quantity)),
-            shortMarginPercent: rules.shortSellingMargin, idempotency: idempotency
-        )
-        if side == .buy {
-            try await rules.checkPosition(buying: order.amount, fee: order.fee, of: symbol, userID: userID, portfolioID: portfolioID, in: store)
-        }
-        // A sale must at least pay its own fee; the cash held is not for that.
-        if side == .sell && order.amount < order.fee { throw TradingError.proceedsBelowFee }
+        let order = rules.order(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
+                                price: quote.price, idempotency: idempotency)
+        try await rules.checkFill(side, order, in: store)
         do {
             return try Self.result(try await store.execute(side, order), symbol: symbol)
         } catch TradingError.idempotencyKeyInFlight {
