@@ -27,6 +27,10 @@ final class PostgresConnection: @unchecked Sendable {
         case copyBegin(String)
         case copyData([UInt8])
         case copyEnd(abortReason: String?)
+        /// Waits until notifications (from `LISTEN`) arrive or `deadline` passes, and
+        /// answers them as rows of `(channel text, payload text, process_id int4)`:
+        /// none when the deadline passed first.
+        case awaitNotifications(deadline: ContinuousClock.Instant)
         case close
     }
 
@@ -43,8 +47,9 @@ final class PostgresConnection: @unchecked Sendable {
     let configuration: PostgresConfiguration
     /// Set by the pool on each lease, so the lease's first request checks the connection first.
     var needsCheck = true
-    /// When an open attempt gives up (`connect_timeout` is not enforced by non-blocking libpq).
-    private(set) var connectDeadline: ContinuousClock.Instant?
+    /// When an open attempt gives up (`connect_timeout` is not enforced by non-blocking
+    /// libpq), or a wait for notifications ends empty.
+    private(set) var deadline: ContinuousClock.Instant?
 
     private var handle: OpaquePointer?
     private var statements: PostgresStatementCache
@@ -59,6 +64,8 @@ final class PostgresConnection: @unchecked Sendable {
         case receiving(Step, results: [OpaquePointer])
         /// Waiting for room to queue COPY data or the end of COPY.
         case copying(Request)
+        /// Waiting for notifications until `deadline`.
+        case listening
     }
 
     /// A command sent to the server whose results are being awaited.
@@ -123,16 +130,47 @@ final class PostgresConnection: @unchecked Sendable {
         case .copying(let request):
             guard PQconsumeInput(handle) == 1 else { return fail(PostgresError(connection: handle)) }
             return begin(request, handle)
+        case .listening:
+            // End-of-file here is the server going away: the listener must open anew.
+            guard PQconsumeInput(handle) == 1 else {
+                let error = PostgresError(connection: handle)
+                close()
+                return fail(error)
+            }
+            return deliverNotifications(handle) ?? .waitForRead
         }
     }
 
-    /// Gives up on an open attempt that passed its deadline.
-    func timeOutConnect() -> Progress {
+    /// Ends what waited past its deadline: an open attempt fails, a wait for notifications
+    /// answers none.
+    func timeOut() -> Progress {
+        if case .listening = state {
+            deadline = nil
+            state = .idle
+            return .done(.success(PostgresRows(notifications: [])))
+        }
         close()
         return fail(PostgresError(
             kind: .connection, code: .connectionException,
             message: "timed out after \(configuration.connectTimeoutSeconds) s opening a connection"
         ))
+    }
+
+    /// The notifications libpq has read, as rows, ending the wait; nil when there are none.
+    private func deliverNotifications(_ handle: OpaquePointer) -> Progress? {
+        var notifications: [PostgresRows.Notification] = []
+        while let notice = PQnotifies(handle) {
+            notifications.append(PostgresRows.Notification(
+                channel: String(cString: notice.pointee.relname),
+                payload: String(cString: notice.pointee.extra),
+                processID: notice.pointee.be_pid
+            ))
+            PQfreemem(notice)
+        }
+        guard !notifications.isEmpty else { return nil }
+        deadline = nil
+        state = .idle
+        return .done(.success(PostgresRows(notifications: notifications)))
     }
 
     private func begin(_ request: Request, _ handle: OpaquePointer) -> Progress {
@@ -167,6 +205,12 @@ final class PostgresConnection: @unchecked Sendable {
             return copyProgress(queued, request, .copyData, handle)
         case .copyEnd(let abortReason):
             return copyProgress(PQputCopyEnd(handle, abortReason), request, .execute, handle)
+        case .awaitNotifications(let until):
+            // Some may have arrived with the replies to earlier commands.
+            if let delivered = deliverNotifications(handle) { return delivered }
+            deadline = until
+            state = .listening
+            return .waitForRead
         case .close:
             close()
             return .done(.success(.empty))
@@ -333,21 +377,21 @@ final class PostgresConnection: @unchecked Sendable {
             close()
             return fail(error)
         }
-        connectDeadline = .now + .seconds(max(configuration.connectTimeoutSeconds, 1))
+        deadline = .now + .seconds(max(configuration.connectTimeoutSeconds, 1))
         // libpq's rule: after PQconnectStart, first wait until the socket is writable.
         state = .connecting(request: request)
         return .waitForWrite
     }
 
     private func pollConnect(_ request: Request) -> Progress {
-        guard let handle else { return timeOutConnect() }
+        guard let handle else { return timeOut() }
         switch PQconnectPoll(handle) {
         case PGRES_POLLING_READING:
             return .waitForRead
         case PGRES_POLLING_WRITING:
             return .waitForWrite
         case PGRES_POLLING_OK:
-            connectDeadline = nil
+            deadline = nil
             PQsetnonblocking(handle, 1)
             // libpq prints notices to stderr by default; the server log has them anyway.
             PQsetNoticeProcessor(handle, { _, _ in }, nil)
@@ -363,7 +407,7 @@ final class PostgresConnection: @unchecked Sendable {
     private func close() {
         if let handle { PQfinish(handle) }
         handle = nil
-        connectDeadline = nil
+        deadline = nil
         statements.reset()
         state = .idle
     }

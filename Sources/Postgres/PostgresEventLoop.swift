@@ -166,8 +166,8 @@ final class PostgresEventLoop: TaskExecutor, Sendable {
             var deadline: ContinuousClock.Instant?
             for entry in active {
                 descriptors.append(pollfd(fd: entry.connection.socket, events: entry.events, revents: 0))
-                if let connectDeadline = entry.connection.connectDeadline {
-                    deadline = min(deadline ?? connectDeadline, connectDeadline)
+                if let entryDeadline = entry.connection.deadline {
+                    deadline = min(deadline ?? entryDeadline, entryDeadline)
                 }
             }
 
@@ -204,8 +204,8 @@ final class PostgresEventLoop: TaskExecutor, Sendable {
             }
             if deadline != nil {
                 let now = ContinuousClock.now
-                for index in active.indices.reversed() where active[index].connection.connectDeadline.map({ $0 <= now }) == true {
-                    settle(active[index].connection.timeOutConnect(), at: index)
+                for index in active.indices.reversed() where active[index].connection.deadline.map({ $0 <= now }) == true {
+                    settle(active[index].connection.timeOut(), at: index)
                 }
             }
         }

@@ -81,3 +81,33 @@ public struct PostgresRow: Sendable {
         return (repeat try next((each T).self))
     }
 }
+
+extension PostgresRows {
+    /// A notification from `NOTIFY`, as libpq reports it.
+    struct Notification {
+        let channel: String
+        let payload: String
+        let processID: Int32
+    }
+
+    /// Notifications as rows of `(channel text, payload text, process_id int4)`, the shape
+    /// a wait for notifications answers in.
+    init(notifications: [Notification]) {
+        var storage: [UInt8] = []
+        var cells: [(offset: Int, length: Int)] = []
+        for notification in notifications {
+            for text in [notification.channel, notification.payload, String(notification.processID)] {
+                cells.append((offset: storage.count, length: text.utf8.count))
+                storage.append(contentsOf: text.utf8)
+            }
+        }
+        self.init(
+            columns: [
+                Column(name: "channel", dataType: .text),
+                Column(name: "payload", dataType: .text),
+                Column(name: "process_id", dataType: .int4),
+            ],
+            affectedRows: 0, storage: storage, cells: cells
+        )
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -296,6 +297,47 @@ struct PostgresDriverTests {
                 group.addTask { _ = try await pool.query("SELECT 1 FROM pg_sleep(0.02)") }
             }
             try await group.waitForAll()
+        }
+    }
+
+    @Test("a listener receives notifications, and after its backend is terminated listens again, reporting the gap")
+    func listenerSurvivesTermination() async throws {
+        try await TemporaryDatabase.with { database in
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let listener = PostgresListener(
+                pool: pool, channels: ["prices", "orders"], logger: Logger(label: "listener-test"),
+                wait: .milliseconds(200), retryDelay: .milliseconds(50)
+            )
+            let (events, continuation) = AsyncStream.makeStream(of: PostgresListener.Event.self)
+            let listening = Task { await listener.run { continuation.yield($0) } }
+            var received = events.makeAsyncIterator()
+            #expect(await received.next() == .listening(afterGap: false))
+            try await pool.execute("SELECT pg_notify('prices', 'AAPL 187.50'), pg_notify('ignored', 'x'), pg_notify('orders', 'o1')")
+            #expect(await received.next() == .notification(channel: "prices", payload: "AAPL 187.50"))
+            #expect(await received.next() == .notification(channel: "orders", payload: "o1"))
+
+            // A payload sent inside a transaction arrives only once it commits.
+            try await pool.withTransaction { session in
+                try await session.execute("SELECT pg_notify('orders', 'o2')")
+            }
+            #expect(await received.next() == .notification(channel: "orders", payload: "o2"))
+
+            let admin = TemporaryDatabase.adminPool()
+            let killed = try await admin.query(
+                """
+                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                WHERE datname = \(database.name) AND query LIKE 'LISTEN%'
+                """
+            ).decodeColumn(Int.self)
+            await admin.close()
+            #expect(killed == [1])
+            #expect(await received.next() == .listening(afterGap: true))
+            try await pool.execute("SELECT pg_notify('prices', 'after')")
+            #expect(await received.next() == .notification(channel: "prices", payload: "after"))
+
+            listening.cancel()
+            await listening.value
+            await pool.close()
         }
     }
 
