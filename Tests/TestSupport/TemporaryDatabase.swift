@@ -100,4 +100,23 @@ public struct TemporaryDatabase: Sendable {
         configuration.maxConnections = 1
         return PostgresConnectionPool(configuration: configuration)
     }
+
+    /// Terminates this database's listening connections (whose last statement was
+    /// `LISTEN`), as a database restart would; returns how many there were.
+    public func terminateListeners() async throws -> Int {
+        let admin = Self.adminPool()
+        do {
+            let terminated = try await admin.query(
+                """
+                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                WHERE datname = \(name) AND query LIKE 'LISTEN%'
+                """
+            ).decodeColumn(Int.self)[0]
+            await admin.close()
+            return terminated
+        } catch {
+            await admin.close()
+            throw error
+        }
+    }
 }

@@ -14,17 +14,23 @@ struct AuthMiddleware: RouterMiddleware {
         else {
             throw AppError.unauthorized()
         }
-        guard let claims = await tokens.verify(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)),
-            let userID = claims.userID,
-            let state = try await versions.state(of: userID),
-            state.version == claims.ver
-        else {
+        guard let (identity, _) = try await identity(token: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
             throw AppError.unauthorized("The token is invalid, expired or revoked; log in again.")
         }
         var context = context
-        context.identity = Identity(userID: userID, role: state.role)
-        context.logger[metadataKey: "user_id"] = .stringConvertible(userID)
+        context.identity = identity
+        context.logger[metadataKey: "user_id"] = .stringConvertible(identity.userID)
         return try await next(request, context)
+    }
+
+    /// Who holds the token and when it expires; nil when it is invalid, expired or revoked.
+    func identity(token: String) async throws -> (Identity, expiresAt: Date)? {
+        guard let claims = await tokens.verify(token),
+            let userID = claims.userID,
+            let state = try await versions.state(of: userID),
+            state.version == claims.ver
+        else { return nil }
+        return (Identity(userID: userID, role: state.role), claims.exp.value)
     }
 }
 

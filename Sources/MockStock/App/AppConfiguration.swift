@@ -65,6 +65,8 @@ public struct AppConfiguration: Sendable {
     public var quoteSource: QuoteSource = .database
     public var simulation = SimulatedMarket.Settings()
     public var replay = ReplayMarket.Settings()
+    /// The live stream's pace and bounds (`STREAM_*`).
+    public var stream = StreamFeed.Settings()
     /// How league standings are computed and kept (`LEADERBOARD_*`).
     public var standings = StandingsService.Settings()
     var http = HTTPQuoteProvider.Settings(urlTemplate: "")
@@ -148,6 +150,9 @@ public struct AppConfiguration: Sendable {
         quoteCacheLifetime = try milliseconds("QUOTE_CACHE_MS", in: 0...60_000) ?? quoteCacheLifetime
         if let members = try integer("LEADERBOARD_LIVE_LIMIT", in: 0...10_000_000) { standings.liveLimit = members }
         standings.refreshInterval = try seconds("LEADERBOARD_REFRESH_SECONDS", in: 1...3600) ?? standings.refreshInterval
+        stream.standingsInterval = try seconds("STREAM_STANDINGS_SECONDS", in: 1...3600) ?? stream.standingsInterval
+        stream.queueLimit = try integer("STREAM_QUEUE_LIMIT", in: 16...100_000) ?? stream.queueLimit
+        stream.stallLimit = try seconds("STREAM_STALL_SECONDS", in: 1...3600) ?? stream.stallLimit
         requestHeadTimeout = try seconds("HTTP_HEADER_TIMEOUT_SECONDS", in: 1...3600) ?? requestHeadTimeout
         idleTimeout = try seconds("HTTP_IDLE_TIMEOUT_SECONDS", in: 1...86_400) ?? idleTimeout
         if let directory = value("CHART_JS_DIR") { chartJSDirectory = URL(fileURLWithPath: directory, isDirectory: true) }

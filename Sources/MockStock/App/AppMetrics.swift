@@ -6,6 +6,7 @@ import Prometheus
 /// database pool.
 public struct AppMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
+    let stream: StreamMetrics
     private let poolConnections: (inUse: Gauge, idle: Gauge, waiting: Gauge)
 
     static let latencyBuckets: [Duration] = [
@@ -29,6 +30,7 @@ public struct AppMetrics: Sendable {
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
+        stream = StreamMetrics(registry: registry)
         poolConnections = (
             registry.makeGauge(descriptor: Self.poolConnectionsMetric, labels: [("state", "in_use")]),
             registry.makeGauge(descriptor: Self.poolConnectionsMetric, labels: [("state", "idle")]),
@@ -55,6 +57,31 @@ public struct AppMetrics: Sendable {
         poolConnections.idle.set(Double(statistics.idle))
         poolConnections.waiting.set(Double(statistics.waiting))
         return registry.emitToString()
+    }
+}
+
+/// The live stream's connections and what happens to their events.
+struct StreamMetrics: Sendable {
+    let clients: Gauge
+    let sent: Counter
+    /// Quotes replaced by a newer price before they were sent.
+    let dropped: Counter
+    let slowConsumers: Counter
+
+    init(registry: PrometheusCollectorRegistry) {
+        clients = registry.makeGauge(descriptor: MetricNameDescriptor(
+            metricName: "stream", unitName: "clients", helpText: "Connected stream clients"
+        ))
+        sent = registry.makeCounter(descriptor: MetricNameDescriptor(
+            metricName: "stream_events_sent", unitName: "total", helpText: "Events written to stream clients"
+        ))
+        dropped = registry.makeCounter(descriptor: MetricNameDescriptor(
+            metricName: "stream_events_dropped", unitName: "total",
+            helpText: "Quote events replaced by a newer price before a slow client read them"
+        ))
+        slowConsumers = registry.makeCounter(descriptor: MetricNameDescriptor(
+            metricName: "stream_slow_consumer_disconnects", unitName: "total", helpText: "Stream clients disconnected for falling behind"
+        ))
     }
 }
 

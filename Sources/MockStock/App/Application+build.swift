@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import Postgres
@@ -74,6 +75,7 @@ public func buildApplication(
         chores: [
             .init(name: "forget old idempotency keys") { try await trading.forgetOldKeys() },
             .init(name: "forget ended throttle windows") { [store = accounts.throttles.store] in try await store.forgetEndedWindows() },
+            .init(name: "forget delivered stream payloads") { _ = try await pool.execute(StreamFeed.forgetDeliveredPayloads) },
         ],
         logger: logger, started: started
     ))
@@ -94,14 +96,28 @@ public func buildApplication(
         ),
         corporateActions: CorporateActionsController(store: CorporateActionStore(pool: pool), market: market, quotes: quotes)
     )
-    let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics, features: features)
+    let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
+    let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics, auth: auth, features: features)
+    let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)
+    let feed = StreamFeed(
+        hub: hub, pool: pool, orders: orders, notifications: notifications, leagues: features.leagues,
+        quotes: quotes, market: market, settings: configuration.stream, logger: logger, started: started
+    )
+    services.append(feed)
+    let stream = StreamController(hub: hub, feed: feed, auth: auth, leagues: features.leagues, logger: logger)
     let headTimeout = TimeAmount.milliseconds(configuration.requestHeadTimeout.inMilliseconds)
     var app = Application(
         router: router,
-        server: .http1(configuration: .init(
-            additionalChannelHandlers: [RequestHeadTimeoutHandler(timeout: headTimeout)],
-            idleTimeout: .milliseconds(configuration.idleTimeout.inMilliseconds)
-        )),
+        server: .http1WebSocketUpgrade(
+            webSocketRouter: stream.router(),
+            configuration: .init(
+                http1: .init(
+                    additionalChannelHandlers: [RequestHeadTimeoutHandler(timeout: headTimeout)],
+                    idleTimeout: .milliseconds(configuration.idleTimeout.inMilliseconds)
+                ),
+                ws: .init(maxFrameSize: StreamController.maxMessageSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(5))
+            )
+        ),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "MockStock"),
         services: services,
         logger: logger
@@ -173,6 +189,7 @@ func buildRouter(
     configuration: AppConfiguration,
     pool: PostgresConnectionPool,
     metrics: AppMetrics,
+    auth: AuthMiddleware,
     features: Features
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
@@ -184,7 +201,6 @@ func buildRouter(
         publicDirectory: configuration.publicDirectory, chartJSDirectory: configuration.chartJSDirectory
     ))
     let accounts = features.accounts
-    let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
     router.add(middleware: UnmatchedRequestMiddleware(auth: auth))
     OperationsController(pool: pool, metrics: metrics, openAPIFile: configuration.openAPIFile)
         .addRoutes(to: router.group().add(middleware: BodyLimitMiddleware()))

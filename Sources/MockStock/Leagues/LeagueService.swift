@@ -58,6 +58,14 @@ struct LeagueService: Sendable {
         try await standings.page(of: league, limit: limit, offset: offset)
     }
 
+    /// The top of a league's standings for those of `userIDs` who are still members (none
+    /// when the league is gone or none of them is a member).
+    func standings(ofLeague id: Int, forMembers userIDs: [Int], limit: Int) async throws -> (page: StandingsStore.Page, members: Set<Int>)? {
+        let members = try await store.members(of: id, among: userIDs)
+        guard !members.isEmpty, let league = try await store.league(id: id) else { return nil }
+        return (try await standings.page(of: league, limit: limit, offset: 0), members)
+    }
+
     func history(leagueID: Int, userID: Int) async throws -> [StandingsStore.HistoryPoint] {
         try await standings.history(leagueID: leagueID, userID: userID)
     }

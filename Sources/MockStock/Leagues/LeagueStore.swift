@@ -135,6 +135,13 @@ struct LeagueStore: Sendable {
         ).first.map(record)
     }
 
+    /// Which of `userIDs` are members of the league.
+    func members(of leagueID: Int, among userIDs: [Int]) async throws -> Set<Int> {
+        Set(try await pool.query(
+            "SELECT user_id FROM league_members WHERE league_id = \(leagueID) AND user_id = ANY(\(userIDs))"
+        ).decodeColumn(Int.self))
+    }
+
     func leagues(member userID: Int) async throws -> [LeagueRecord] {
         try await pool.query(
             """

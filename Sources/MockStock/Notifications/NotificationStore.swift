@@ -24,6 +24,25 @@ struct NotificationStore: Sendable {
         }
     }
 
+    /// One notification as its addressee (or, for a broadcast, anyone) first sees it: unread.
+    func notification(id: Int) async throws -> Notification? {
+        try await pool.query("SELECT id, title, body, created_at FROM notifications WHERE id = \(id)").first.map { row in
+            let (id, title, body, createdAt) = try row.decode((Int, String, String, Date).self)
+            return Notification(id: id, title: title, body: body, createdAt: createdAt, readAt: nil)
+        }
+    }
+
+    /// How many of the user's notifications (broadcasts included) are unread.
+    func unreadCount(userID: Int) async throws -> Int {
+        try await pool.query(
+            """
+            SELECT count(*) FROM notifications n
+            WHERE (n.user_id = \(userID) OR n.user_id IS NULL)
+              AND NOT EXISTS (SELECT 1 FROM notification_reads r WHERE r.notification_id = n.id AND r.user_id = \(userID))
+            """
+        ).decodeColumn(Int.self)[0]
+    }
+
     /// Marks one of the user's notifications (or a broadcast) read; false when it is not theirs.
     func markRead(id: Int, userID: Int) async throws -> Bool {
         let visible = try await pool.query(

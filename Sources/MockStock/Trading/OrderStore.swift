@@ -259,6 +259,12 @@ struct OrderStore: Sendable {
         try await pool.query("\(Self.columns) WHERE o.id = ANY(\(ids)) ORDER BY o.id DESC").map(Self.record)
     }
 
+    /// The user's open orders in every portfolio, newest first.
+    func openOrders(userID: Int) async throws -> [OrderRecord] {
+        try await pool.query("\(Self.columns) WHERE o.user_id = \(userID) AND o.status = 'new' ORDER BY o.id DESC LIMIT 500")
+            .map(Self.record)
+    }
+
     /// Which orders a listing shows.
     enum Listing: String {
         case open, closed, all

@@ -1,0 +1,221 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+
+/// The context of a stream upgrade request: the socket's channel, to cut off a client
+/// that stopped reading.
+struct StreamRequestContext: RequestContext, WebSocketRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<StreamRequestContext>
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+        channel = source.channel
+    }
+}
+
+/// `GET /api/stream`: one WebSocket per client. The first message authenticates (the
+/// token never appears in a URL, so never in a log); then the client subscribes and
+/// receives a snapshot followed by events.
+struct StreamController {
+    let hub: StreamHub
+    let feed: StreamFeed
+    let auth: AuthMiddleware
+    let leagues: LeagueService
+    let logger: Logger
+
+    /// How long a new socket has to authenticate.
+    static let authenticationTimeout: Duration = .seconds(10)
+    /// The largest message a client may send.
+    static let maxMessageSize = 16_384
+    static let slowConsumerCode = WebSocketErrorCode.unknown(1013)
+
+    func router() -> Router<StreamRequestContext> {
+        let router = Router(context: StreamRequestContext.self)
+        router.ws("api/stream") { inbound, outbound, context in
+            await serve(inbound, outbound, channel: context.requestContext.channel)
+        }
+        return router
+    }
+
+    private func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, channel: any Channel) async {
+        var messages = inbound.messages(maxSize: Self.maxMessageSize).makeAsyncIterator()
+        let deadline = Task {
+            try await Task.sleep(for: Self.authenticationTimeout)
+            await Self.cutOff(outbound, channel: channel, code: .policyViolation, reason: "Authenticate first.")
+        }
+        let holder = await authenticate(&messages)
+        deadline.cancel()
+        guard let (identity, expiresAt) = holder else {
+            try? await outbound.close(.policyViolation, reason: "A valid, unexpired token is required.")
+            return
+        }
+        let subscriber = hub.connect(userID: identity.userID)
+        defer { hub.disconnect(subscriber) }
+        _ = subscriber.enqueue(StreamEncoding.authorized)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // The token's end is the socket's end: its holder must log in again.
+                try? await Task.sleep(for: .seconds(max(expiresAt.timeIntervalSinceNow, 0)))
+                if !Task.isCancelled { subscriber.stop(.tokenExpired) }
+            }
+            group.addTask { await write(subscriber, to: outbound) }
+            group.addTask {
+                for await reason in subscriber.stops {
+                    await Self.cutOff(outbound, channel: channel, code: Self.closeCode(reason), reason: Self.closeReason(reason))
+                    return
+                }
+            }
+            do {
+                while let message = try await messages.next() {
+                    await handle(message, from: subscriber)
+                }
+            } catch {
+                // The client sent something that is not a WebSocket message we accept; the socket closes.
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Sends a close frame, giving a client that stopped reading a moment to take it, then
+    /// closes the connection.
+    private static func cutOff(_ outbound: WebSocketOutboundWriter, channel: any Channel, code: WebSocketErrorCode, reason: String) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await outbound.close(code, reason: reason) }
+            group.addTask { try? await Task.sleep(for: .seconds(2)) }
+            await group.next()
+            group.cancelAll()
+        }
+        channel.close(promise: nil)
+    }
+
+    private static func closeCode(_ reason: StreamSubscriber.StopReason) -> WebSocketErrorCode {
+        switch reason {
+        case .slowConsumer: slowConsumerCode
+        case .tokenExpired: .policyViolation
+        }
+    }
+
+    private static func closeReason(_ reason: StreamSubscriber.StopReason) -> String {
+        switch reason {
+        case .slowConsumer: "Too slow: events were arriving faster than they were read."
+        case .tokenExpired: "The token expired."
+        }
+    }
+
+    private func authenticate(_ messages: inout WebSocketInboundMessageStream.AsyncIterator) async -> (Identity, expiresAt: Date)? {
+        guard case .text(let text)? = try? await messages.next(),
+            let request = try? JSONDecoder().decode(StreamRequest.self, from: Data(text.utf8)),
+            request.action == .auth, let token = request.token
+        else { return nil }
+        return try? await auth.identity(token: token) ?? nil
+    }
+
+    private func write(_ subscriber: StreamSubscriber, to outbound: WebSocketOutboundWriter) async {
+        while let batch = await subscriber.next() {
+            do {
+                for message in batch { try await outbound.write(.text(message)) }
+            } catch {
+                return
+            }
+            subscriber.wrote()
+            hub.metrics.sent.increment(by: Int64(batch.count))
+        }
+    }
+
+    // MARK: Client messages
+
+    private func handle(_ message: WebSocketMessage, from subscriber: StreamSubscriber) async {
+        do {
+            guard case .text(let text) = message else { throw InvalidInput("Messages are JSON text.") }
+            let request: StreamRequest
+            do {
+                request = try JSONDecoder().decode(StreamRequest.self, from: Data(text.utf8))
+            } catch {
+                throw InvalidInput("A message is a JSON object with an action: subscribe, unsubscribe or ping.")
+            }
+            switch request.action {
+            case .ping:
+                _ = subscriber.enqueue(StreamEncoding.pong)
+            case .auth:
+                throw InvalidInput("This socket is already authorized.")
+            case .subscribe, .unsubscribe:
+                let current = hub.subscriptions(of: subscriber)
+                let change = try await validate(request, userID: subscriber.userID)
+                let subscribing = request.action == .subscribe
+                let updated = subscribing ? current.adding(change) : current.removing(change)
+                guard updated.quotes.count <= StreamSubscriptions.maxQuotes, updated.leagues.count <= StreamSubscriptions.maxLeagues else {
+                    throw InvalidInput(
+                        "A socket follows at most \(StreamSubscriptions.maxQuotes) symbols and \(StreamSubscriptions.maxLeagues) leagues."
+                    )
+                }
+                hub.update(subscriber, to: updated)
+                _ = subscriber.enqueue(StreamEncoding.message("subscribed", SubscribedEvent(updated)))
+                if subscribing { await feed.sendSnapshot(to: subscriber, of: change) }
+            }
+        } catch {
+            let problem = AppError.problem(for: error, logger: logger)
+            _ = subscriber.enqueue(StreamEncoding.message("error", StreamProblem(code: problem.code, detail: problem.detail)))
+        }
+    }
+
+    /// The subscriptions a message names, checked: symbols well formed, leagues the user's own.
+    private func validate(_ request: StreamRequest, userID: Int) async throws -> StreamSubscriptions {
+        var change = StreamSubscriptions()
+        let symbols = (request.quotes ?? []).map { $0.uppercased() }
+        guard symbols.count <= StreamSubscriptions.maxQuotes, (request.leagues ?? []).count <= StreamSubscriptions.maxLeagues else {
+            throw InvalidInput(
+                "A socket follows at most \(StreamSubscriptions.maxQuotes) symbols and \(StreamSubscriptions.maxLeagues) leagues."
+            )
+        }
+        if let invalid = symbols.first(where: { !Symbol.isValid($0) }) {
+            throw MarketError.unknownSymbol(String(invalid.prefix(20)))
+        }
+        change.quotes = Set(symbols)
+        change.orders = request.orders ?? false
+        change.notifications = request.notifications ?? false
+        if request.action == .subscribe {
+            for leagueID in Set(request.leagues ?? []) {
+                _ = try await leagues.league(id: leagueID, member: userID)
+            }
+        }
+        change.leagues = Set(request.leagues ?? [])
+        return change
+    }
+}
+
+/// What a socket follows after a subscribe or unsubscribe.
+struct SubscribedEvent: Encodable {
+    let quotes: [String]
+    let orders: Bool
+    let notifications: Bool
+    let leagues: [Int]
+
+    init(_ subscriptions: StreamSubscriptions) {
+        quotes = subscriptions.quotes.sorted()
+        orders = subscriptions.orders
+        notifications = subscriptions.notifications
+        leagues = subscriptions.leagues.sorted()
+    }
+}
+
+extension StreamSubscriptions {
+    func adding(_ other: StreamSubscriptions) -> StreamSubscriptions {
+        StreamSubscriptions(
+            quotes: quotes.union(other.quotes), orders: orders || other.orders,
+            notifications: notifications || other.notifications, leagues: leagues.union(other.leagues)
+        )
+    }
+
+    func removing(_ other: StreamSubscriptions) -> StreamSubscriptions {
+        StreamSubscriptions(
+            quotes: quotes.subtracting(other.quotes), orders: orders && !other.orders,
+            notifications: notifications && !other.notifications, leagues: leagues.subtracting(other.leagues)
+        )
+    }
+}

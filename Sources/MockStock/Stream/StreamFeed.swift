@@ -1,0 +1,241 @@
+import Foundation
+import Logging
+import Postgres
+import ServiceLifecycle
+import Synchronization
+
+/// Turns the database's announcements (`sql/0015_stream.sql`) into events for this
+/// process's stream clients. Every process listens once, so an event made anywhere
+/// reaches every process exactly once and each of its followers once; nothing is sent
+/// straight from the process that made it, so there is one path and no duplicate. An
+/// announcement names what changed; the feed reads it (through the same stores as the
+/// REST routes, for their shapes) only when a client here follows it.
+///
+/// Standings change with every price, so they are not announced: every
+/// `standingsInterval` the feed reads the top of each league followed here and sends it
+/// when it changed. After the listening connection broke (a database restart), every
+/// client gets a `gap` event and a fresh snapshot.
+public final class StreamFeed: Service, Sendable {
+    public struct Settings: Sendable {
+        /// How often followed leagues' standings are read (`STREAM_STANDINGS_SECONDS`).
+        public var standingsInterval: Duration = .seconds(2)
+        /// Events (other than quotes) queued per connection before it is cut off (`STREAM_QUEUE_LIMIT`).
+        public var queueLimit = 256
+        /// How long a connection's writer may be stuck before it is cut off (`STREAM_STALL_SECONDS`).
+        public var stallLimit: Duration = .seconds(10)
+        /// Standings rows a `standings` event carries.
+        static let standingsRows = 20
+
+        public init() {}
+    }
+
+    static let channel = "mockstock_stream"
+    /// Payloads too big for NOTIFY are read as they are announced; ten minutes is long enough.
+    static let forgetDeliveredPayloads: PostgresQuery =
+        "DELETE FROM stream_payloads WHERE created_at < now() - interval '10 minutes'"
+
+    let hub: StreamHub
+    let pool: PostgresConnectionPool
+    let orders: OrderStore
+    let notifications: NotificationStore
+    let leagues: LeagueService
+    let quotes: any QuoteProvider
+    let market: MarketStore
+    let settings: Settings
+    let logger: Logger
+    let started: StartSignal
+    /// Each league's last standings sent, to send only changes.
+    private let lastStandings = Mutex<[Int: String]>([:])
+
+    init(
+        hub: StreamHub, pool: PostgresConnectionPool, orders: OrderStore, notifications: NotificationStore,
+        leagues: LeagueService, quotes: any QuoteProvider, market: MarketStore, settings: Settings,
+        logger: Logger, started: StartSignal
+    ) {
+        self.hub = hub
+        self.pool = pool
+        self.orders = orders
+        self.notifications = notifications
+        self.leagues = leagues
+        self.quotes = quotes
+        self.market = market
+        self.settings = settings
+        self.logger = logger
+        self.started = started
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown { await self.started.wait() }
+        let listener = PostgresListener(pool: pool, channels: [Self.channel], logger: logger)
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await cancelWhenGracefulShutdown {
+                    await listener.run { event in await self.handle(event) }
+                }
+            }
+            group.addTask {
+                await repeatUntilShutdown(every: .seconds(1), logger: self.logger, task: "stream stall check") {
+                    self.hub.stopStalled(longerThan: self.settings.stallLimit)
+                }
+            }
+            group.addTask {
+                await repeatUntilShutdown(every: self.settings.standingsInterval, logger: self.logger, task: "stream standings") {
+                    try await self.refreshStandings()
+                }
+            }
+        }
+    }
+
+    // MARK: Announcements
+
+    /// An announcement as the triggers write it.
+    struct Announcement: Decodable {
+        let kind: String?
+        /// Set instead of everything else when the payload was too big for NOTIFY.
+        let ref: Int?
+        let user: Int?
+        let id: Int?
+        let status: String?
+        /// `[symbol, name, price, previous close, as of]` per quote.
+        let quotes: [[String?]]?
+    }
+
+    func handle(_ event: PostgresListener.Event) async {
+        switch event {
+        case .listening(let afterGap):
+            guard afterGap else { return }
+            logger.notice("stream notifications may have been lost; sending every client a snapshot")
+            for subscriber in hub.allSubscribers {
+                _ = subscriber.enqueue(StreamEncoding.gap)
+                await sendSnapshot(to: subscriber, of: hub.subscriptions(of: subscriber))
+            }
+        case .notification(_, let payload):
+            do {
+                var announcement = try JSONDecoder().decode(Announcement.self, from: Data(payload.utf8))
+                if let ref = announcement.ref {
+                    guard let stored = try await pool.query("SELECT payload::text FROM stream_payloads WHERE id = \(ref)")
+                        .decodeColumn(String.self).first
+                    else { return }
+                    announcement = try JSONDecoder().decode(Announcement.self, from: Data(stored.utf8))
+                }
+                try await deliver(announcement)
+            } catch {
+                logger.warning("a stream announcement could not be delivered", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    private func deliver(_ announcement: Announcement) async throws {
+        switch announcement.kind {
+        case "quotes":
+            publishQuotes(announcement.quotes ?? [])
+        case "order":
+            guard let userID = announcement.user, let id = announcement.id, hub.followsOrders(userID: userID),
+                let record = try await orders.orders(ids: [id]).first,
+                // A later announcement of the same order follows: send the order once, as it is now.
+                record.status.rawValue == announcement.status
+            else { return }
+            hub.publishOrder(StreamEncoding.message("order", Order(record)), userID: userID)
+        case "notification":
+            guard let id = announcement.id, hub.followsNotifications(userID: announcement.user),
+                let notification = try await notifications.notification(id: id)
+            else { return }
+            hub.publishNotification(StreamEncoding.message("notification", notification), userID: announcement.user)
+        default:
+            return
+        }
+    }
+
+    private func publishQuotes(_ rows: [[String?]]) {
+        let followed = hub.followedSymbols(rows.compactMap { $0.first ?? nil })
+        guard !followed.isEmpty else { return }
+        let dates = ISO8601DateFormatter()
+        dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var messages: [(symbol: String, message: String)] = []
+        for row in rows {
+            guard row.count == 5, let symbol = row[0], followed.contains(symbol), let name = row[1],
+                let price = row[2].flatMap(Decimal.init(exactly:)), let asOf = row[4].flatMap(dates.date(from:))
+            else { continue }
+            let quote = PriceQuote(symbol: symbol, price: price, previousClose: row[3].flatMap(Decimal.init(exactly:)), asOf: asOf)
+            messages.append((symbol, StreamEncoding.message("quote", Quote(name: name, quote: quote))))
+        }
+        hub.publishQuotes(messages)
+    }
+
+    // MARK: Standings
+
+    func refreshStandings() async throws {
+        let followed = hub.followedLeagues()
+        lastStandings.withLock { last in last = last.filter { followed[$0.key] != nil } }
+        for (leagueID, userIDs) in followed {
+            guard let (page, members) = try await leagues.standings(
+                ofLeague: leagueID, forMembers: Array(userIDs), limit: Settings.standingsRows
+            ) else {
+                drop(leagueID, keeping: [])
+                continue
+            }
+            if members.count < userIDs.count { drop(leagueID, keeping: members) }
+            let standings = LeagueStandings(page, leagueID: leagueID)
+            let unchanged = lastStandings.withLock { last in
+                let key = StreamEncoding.message("standings", standings.items)
+                defer { last[leagueID] = key }
+                return last[leagueID] == key
+            }
+            if !unchanged {
+                hub.publishStandings(StreamEncoding.message("standings", standings), leagueID: leagueID, members: members)
+            }
+        }
+    }
+
+    /// Stops sending a league to those who left it or were kicked, and tells them.
+    private func drop(_ leagueID: Int, keeping members: Set<Int>) {
+        let problem = StreamProblem(code: "not_found", detail: "You are no longer a member of league \(leagueID).")
+        for subscriber in hub.dropLeague(leagueID, keeping: members) {
+            _ = subscriber.enqueue(StreamEncoding.message("error", problem))
+        }
+    }
+
+    // MARK: Snapshots
+
+    /// Queues the current state of what `subscriptions` name.
+    func sendSnapshot(to subscriber: StreamSubscriber, of subscriptions: StreamSubscriptions) async {
+        do {
+            var snapshot = StreamSnapshot()
+            if !subscriptions.quotes.isEmpty {
+                let symbols = subscriptions.quotes.sorted()
+                let prices = try await quotes.quotes(for: symbols)
+                let names = try await market.names(for: symbols)
+                snapshot.quotes = symbols.compactMap { symbol in
+                    guard let price = prices[symbol], let name = names[symbol] else { return nil }
+                    return Quote(name: name, quote: price)
+                }
+            }
+            if subscriptions.orders {
+                snapshot.orders = try await orders.openOrders(userID: subscriber.userID).map(Order.init)
+            }
+            if subscriptions.notifications {
+                snapshot.unreadNotifications = try await notifications.unreadCount(userID: subscriber.userID)
+            }
+            if !subscriptions.leagues.isEmpty {
+                var standings: [LeagueStandings] = []
+                for leagueID in subscriptions.leagues.sorted() {
+                    guard let (page, _) = try await leagues.standings(
+                        ofLeague: leagueID, forMembers: [subscriber.userID], limit: Settings.standingsRows
+                    ) else { continue }
+                    standings.append(LeagueStandings(page, leagueID: leagueID))
+                }
+                snapshot.standings = standings
+            }
+            _ = subscriber.enqueue(StreamEncoding.message("snapshot", snapshot))
+        } catch {
+            let problem = AppError.problem(for: error, logger: logger)
+            _ = subscriber.enqueue(StreamEncoding.message("error", StreamProblem(code: problem.code, detail: problem.detail)))
+        }
+    }
+}
+
+extension LeagueStandings {
+    init(_ page: StandingsStore.Page, leagueID: Int) {
+        self.init(leagueId: leagueID, items: page.items.map(Standing.init), total: page.total, asOf: page.asOf)
+    }
+}

@@ -1,0 +1,175 @@
+import Synchronization
+
+/// This process's stream connections and what each follows, indexed so an event finds its
+/// subscribers without visiting the others. Events reach the hub once per process (from
+/// the database's notifications, see `StreamFeed`); the hub queues each on the connections
+/// that follow it, and only on connections of the user it belongs to.
+final class StreamHub: Sendable {
+    private struct State {
+        var subscribers: [Int: StreamSubscriber] = [:]
+        var subscriptions: [Int: StreamSubscriptions] = [:]
+        var bySymbol: [String: Set<Int>] = [:]
+        var ordersByUser: [Int: Set<Int>] = [:]
+        var notificationsByUser: [Int: Set<Int>] = [:]
+        var byLeague: [Int: Set<Int>] = [:]
+        var nextID = 1
+    }
+
+    private let state = Mutex(State())
+    let metrics: StreamMetrics
+    let queueLimit: Int
+
+    init(metrics: StreamMetrics, queueLimit: Int) {
+        self.metrics = metrics
+        self.queueLimit = queueLimit
+    }
+
+    func connect(userID: Int) -> StreamSubscriber {
+        let (subscriber, count) = state.withLock { state in
+            let subscriber = StreamSubscriber(id: state.nextID, userID: userID, limit: queueLimit)
+            state.nextID += 1
+            state.subscribers[subscriber.id] = subscriber
+            state.subscriptions[subscriber.id] = StreamSubscriptions()
+            return (subscriber, state.subscribers.count)
+        }
+        metrics.clients.set(Int64(count))
+        return subscriber
+    }
+
+    func disconnect(_ subscriber: StreamSubscriber) {
+        let count = state.withLock { state in
+            if let subscriptions = state.subscriptions[subscriber.id] {
+                Self.index(&state, subscriber.id, userID: subscriber.userID, removing: subscriptions)
+            }
+            state.subscribers[subscriber.id] = nil
+            state.subscriptions[subscriber.id] = nil
+            return state.subscribers.count
+        }
+        subscriber.finish()
+        metrics.clients.set(Int64(count))
+    }
+
+    /// Replaces what a connection follows.
+    func update(_ subscriber: StreamSubscriber, to subscriptions: StreamSubscriptions) {
+        state.withLock { state in
+            guard let old = state.subscriptions[subscriber.id] else { return }
+            Self.index(&state, subscriber.id, userID: subscriber.userID, removing: old)
+            state.subscriptions[subscriber.id] = subscriptions
+            Self.index(&state, subscriber.id, userID: subscriber.userID, adding: subscriptions)
+        }
+    }
+
+    func subscriptions(of subscriber: StreamSubscriber) -> StreamSubscriptions {
+        state.withLock { $0.subscriptions[subscriber.id] ?? StreamSubscriptions() }
+    }
+
+    private static func index(_ state: inout State, _ id: Int, userID: Int, adding subscriptions: StreamSubscriptions) {
+        for symbol in subscriptions.quotes { state.bySymbol[symbol, default: []].insert(id) }
+        for league in subscriptions.leagues { state.byLeague[league, default: []].insert(id) }
+        if subscriptions.orders { state.ordersByUser[userID, default: []].insert(id) }
+        if subscriptions.notifications { state.notificationsByUser[userID, default: []].insert(id) }
+    }
+
+    private static func index(_ state: inout State, _ id: Int, userID: Int, removing subscriptions: StreamSubscriptions) {
+        func remove<Key: Hashable>(_ key: Key, from index: inout [Key: Set<Int>]) {
+            index[key]?.remove(id)
+            if index[key]?.isEmpty == true { index[key] = nil }
+        }
+        for symbol in subscriptions.quotes { remove(symbol, from: &state.bySymbol) }
+        for league in subscriptions.leagues { remove(league, from: &state.byLeague) }
+        if subscriptions.orders { remove(userID, from: &state.ordersByUser) }
+        if subscriptions.notifications { remove(userID, from: &state.notificationsByUser) }
+    }
+
+    // MARK: Who follows what
+
+    /// The symbols someone here follows, of those given.
+    func followedSymbols(_ symbols: [String]) -> Set<String> {
+        state.withLock { state in Set(symbols.filter { state.bySymbol[$0] != nil }) }
+    }
+
+    func followsOrders(userID: Int) -> Bool {
+        state.withLock { $0.ordersByUser[userID] != nil }
+    }
+
+    /// Whether someone here follows the user's notifications (nil: anyone's, for a broadcast).
+    func followsNotifications(userID: Int?) -> Bool {
+        state.withLock { state in userID.map { state.notificationsByUser[$0] != nil } ?? !state.notificationsByUser.isEmpty }
+    }
+
+    /// Each followed league with the users following it here.
+    func followedLeagues() -> [Int: Set<Int>] {
+        state.withLock { state in
+            state.byLeague.mapValues { ids in Set(ids.compactMap { state.subscribers[$0]?.userID }) }
+        }
+    }
+
+    var allSubscribers: [StreamSubscriber] {
+        state.withLock { Array($0.subscribers.values) }
+    }
+
+    // MARK: Fan-out
+
+    /// Queues each quote on the connections that follow its symbol.
+    func publishQuotes(_ messages: [(symbol: String, message: String)]) {
+        var replaced = 0
+        state.withLock { state in
+            for (symbol, message) in messages {
+                for id in state.bySymbol[symbol] ?? [] {
+                    guard let subscriber = state.subscribers[id] else { continue }
+                    if subscriber.enqueueQuote(symbol: symbol, message: message) { replaced += 1 }
+                }
+            }
+        }
+        metrics.dropped.increment(by: Int64(replaced))
+    }
+
+    func publishOrder(_ message: String, userID: Int) {
+        publish(message) { $0.ordersByUser[userID] ?? [] }
+    }
+
+    /// A notification for one user, or (nil) for everyone who follows notifications.
+    func publishNotification(_ message: String, userID: Int?) {
+        publish(message) { state in
+            userID.map { state.notificationsByUser[$0] ?? [] } ?? state.notificationsByUser.values.reduce(into: []) { $0.formUnion($1) }
+        }
+    }
+
+    /// A league's standings, to the members among its followers (`members`).
+    func publishStandings(_ message: String, leagueID: Int, members: Set<Int>) {
+        publish(message) { state in
+            (state.byLeague[leagueID] ?? []).filter { state.subscribers[$0].map { members.contains($0.userID) } ?? false }
+        }
+    }
+
+    /// Stops following a league for connections of users who are no longer its members.
+    func dropLeague(_ leagueID: Int, keeping members: Set<Int>) -> [StreamSubscriber] {
+        state.withLock { state in
+            let dropped = (state.byLeague[leagueID] ?? []).compactMap { state.subscribers[$0] }.filter { !members.contains($0.userID) }
+            for subscriber in dropped {
+                guard var subscriptions = state.subscriptions[subscriber.id] else { continue }
+                Self.index(&state, subscriber.id, userID: subscriber.userID, removing: subscriptions)
+                subscriptions.leagues.remove(leagueID)
+                state.subscriptions[subscriber.id] = subscriptions
+                Self.index(&state, subscriber.id, userID: subscriber.userID, adding: subscriptions)
+            }
+            return dropped
+        }
+    }
+
+    private func publish(_ message: String, to targets: (State) -> Set<Int>) {
+        let overflowed = state.withLock { state in
+            targets(state).compactMap { state.subscribers[$0] }.filter { !$0.enqueue(message) }
+        }
+        for _ in overflowed { metrics.slowConsumers.increment() }
+    }
+
+    /// Stops connections whose writer has been stuck for longer than `limit`.
+    func stopStalled(longerThan limit: Duration) {
+        let now = ContinuousClock.now
+        for subscriber in allSubscribers where subscriber.isStalled(longerThan: limit, now: now) {
+            subscriber.stop(.slowConsumer)
+            metrics.slowConsumers.increment()
+        }
+    }
+}

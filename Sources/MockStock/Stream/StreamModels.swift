@@ -1,0 +1,75 @@
+import Foundation
+
+/// A message a client sends on the stream (API.md "Live stream").
+struct StreamRequest: Decodable {
+    enum Action: String, Decodable {
+        case auth, subscribe, unsubscribe, ping
+    }
+
+    let action: Action
+    let token: String?
+    let quotes: [String]?
+    let orders: Bool?
+    let notifications: Bool?
+    let leagues: [Int]?
+}
+
+/// What one connection follows.
+struct StreamSubscriptions: Sendable, Equatable {
+    var quotes: Set<String> = []
+    var orders = false
+    var notifications = false
+    var leagues: Set<Int> = []
+
+    /// At most this many symbols and leagues per connection, which bounds its quote queue.
+    static let maxQuotes = 100
+    static let maxLeagues = 20
+}
+
+/// One event as it goes on the wire: `{"type": ..., "data": ...}`, where `data` has the
+/// shape the REST API gives the same thing.
+struct StreamEnvelope<Payload: Encodable>: Encodable {
+    let type: String
+    let data: Payload
+}
+
+/// The first message after a (re)subscription: the current state of what was asked for,
+/// so that the events after it are changes to something the client already has.
+struct StreamSnapshot: Encodable {
+    var quotes: [Quote]?
+    var orders: [Order]?
+    var unreadNotifications: Int?
+    var standings: [LeagueStandings]?
+}
+
+/// A league's leaderboard top, as a `standings` event carries it.
+struct LeagueStandings: Encodable, Sendable {
+    let leagueId: Int
+    let items: [Standing]
+    let total: Int
+    let asOf: Date
+}
+
+/// A problem with a client's message, as an `error` event carries it (the problem+json
+/// fields that make sense without HTTP).
+struct StreamProblem: Encodable {
+    let code: String
+    let detail: String
+}
+
+/// Encodes events the way the REST API encodes bodies (sorted keys, RFC 3339 dates).
+enum StreamEncoding {
+    static func message<Payload: Encodable>(_ type: String, _ data: Payload) -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Every event type is plain data that always encodes.
+        let bytes = (try? encoder.encode(StreamEnvelope(type: type, data: data))) ?? Data("{}".utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static let authorized = #"{"type":"authorized"}"#
+    static let pong = #"{"type":"pong"}"#
+    /// Sent when events may have been lost (the database connection broke); a snapshot follows.
+    static let gap = #"{"type":"gap"}"#
+}
