@@ -3,6 +3,8 @@
 import { api, session, whenUnauthorized, ApiError } from './js/api.js';
 import { h, fill, loading, failure } from './js/dom.js';
 import { destroyCharts } from './js/charts.js';
+import { live, showQuote, toast } from './js/live.js';
+import { price } from './js/decimal.js';
 import { loginView } from './js/views/login.js';
 import { portfolioView } from './js/views/portfolio.js';
 import { marketView } from './js/views/market.js';
@@ -47,6 +49,13 @@ function location() {
 }
 
 let rendering = 0;
+/** What the page on screen asked to be told (by event type, and "poll"); undone when
+ * another page replaces it, and replaced when the page draws itself again. */
+const pageStops = new Map();
+function pageScope(key, stop) {
+  pageStops.get(key)?.();
+  pageStops.set(key, stop);
+}
 
 async function render() {
   const [path, query] = location();
@@ -59,8 +68,12 @@ async function render() {
     return;
   }
   showChrome();
+  if (session.token) live.start();
   for (const dialog of document.querySelectorAll('dialog')) dialog.close();
   const ticket = ++rendering;
+  pageStops.forEach((stop) => stop());
+  pageStops.clear();
+  let followed = false;
   destroyCharts(view);
   const match = routes.map(([pattern, make]) => [path.match(pattern), make]).find(([found]) => found);
   if (!match) {
@@ -78,11 +91,24 @@ async function render() {
     current: () => ticket === rendering,
     refresh: render,
     refreshUnread,
+    /** Live updates for this page: follow({quotes, leagues}) and on(type, handler), one handler per type. */
+    live: {
+      follow: (what) => { if (ticket === rendering) { followed = true; live.follow(what); } },
+      on: (type, handler) => { if (ticket === rendering) pageScope(type, live.on(type, handler)); },
+    },
+    /** Runs `work` every `ms` while the live stream is down, until the page changes. */
+    poll: (work, ms) => {
+      if (ticket !== rendering) return;
+      const timer = setInterval(() => { if (!live.connected && ticket === rendering) work(); }, ms);
+      pageScope('poll', () => clearInterval(timer));
+    },
     navigate: (hash) => { if (window.location.hash === hash) render(); else window.location.hash = hash; },
   };
   try {
     context.params = found.slice(1).map(decodeURIComponent);
     await make()(view, context);
+    // A page that follows nothing stops what the last one followed.
+    if (!followed && ticket === rendering) live.follow({});
   } catch (error) {
     if (ticket === rendering) fill(view, failure(error, render));
   }
@@ -109,21 +135,46 @@ function showChrome() {
 }
 
 /** The unread badge: how many notices the user has not read (up to 99+). */
-async function refreshUnread() {
+let unread = 0;
+function showUnread(count) {
   const badge = document.getElementById('unread');
-  if (!session.token) { badge.hidden = true; return; }
+  unread = count;
+  badge.hidden = count === 0;
+  badge.textContent = count > 99 ? '99+' : String(count);
+  badge.setAttribute('aria-label', `${count} unread`);
+}
+
+async function refreshUnread() {
+  if (!session.token) { showUnread(0); return; }
   try {
     const page = await api('/api/notifications?unread=true&limit=100');
-    const count = page.items.length;
-    badge.hidden = count === 0;
-    badge.textContent = count > 99 ? '99+' : String(count);
-    badge.setAttribute('aria-label', `${count} unread`);
+    showUnread(page.items.length);
   } catch {
-    badge.hidden = true;
+    showUnread(0);
   }
 }
 
+const orderOutcomes = { filled: 'filled', canceled: 'was canceled', expired: 'expired', rejected: 'was rejected' };
+live.on('quote', showQuote);
+live.on('snapshot', (snapshot) => {
+  (snapshot.quotes || []).forEach(showQuote);
+  if (snapshot.unreadNotifications !== undefined) showUnread(snapshot.unreadNotifications);
+});
+live.on('notification', (notice) => {
+  showUnread(unread + 1);
+  toast(notice.title);
+});
+live.on('order', (order) => {
+  const outcome = orderOutcomes[order.status];
+  if (!outcome) return;
+  const at = order.filledAveragePrice ? ` at ${price(order.filledAveragePrice)}` : '';
+  toast(`Order to ${order.side} ${order.quantity} ${order.symbol} ${outcome}${at}.`);
+});
+// Events may have been lost: draw the page afresh.
+live.on('gap', () => render());
+
 whenUnauthorized(() => {
+  live.stop();
   session.clear();
   flash('Your session has ended. Please log in again.', 'error', true);
   window.location.hash = '#/login';
@@ -131,6 +182,7 @@ whenUnauthorized(() => {
 
 document.getElementById('logout').addEventListener('click', async () => {
   try { await api('/api/auth/logout', { method: 'POST' }); } catch (error) { if (!(error instanceof ApiError)) throw error; }
+  live.stop();
   session.clear();
   flash('You are logged out.', 'info', true);
   window.location.hash = '#/login';
@@ -154,5 +206,5 @@ window.addEventListener('hashchange', () => {
   render();
 });
 window.addEventListener('resize', showChrome);
-setInterval(refreshUnread, 30000);
+setInterval(() => { if (!live.connected) refreshUnread(); }, 30000);
 render();

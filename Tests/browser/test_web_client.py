@@ -325,6 +325,79 @@ class WebClientTest(unittest.TestCase):
         self.text_in("main", "Makes games")
         self.text_in("#stock-price", "12.25")
 
+    def test_live(self):
+        """Prices, fills, notices and standings arrive on the live stream while a page is
+        open, without reloading it."""
+        driver = self.driver
+        driver.get(f"{BASE}/")
+        driver.execute_script("sessionStorage.clear()")
+        erin = f"erin_{self.suffix}"
+        self.sign_in(erin, register=True)
+        self.set_price("NVDA", "400.00")
+        self.go("#/market?search=NVDA")
+        self.text_in("main tbody", "$400.00")
+        self.set_price("NVDA", "412.34")
+        self.text_in("main tbody", "$412.34", timeout=5)
+        self.shot("18-market-live")
+
+        # The stock page's price follows; so do the prices and values of the portfolio.
+        self.go("#/stock/NVDA")
+        self.text_in("#stock-price", "412.34")
+        self.set_price("NVDA", "415.00")
+        self.text_in("#stock-price", "415.00", timeout=5)
+        self.trade("buy", 2)
+        self.text_in("#flash", "Bought 2 NVDA")
+        self.go("#/portfolio")
+        self.text_in("main tbody", "NVDA")
+        self.set_price("NVDA", "420.00")
+        self.text_in("main tbody", "$840.00", timeout=5)
+
+        # An order that fills while another page is open raises a toast there.
+        self.go("#/stock/NVDA")
+        self.place_order("buy", "limit", 1, limit="410", tif="gtc")
+        self.text_in("#flash", "placed")
+        self.go("#/portfolio")
+        self.set_price("NVDA", "409.00")
+        self.text_in("#toasts", "Order to buy 1 NVDA filled at $409.00", timeout=5)
+        self.text_in("main tbody", "Nvidia 3", timeout=5)
+        self.shot("19-fill-toast")
+
+        # A broadcast shows at once and raises the unread badge (the fallback poll is every 30 s).
+        before = int(self.find("#unread").text or "0") if driver.find_element(By.ID, "unread").is_displayed() else 0
+        self.admin_post("/api/admin/notifications", {"title": "Markets close early", "body": "The exchange closes at 1 pm."})
+        self.text_in("#toasts", "Markets close early", timeout=5)
+        self.text_in("#unread", str(before + 1), timeout=5)
+
+        # The open league's leaderboard follows the prices.
+        self.go("#/leagues")
+        self.find("#league-name").send_keys("Live class")
+        self.click("#create-league button[type='submit']")
+        self.text_in("main tbody", erin)
+        worth = self.table_texts(2)
+        self.set_price("NVDA", "500.00")
+        self.wait(lambda d: self.table_texts(2) not in ([], worth), timeout=10)
+        self.shot("20-league-live")
+
+    def test_polling_without_socket(self):
+        """A browser that cannot open the stream still sees an order fill, by polling."""
+        driver, this = make_driver(), self.driver
+        try:
+            driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "delete window.WebSocket;"})
+            self.driver = driver
+            self.go("")
+            self.sign_in(f"frank_{self.suffix}", register=True)
+            self.set_price("AMZN", "180.00")
+            self.go("#/stock/AMZN")
+            self.place_order("buy", "limit", 1, limit="175", tif="gtc")
+            self.text_in("#flash", "placed")
+            self.go("#/orders")
+            self.text_in("#open-orders tbody", "AMZN")
+            self.set_price("AMZN", "174.00")
+            self.text_in("#order-history tbody", "Filled at $174.00", timeout=15)
+        finally:
+            self.driver = this
+            driver.quit()
+
     def test_orders(self):
         """Placing, seeing and cancelling a limit order, seeing one fill after a price move,
         and a league with house rules."""

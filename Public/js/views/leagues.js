@@ -147,6 +147,26 @@ export async function leagueView(root, context) {
   if (!context.current()) return;
   const me = context.user;
   const owner = me && league.ownerId === me.id;
+  // New standings arrive on the live stream (or, without it, every 30 s). While the order
+  // of the players shown stays the same, their figures change in place; otherwise the
+  // board is drawn again.
+  const redraw = () => { if (context.current()) leagueView(root, context).catch(() => {}); };
+  context.live.follow({ leagues: [Number(id)] });
+  context.live.on('standings', (standings) => {
+    if (String(standings.leagueId) !== String(id)) return;
+    const shown = [...root.querySelectorAll('[data-worth]')].map((cell) => cell.dataset.worth);
+    const sameOrder = offset === 0 && standings.items.every((s, i) => i >= shown.length || shown[i] === String(s.userId));
+    if (!sameOrder) { redraw(); return; }
+    for (const s of standings.items) {
+      const worth = root.querySelector(`[data-worth="${s.userId}"]`);
+      const gain = root.querySelector(`[data-return="${s.userId}"]`);
+      if (worth) worth.textContent = money(s.netWorth);
+      if (gain) gain.replaceChildren(signed(s.returnPercent, percent(s.returnPercent)));
+    }
+    const asOf = root.querySelector('#standings-as-of');
+    if (asOf) asOf.textContent = `As of ${new Date(standings.asOf).toLocaleString()}`;
+  });
+  context.poll(redraw, 30000);
 
   async function act(question, path, done) {
     if (!confirmAction(question)) return;
@@ -182,12 +202,12 @@ export async function leagueView(root, context) {
       h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', {}, `${dateText(league.startsAt)} – ${dateText(league.endsAt)}`))),
     league.mode === 'isolated' ? rulesSummary(league.rules) : null,
     h('h2', {}, 'Leaderboard'),
-    h('p', { class: 'muted' }, `As of ${new Date(board.asOf).toLocaleString()}`),
+    h('p', { class: 'muted', id: 'standings-as-of' }, `As of ${new Date(board.asOf).toLocaleString()}`),
     table([
       { title: 'Rank', class: 'num', cell: (s) => String(s.rank) },
       { title: 'Player', cell: (s) => h('span', { class: me && s.userId === me.id ? 'me' : '' }, s.username) },
-      { title: 'Net worth', class: 'num', cell: (s) => money(s.netWorth) },
-      { title: 'Return', class: 'num', cell: (s) => signed(s.returnPercent, percent(s.returnPercent)) },
+      { title: 'Net worth', class: 'num', cell: (s) => h('span', { dataset: { worth: s.userId } }, money(s.netWorth)) },
+      { title: 'Return', class: 'num', cell: (s) => h('span', { dataset: { return: s.userId } }, signed(s.returnPercent, percent(s.returnPercent))) },
       ...kickColumn,
     ], board.items, { empty: 'No members.' }),
     h('nav', { class: 'pager', 'aria-label': 'Pages' },

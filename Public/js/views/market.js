@@ -1,6 +1,7 @@
 import { api } from '../api.js';
 import { h, fill, table, signed } from '../dom.js';
-import { price, percent, signedMoney } from '../decimal.js';
+import { price, percent } from '../decimal.js';
+import { quoteCell } from '../live.js';
 
 const PAGE = 20;
 const sorts = [
@@ -39,6 +40,7 @@ export async function marketView(root, context) {
       h('select', { id: 'market-sort', onchange: (event) => go({ sort: event.target.value, page: '1' }) },
         sorts.map(([value, label]) => h('option', { value, selected: value === sort }, label)))));
   const pages = Math.max(1, Math.ceil(market.total / PAGE));
+  context.live.follow({ quotes: market.items.map((q) => q.symbol) });
   fill(root,
     h('h1', {}, 'Market'),
     h('div', { class: 'strips' }, moverStrip("Today's winners", movers.winners, 'winners'), moverStrip("Today's losers", movers.losers, 'losers')),
@@ -47,9 +49,9 @@ export async function marketView(root, context) {
     table([
       { title: 'Symbol', cell: (q) => h('a', { href: `#/stock/${q.symbol}`, class: 'symbol' }, q.symbol) },
       { title: 'Company', cell: (q) => q.name },
-      { title: 'Price', class: 'num', cell: (q) => price(q.price) },
-      { title: 'Change', class: 'num', cell: (q) => signed(q.change, signedMoney(q.change)) },
-      { title: '%', class: 'num', cell: (q) => signed(q.changePercent, percent(q.changePercent)) },
+      { title: 'Price', class: 'num', cell: (q) => quoteCell(q.symbol, 'price', q) },
+      { title: 'Change', class: 'num', cell: (q) => quoteCell(q.symbol, 'change', q) },
+      { title: '%', class: 'num', cell: (q) => quoteCell(q.symbol, 'changePercent', q) },
     ], market.items, { empty: 'No stock matches that search.' }),
     h('nav', { class: 'pager', 'aria-label': 'Pages' },
       h('button', { type: 'button', disabled: page <= 1, onclick: () => go({ page: String(page - 1) }) }, '← Previous'),

@@ -82,9 +82,10 @@ export async function ordersView(root, context) {
         { title: 'Outcome', cell: (o) => h('span', { class: `status-${o.status}` }, outcome(o)) },
       ], closed.items, { empty: 'No orders have closed yet.' })));
 
-  if (open.items.length > 0) {
-    setTimeout(() => { if (context.current()) ordersView(root, context).catch(() => {}); }, 5000);
-  }
+  // Fills arrive on the live stream; without it, open orders are read again every 5 s.
+  const redraw = () => { if (context.current()) ordersView(root, context).catch(() => {}); };
+  context.live.on('order', redraw);
+  if (open.items.length > 0) context.poll(redraw, 5000);
 }
 
 /** The order ticket on a stock page: type, prices, time in force, one order per submit

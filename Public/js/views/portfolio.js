@@ -2,6 +2,7 @@ import { api } from '../api.js';
 import { h, fill, table, signed } from '../dom.js';
 import { money, price, signedMoney } from '../decimal.js';
 import { doughnutChart } from '../charts.js';
+import { quoteCell } from '../live.js';
 
 /** The portfolios' names for a switcher: personal first, then league portfolios. */
 export async function portfolioChoices() {
@@ -22,6 +23,11 @@ export async function portfolioView(root, context) {
   const holdings = portfolio.holdings;
   // The doughnut shows what the portfolio owns; short positions (negative) are in the table.
   const longs = holdings.filter((x) => x.quantity > 0);
+  context.live.follow({ quotes: holdings.map((x) => x.symbol) });
+  // A fill changes cash and holdings: draw the portfolio again.
+  context.live.on('order', (order) => {
+    if (order.status === 'filled' && context.current()) portfolioView(root, context).catch(() => {});
+  });
   fill(root,
     h('div', { class: 'heading' },
       h('h1', {}, 'Portfolio'),
@@ -40,8 +46,8 @@ export async function portfolioView(root, context) {
         table([
           { title: 'Stock', cell: (x) => h('a', { href: `#/stock/${x.symbol}` }, h('strong', {}, x.symbol), ' ', h('span', { class: 'muted' }, x.name)) },
           { title: 'Shares', class: 'num', cell: (x) => String(x.quantity) },
-          { title: 'Price', class: 'num', cell: (x) => price(x.price) },
-          { title: 'Value', class: 'num', cell: (x) => money(x.value) },
+          { title: 'Price', class: 'num', cell: (x) => quoteCell(x.symbol, 'price', x) },
+          { title: 'Value', class: 'num', cell: (x) => quoteCell(x.symbol, 'value', x, x.quantity) },
           { title: 'Avg cost', class: 'num', cell: (x) => price(x.averageCost) },
           { title: 'Gain', class: 'num', cell: (x) => signed(x.unrealizedGain, signedMoney(x.unrealizedGain)) },
           { title: 'Today', class: 'num', cell: (x) => signed(x.dayChange, signedMoney(x.dayChange)) },

@@ -1,8 +1,9 @@
 import { api, newKey } from '../api.js';
 import { h, fill, table, signed, loading, failure, showModalForm } from '../dom.js';
-import { money, price, percent, signedMoney, times } from '../decimal.js';
+import { money, price, percent, times } from '../decimal.js';
 import { lineChart, destroyCharts } from '../charts.js';
 import { portfolioSelect } from './portfolio.js';
+import { quoteCell } from '../live.js';
 import { orderDialog } from './orders.js';
 
 const ranges = [['1m', '1M'], ['3m', '3M'], ['6m', '6M'], ['1y', '1Y'], ['5y', '5Y']];
@@ -42,6 +43,7 @@ export async function stockView(root, context) {
     }
   }
 
+  context.live.follow({ quotes: [stock.symbol] });
   fill(root,
     h('div', { class: 'heading' },
       h('h1', {}, h('span', { id: 'stock-symbol' }, stock.symbol), ' ', h('span', { class: 'muted' }, stock.name)),
@@ -50,9 +52,9 @@ export async function stockView(root, context) {
         h('button', { type: 'button', id: 'sell', onclick: () => tradeDialog('sell') }, 'Sell'),
         h('button', { type: 'button', id: 'order', onclick: () => orderDialog(stock, portfolios, context, showPosition) }, 'Order…'))),
     h('section', { class: 'summary', 'aria-label': 'Price' },
-      h('div', {}, h('span', { class: 'label' }, 'Price'), h('strong', { id: 'stock-price' }, price(stock.price))),
+      h('div', {}, h('span', { class: 'label' }, 'Price'), h('strong', { id: 'stock-price' }, quoteCell(stock.symbol, 'price', stock))),
       h('div', {}, h('span', { class: 'label' }, 'Today'),
-        h('strong', {}, signed(stock.change, `${signedMoney(stock.change)} (${percent(stock.changePercent)})`))),
+        h('strong', {}, quoteCell(stock.symbol, 'change', stock), ' (', quoteCell(stock.symbol, 'changePercent', stock), ')')),
       h('div', {}, h('span', { class: 'label' }, 'One year'), h('strong', {}, signed(stock.yearChangePercent, percent(stock.yearChangePercent)))),
       h('div', {}, h('span', { class: 'label' }, '52-week range'), h('strong', {}, `${money(stock.yearLow)} – ${money(stock.yearHigh)}`))),
     h('p', { id: 'position', class: 'muted' }, position),
@@ -67,6 +69,7 @@ export async function stockView(root, context) {
       h('p', {}, stock.description || 'No description.'),
       h('p', { class: 'muted' }, [stock.sector, stock.currency].filter(Boolean).join(' · '))));
   showChart();
+  context.live.on('order', (order) => { if (order.status === 'filled' && order.symbol === symbol) showPosition(); });
 
   async function showPosition() {
     const text = await holdingText(symbol);
