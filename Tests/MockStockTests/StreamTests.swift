@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSClient
 import Logging
-import MockStock
+@testable import MockStock
 import Postgres
 import Synchronization
 import Testing
@@ -268,5 +268,54 @@ struct StreamTests {
             #expect(socket.events("quote").isEmpty)
             await socket.close()
         }
+    }
+
+    @Test("a tick of 150 quotes, too big for one NOTIFY, is stored, announced by id and delivered whole")
+    func oversizedAnnouncement() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database, live: true) { client in
+                let admin = try await client.adminToken()
+                let symbols = (0..<150).map { "BIG\($0)" }
+                let instruments = symbols.map { #"{"symbol":"\#($0)","name":"\#($0) Holdings Incorporated"}"# }.joined(separator: ",")
+                #expect(try await client.send(.put, "/api/admin/instruments", body: "[\(instruments)]", token: admin).status == .ok)
+                let token = try await client.register("watcher").token
+                let socket = try await StreamTestClient.authorized(port: try #require(client.port), token: token)
+                let followed = symbols.prefix(100).map { #""\#($0)""# }.joined(separator: ",")
+                socket.send(#"{"action":"subscribe","quotes":[\#(followed)]}"#)
+                try await socket.next("snapshot")
+                let quotes = symbols.map { #"{"symbol":"\#($0)","price":"12.34"}"# }.joined(separator: ",")
+                #expect(try await client.send(.post, "/api/admin/quotes", body: "[\(quotes)]", token: admin).status == .ok)
+                try await socket.next("quote") { _ in socket.events("quote").count == 100 }
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(socket.events("quote").count == 100)
+                #expect(Set(socket.events("quote").compactMap { ($0["data"] as? [String: any Sendable])?["symbol"] as? String }) == Set(symbols.prefix(100)))
+                let pool = PostgresConnectionPool(configuration: database.configuration)
+                #expect(try await pool.query("SELECT count(*) FROM stream_payloads").decodeColumn(Int.self) == [1])
+                await pool.close()
+                await socket.close()
+            }
+        }
+    }
+
+    @Test("a slow connection's quotes are kept as the latest per symbol; other events are bounded and overflowing stops it")
+    func boundedQueue() async throws {
+        let subscriber = StreamSubscriber(id: 1, userID: 7, limit: 3)
+        #expect(subscriber.enqueueQuote(symbol: "AAPL", message: "a1") == false)
+        #expect(subscriber.enqueueQuote(symbol: "MSFT", message: "m1") == false)
+        #expect(subscriber.enqueueQuote(symbol: "AAPL", message: "a2") == true, "a newer AAPL price replaces the unsent one")
+        #expect(subscriber.enqueue("order 1"))
+        #expect(await subscriber.next() == ["order 1", "a2", "m1"])
+
+        // The writer is now stuck on that batch: after the stall limit it counts as stalled.
+        #expect(subscriber.isStalled(longerThan: .seconds(5), now: .now + .seconds(6)))
+        subscriber.wrote()
+        #expect(!subscriber.isStalled(longerThan: .seconds(5), now: .now + .seconds(6)))
+
+        for event in ["e1", "e2", "e3"] { #expect(subscriber.enqueue(event)) }
+        #expect(subscriber.enqueue("e4") == false, "the fourth unsent event is one too many")
+        #expect(subscriber.stopReason == .slowConsumer)
+        var stops = subscriber.stops.makeAsyncIterator()
+        #expect(await stops.next() == .slowConsumer)
+        #expect(await subscriber.next() == nil, "a stopped subscriber's writer ends")
     }
 }
