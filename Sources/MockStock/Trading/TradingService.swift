@@ -57,11 +57,10 @@ struct TradingService: Sendable {
     // MARK: Valuation
 
     func portfolios(userID: Int) async throws -> [PortfolioSummary] {
-        let portfolios = try await store.portfolios(userID: userID)
-        let holdings = try await store.holdings(portfolioIDs: portfolios.map(\.id))
-        let prices = try await currentPrices(holdings.values.flatMap { $0 })
-        return portfolios.map { portfolio in
-            let value = (holdings[portfolio.id] ?? []).reduce(Decimal(0)) { $0 + (prices[$1.symbol]?.price ?? 0) * Decimal($1.quantity) }
+        let portfolios = try await store.portfoliosWithHoldings(userID: userID, .all)
+        let prices = try await currentPrices(portfolios.flatMap(\.1))
+        return portfolios.map { portfolio, held in
+            let value = held.reduce(Decimal(0)) { $0 + (prices[$1.symbol]?.price ?? 0) * Decimal($1.quantity) }
             return PortfolioSummary(
                 id: portfolio.id, leagueId: portfolio.leagueID, name: portfolio.name,
                 cash: portfolio.cash.moneyString, netWorth: (portfolio.cash + value).moneyString
@@ -70,10 +69,9 @@ struct TradingService: Sendable {
     }
 
     func portfolio(userID: Int, id: Int?) async throws -> Portfolio {
-        guard let portfolio = try await store.portfolio(userID: userID, id: id) else {
+        guard let (portfolio, held) = try await store.portfoliosWithHoldings(userID: userID, .one(id)).first else {
             throw TradingError.noSuchPortfolio
         }
-        let held = try await store.holdings(portfolioIDs: [portfolio.id])[portfolio.id] ?? []
         let prices = try await currentPrices(held)
         var total = Decimal(0)
         let holdings = held.map { holding in

@@ -99,13 +99,43 @@ struct TradingStore: Sendable {
         let costBasis: Decimal
     }
 
-    func portfolios(userID: Int) async throws -> [PortfolioRecord] {
-        try await pool.query(
+    /// Which of a user's portfolios to read: all of them, or one (nil: the personal one).
+    enum PortfolioScope: Sendable {
+        case all
+        case one(Int?)
+    }
+
+    /// The user's portfolios in `scope` with their positions (long or short), read in one
+    /// statement so that cash and holdings are of the same moment even while a fill, a
+    /// split or a dividend commits.
+    func portfoliosWithHoldings(userID: Int, _ scope: PortfolioScope) async throws -> [(PortfolioRecord, [HoldingRecord])] {
+        let (all, id): (Bool, Int?) = switch scope {
+        case .all: (true, nil)
+        case .one(let id): (false, id)
+        }
+        let rows = try await pool.query(
             """
-            SELECT id, league_id, name, cash, reserved_cash FROM portfolios
-            WHERE user_id = \(userID) AND archived_at IS NULL ORDER BY league_id NULLS FIRST, id
+            SELECT p.id, p.league_id, p.name, p.cash, p.reserved_cash, h.symbol, i.name, h.quantity, h.cost_basis
+            FROM portfolios p
+            LEFT JOIN holdings h ON h.portfolio_id = p.id AND h.quantity <> 0
+            LEFT JOIN instruments i ON i.symbol = h.symbol
+            WHERE p.user_id = \(userID) AND p.archived_at IS NULL
+              AND (\(all)::bool OR CASE WHEN \(id)::int8 IS NULL THEN p.league_id IS NULL ELSE p.id = \(id)::int8 END)
+            ORDER BY p.league_id NULLS FIRST, p.id, h.symbol
             """
-        ).decode((Int, Int?, String, Decimal, Decimal).self).map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3, reserved: $0.4) }
+        )
+        var result: [(PortfolioRecord, [HoldingRecord])] = []
+        for row in rows {
+            let (id, league, name, cash, reserved, symbol, instrument, quantity, basis) =
+                try row.decode((Int, Int?, String, Decimal, Decimal, String?, String?, Int?, Decimal?).self)
+            if result.last?.0.id != id {
+                result.append((PortfolioRecord(id: id, leagueID: league, name: name, cash: cash, reserved: reserved), []))
+            }
+            if let symbol, let instrument, let quantity, let basis {
+                result[result.count - 1].1.append(HoldingRecord(symbol: symbol, name: instrument, quantity: quantity, costBasis: basis))
+            }
+        }
+        return result
     }
 
     /// The user's portfolio by id, or the personal one for nil; nil when not theirs.
@@ -131,24 +161,6 @@ struct TradingStore: Sendable {
             GROUP BY p.id, p.cash
             """
         ).decode((Decimal, Decimal).self).first.map { (position: $0.0, netWorth: $0.1) }
-    }
-
-    /// Positions held, long or short (quantity not zero) in these portfolios, by portfolio.
-    func holdings(portfolioIDs: [Int]) async throws -> [Int: [HoldingRecord]] {
-        let rows = try await pool.query(
-            """
-            SELECT h.portfolio_id, h.symbol, i.name, h.quantity, h.cost_basis
-            FROM holdings h JOIN instruments i ON i.symbol = h.symbol
-            WHERE h.portfolio_id = ANY(\(portfolioIDs)) AND h.quantity <> 0
-            ORDER BY h.symbol
-            """
-        )
-        var byPortfolio: [Int: [HoldingRecord]] = [:]
-        for row in rows {
-            let (portfolio, symbol, name, quantity, basis) = try row.decode((Int, String, String, Int, Decimal).self)
-            byPortfolio[portfolio, default: []].append(HoldingRecord(symbol: symbol, name: name, quantity: quantity, costBasis: basis))
-        }
-        return byPortfolio
     }
 
     /// Trades of one portfolio, newest first, with ids below `before`.
