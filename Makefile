@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run migrate test test-browser test-reliability bench bench-driver bench-seed bench-leaderboard bench-orders db-start db-stop db-destroy deps clean
+.PHONY: all build run migrate test test-browser test-reliability bench bench-driver bench-seed bench-leaderboard bench-orders bench-stream db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -84,6 +84,12 @@ bench-leaderboard:
 bench-orders:
 	@scripts/install-deps bench
 	scripts/bench-orders
+
+# Two server processes, 5,000 stream clients each following 20 symbols of a market that
+# ticks every second: delivered events/s, tick-to-client latency p50/p99, server memory.
+bench-stream:
+	@scripts/install-deps bench
+	scripts/bench-stream
 
 db-start:
 	$(PG_LOCAL) start dev

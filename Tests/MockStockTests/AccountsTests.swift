@@ -225,6 +225,23 @@ struct AccountsTests {
         }
     }
 
+    @Test("after a logout and a new login on one process, another process refuses the old token and accepts the new one at once")
+    func loginAfterLogoutAcrossProcesses() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { a in
+                try await TestApp.run(on: database) { b in
+                    let old = try await a.register("hopper").token
+                    #expect(try await b.get("/api/me", token: old).status == .ok)
+                    #expect(try await a.post("/api/auth/logout", json: "", token: old).status == .noContent)
+                    let fresh = try JSONDecoder().decode(SessionBody.self, from: Data(buffer: try await a.login("hopper").body)).token
+                    // b cached the old version a moment ago; the newer token is not refused for it.
+                    #expect(try await b.get("/api/me", token: fresh).status == .ok)
+                    #expect(try await b.get("/api/me", token: old).status == .unauthorized)
+                }
+            }
+        }
+    }
+
     @Test("a password change revokes earlier tokens and the old password")
     func passwordChange() async throws {
         try await TestApp.run { client in

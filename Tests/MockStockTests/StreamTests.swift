@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSClient
 import Logging
+import NIOCore
 @testable import MockStock
 import Postgres
 import Synchronization
@@ -216,6 +217,43 @@ struct StreamTests {
         }
     }
 
+    @Test("a logout through process A closes the sockets of the revoked tokens on process B at once; a new token's socket stays open")
+    func logoutClosesSockets() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database, live: true, configure: Self.configure) { a in
+                try await TestApp.run(on: database, live: true, configure: Self.configure) { b in
+                    let old = try await a.register("leaver").token
+                    let other = try await a.register("stayer").token
+                    let revoked = try await StreamTestClient.authorized(port: try #require(b.port), token: old)
+                    let bystander = try await StreamTestClient.authorized(port: try #require(b.port), token: other)
+                    #expect(try await a.post("/api/auth/logout", json: "", token: old).status == .noContent)
+                    // Closed by the announcement within moments, not when the token expires in an hour.
+                    let frame = try await withThrowingTaskGroup(of: WebSocketCloseFrame??.self) { group in
+                        group.addTask { .some(try await revoked.closed.value) }
+                        group.addTask {
+                            try await Task.sleep(for: .seconds(3))
+                            return .none
+                        }
+                        let first = try await group.next() ?? nil
+                        group.cancelAll()
+                        return first
+                    }
+                    let closed = try #require(frame, "the revoked token's socket is still open 3 s after the logout")
+                    #expect(closed?.closeCode == .policyViolation && closed?.reason?.contains("revoked") == true)
+                    let login = try await a.login("leaver")
+                    let fresh = try JSONDecoder().decode(SessionBody.self, from: Data(buffer: login.body)).token
+                    let kept = try await StreamTestClient.authorized(port: try #require(b.port), token: fresh)
+                    // The new token and another user are unaffected.
+                    for socket in [kept, bystander] {
+                        socket.send(#"{"action":"ping"}"#)
+                        try await socket.next("pong")
+                        await socket.close()
+                    }
+                }
+            }
+        }
+    }
+
     @Test("a socket with no token, a bad one or an expired one is closed with 1008")
     func refusesBadTokens() async throws {
         try await TestApp.run(live: true) { client in
@@ -299,20 +337,20 @@ struct StreamTests {
 
     @Test("a slow connection's quotes are kept as the latest per symbol; other events are bounded and overflowing stops it")
     func boundedQueue() async throws {
-        let subscriber = StreamSubscriber(id: 1, userID: 7, limit: 3)
-        #expect(subscriber.enqueueQuote(symbol: "AAPL", message: "a1") == false)
-        #expect(subscriber.enqueueQuote(symbol: "MSFT", message: "m1") == false)
-        #expect(subscriber.enqueueQuote(symbol: "AAPL", message: "a2") == true, "a newer AAPL price replaces the unsent one")
-        #expect(subscriber.enqueue("order 1"))
-        #expect(await subscriber.next() == ["order 1", "a2", "m1"])
+        let subscriber = StreamSubscriber(id: 1, userID: 7, tokenVersion: 0, limit: 3)
+        func message(_ text: String) -> StreamMessage { ByteBuffer(string: text) }
+        #expect(subscriber.enqueueQuotes([("AAPL", message("a1")), ("MSFT", message("m1"))]) == 0)
+        #expect(subscriber.enqueueQuotes([("AAPL", message("a2"))]) == 1, "a newer AAPL price replaces the unsent one")
+        #expect(subscriber.enqueue(message("order 1")))
+        #expect(await subscriber.next()?.map { String(buffer: $0) } == ["order 1", "a2", "m1"])
 
         // The writer is now stuck on that batch: after the stall limit it counts as stalled.
         #expect(subscriber.isStalled(longerThan: .seconds(5), now: .now + .seconds(6)))
         subscriber.wrote()
         #expect(!subscriber.isStalled(longerThan: .seconds(5), now: .now + .seconds(6)))
 
-        for event in ["e1", "e2", "e3"] { #expect(subscriber.enqueue(event)) }
-        #expect(subscriber.enqueue("e4") == false, "the fourth unsent event is one too many")
+        for event in ["e1", "e2", "e3"] { #expect(subscriber.enqueue(message(event))) }
+        #expect(subscriber.enqueue(message("e4")) == false, "the fourth unsent event is one too many")
         #expect(subscriber.stopReason == .slowConsumer)
         var stops = subscriber.stops.makeAsyncIterator()
         #expect(await stops.next() == .slowConsumer)

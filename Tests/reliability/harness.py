@@ -177,6 +177,70 @@ class Client:
         return body["token"], body["user"]["id"]
 
 
+class StreamWatcher:
+    """A live-stream client that stays connected: it authenticates, subscribes, keeps every
+    event, and when the socket drops (a killed server) connects and subscribes again."""
+
+    def __init__(self, base, token, subscription):
+        self.url = base.replace("http://", "ws://") + "/api/stream"
+        self.token = token
+        self.subscription = subscription
+        self.events = []
+        self.connections = 0
+        self.closes = []
+        self.task = None
+
+    def start(self):
+        self.task = asyncio.create_task(self.run())
+        return self
+
+    async def run(self):
+        async with aiohttp.ClientSession() as session:
+            while True:
+                try:
+                    async with session.ws_connect(self.url, heartbeat=None) as socket:
+                        await socket.send_json({"action": "auth", "token": self.token})
+                        await socket.send_json({"action": "subscribe", **self.subscription})
+                        self.connections += 1
+                        async for message in socket:
+                            if message.type == aiohttp.WSMsgType.TEXT:
+                                self.events.append(json.loads(message.data))
+                        self.closes.append(socket.close_code)
+                except (aiohttp.ClientError, ConnectionError, asyncio.TimeoutError):
+                    pass
+                await asyncio.sleep(0.2)
+
+    def of_type(self, kind):
+        return [event["data"] for event in self.events if event.get("type") == kind]
+
+    async def wait_for(self, kind, matching=lambda data: True, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(matching(data) for data in self.of_type(kind)):
+                return True
+            await asyncio.sleep(0.05)
+        return False
+
+    async def wait_for_price(self, symbol, price, timeout=10.0):
+        """Whether the price reached the socket, as a quote event or in a snapshot (the one
+        after a gap, when the price was set while the server was not listening)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            quotes = self.of_type("quote") + [q for snapshot in self.of_type("snapshot") for q in snapshot.get("quotes", [])]
+            if any(q["symbol"] == symbol and q["price"] == price for q in quotes):
+                return True
+            await asyncio.sleep(0.05)
+        return False
+
+    async def stop(self):
+        if self.task:
+            self.task.cancel()
+            try:
+                await self.task
+            except asyncio.CancelledError:
+                pass
+
+
 def new_key():
     return uuid.uuid4().hex
 

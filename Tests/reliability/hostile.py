@@ -262,6 +262,9 @@ async def run(result, client, database, server, log_path):
         await expect("GET", "/api/me", None, {401}, headers={"Authorization": header})
         cases += 1
 
+    stream = await stream_attacks(result, client, attacker, victim_league["id"], victim_order["id"], answers)
+    cases += stream
+
     after = database.scalar(FINGERPRINT)
     result.check(before == after, "a refused request changed the database")
     throttles = await throttle_bursts(result, client, attacker)
@@ -281,6 +284,78 @@ async def run(result, client, database, server, log_path):
                       **throttles, **slow}
     result.check(slow["slowloris cut after s"] is not None and slow["slowloris cut after s"] <= 20, f"slowloris: {slow}")
     result.check(slow["normal requests during slowloris"] > 0 and slow["normal failures"] == 0, f"normal clients: {slow}")
+
+
+async def stream_attacks(result, client, attacker, victim_league, victim_order, answers):
+    """The live stream under hostile input: sockets that never authenticate, forged and
+    oversized first messages, and after authentication junk, binary frames, huge lists,
+    SQL-looking symbols and another user's league. Each socket is refused (closed with
+    1008/1009) or answered with an error event; none sees another user's data."""
+    url = client.base.replace("http://", "ws://") + "/api/stream"
+    cases = 0
+
+    async def first_message(payload, binary=False):
+        async with client.session.ws_connect(url, heartbeat=None) as socket:
+            await (socket.send_bytes(payload) if binary else socket.send_str(payload))
+            message = await socket.receive(timeout=15)
+            return message.type, socket.close_code
+
+    forged = jwt_negatives(0)
+    refused = [json.dumps({"action": "subscribe", "quotes": ["R1"]}), json.dumps({"action": "auth", "token": forged["alg none"]}),
+               json.dumps({"action": "auth", "token": "x" * 4000}), "{not json", json.dumps({"action": "auth"}),
+               json.dumps({"action": "auth", "token": attacker, "pad": "x" * 70000})]
+    for payload in refused:
+        kind, code = await first_message(payload)
+        result.check(kind in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED) and code in (1008, 1009),
+                     f"stream first message {payload[:50]!r}: {kind} {code}")
+        cases += 1
+    kind, code = await first_message(b"\x00\x01binary", binary=True)
+    result.check(code == 1008, f"stream binary first message: {kind} {code}")
+    cases += 1
+    # A socket that says nothing is closed (after 10 s; checked last, below).
+    silent = await client.session.ws_connect(url, heartbeat=None)
+    async with client.session.ws_connect(url, heartbeat=None) as socket:
+        await socket.send_json({"action": "auth", "token": attacker})
+        bad = ["{", json.dumps({"action": "subscribe", "quotes": ["R1'; DROP TABLE quotes;--"]}),
+               json.dumps({"action": "subscribe", "quotes": "R1"}), json.dumps({"action": "subscribe", "leagues": [victim_league]}),
+               json.dumps({"action": "subscribe", "leagues": ["1 OR 1=1"]}), json.dumps({"action": "subscribe", "quotes": [f"S{n}" for n in range(500)]}),
+               json.dumps({"action": "subscribe", "orders": "yes"}), json.dumps({"action": "unsubscribe", "quotes": [""]}),
+               json.dumps({"action": "\u202eebircsbus"}), json.dumps([1, 2, 3])]
+        for payload in bad:
+            await socket.send_str(payload)
+        await socket.send_bytes(b"\xff\xfe")
+        await socket.send_json({"action": "subscribe", "orders": True, "notifications": True})
+        await socket.send_json({"action": "ping"})
+        # Everything up to the pong: one error per bad message, then the attacker's own snapshot.
+        errors, seen = [], []
+        while True:
+            message = await socket.receive(timeout=15)
+            if message.type != aiohttp.WSMsgType.TEXT:
+                result.check(False, f"stream socket closed on bad input: {message.type} {socket.close_code}")
+                break
+            seen.append(message.data)
+            event = json.loads(message.data)
+            if event["type"] == "error":
+                errors.append(event["data"].get("code"))
+            if event["type"] == "pong":
+                break
+        answers.extend(seen)
+        result.check(len(errors) == len(bad) + 1 and all(errors), f"stream error events: {errors}")
+        orders = []
+        for event in map(json.loads, seen):
+            if event["type"] == "order":
+                orders.append(event["data"])
+            if event["type"] == "snapshot":
+                orders += event["data"].get("orders") or []
+                result.check(not event["data"].get("standings"), f"standings of a league not joined: {event}")
+        leaked = [order for order in orders if order["id"] == victim_order]
+        result.check(not leaked, f"the attacker's socket saw the victim's order: {leaked[:1]}")
+        cases += len(bad) + 1
+    started = time.monotonic()
+    message = await silent.receive(timeout=20)
+    result.check(silent.close_code == 1008 and time.monotonic() - started <= 12, f"silent socket: {message.type} {silent.close_code}")
+    await silent.close()
+    return cases + 1
 
 
 async def send_chunked(client, path, token, size, content_type):

@@ -16,7 +16,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (ADMIN, NEGATIVE, REPLAY, ROOT, WORTH_DRIFT, Client, Database, Server,  # noqa: E402
-                     new_key)
+                     StreamWatcher, new_key)
 import hostile  # noqa: E402
 
 PROFILES = {
@@ -142,6 +142,9 @@ async def conservation(args, profile):
                 await client.request("POST", f"/api/leagues/join/{shorts['code']}", token)
             mine = (await client.request("GET", "/api/portfolios", token))[1]
             short_portfolios.append((token, next(p["id"] for p in mine if p["leagueId"] == shorts["id"])))
+        # Three players watch their orders and notices on the live stream throughout.
+        watchers = [(user_id, StreamWatcher(server.base, token, {"orders": True, "notifications": True}).start())
+                    for token, user_id in players[:3]]
         deadline = time.monotonic() + profile["load_seconds"]
         latencies = []
         counts = {"trades": 0, "refused": 0, "reads": 0, "joins": 0, "orders": 0, "refused orders": 0, "cancels": 0,
@@ -201,6 +204,10 @@ async def conservation(args, profile):
                 result.check(status == 201, f"dividend answered {status}: {answer}")
 
         await asyncio.gather(snapshot_loop(), dividend_loop(), *(player_loop() for _ in range(profile["clients"])))
+        await asyncio.sleep(2)
+        for _, watcher in watchers:
+            await watcher.stop()
+        check_stream(result, setup.database, watchers)
         replay = int(setup.database.scalar(REPLAY))
         final = int(setup.database.scalar(WORTH_DRIFT)) + int(setup.database.scalar(NEGATIVE))
         server_errors = sum(n for status, n in client.statuses.items() if status >= 500 or status == 0)
@@ -225,6 +232,27 @@ async def conservation(args, profile):
         result.check(server_errors == 0, f"{server_errors} 5xx or failed requests")
         result.check(not client.problems, f"non-problem errors: {client.problems[:3]}")
     return result
+
+
+def check_stream(result, database, watchers):
+    """Each watcher's socket got every one of its user's orders in its final state and
+    nothing of anyone else's: orders or notices."""
+    seen = missed = foreign = 0
+    for user_id, watcher in watchers:
+        mine = {row[0]: row[1] for row in database.query(f"SELECT id, status FROM orders WHERE user_id = {int(user_id)}")}
+        events = {(str(order["id"]), order["status"]) for order in watcher.of_type("order")}
+        seen += len(events)
+        missed += sum(1 for order_id, status in mine.items() if status != "new" and (order_id, status) not in events)
+        foreign += sum(1 for order_id, _ in events if order_id not in mine)
+        notices = [str(int(notice["id"])) for notice in watcher.of_type("notification")]
+        if notices:
+            foreign += int(database.scalar(
+                f"SELECT count(*) FROM notifications WHERE id IN ({','.join(notices)}) AND user_id IS DISTINCT FROM {int(user_id)} "
+                "AND user_id IS NOT NULL"))
+    result.figures.update({"stream order events": seen, "stream final states missed": missed, "stream events of others": foreign})
+    result.check(seen > 0, "the watched players' sockets received no order event")
+    result.check(missed == 0, f"{missed} final order states never reached their owner's socket")
+    result.check(foreign == 0, f"{foreign} events reached a socket of another user")
 
 
 # 2. Double-spend races.
@@ -363,6 +391,8 @@ async def crashes(args, profile):
     async with Setup(args, "crashes") as setup:
         server, client, admin = await setup.serve(connections=80, ORDER_SWEEP_SECONDS=1)
         players = await register_players(client, 50, "crash")
+        # A player watches FLIP and their orders; each kill drops the socket and it connects again.
+        watcher = StreamWatcher(server.base, players[0][0], {"orders": True, "quotes": ["FLIP"]}).start()
         ledger = Ledger()
         seconds = 8 * profile["crashes"] + 5
         deadline = time.monotonic() + seconds
@@ -416,6 +446,16 @@ async def crashes(args, profile):
                                "slowest recovery s": round(max(recoveries), 2) if recoveries else None})
         result.check(len(recoveries) >= 5, "fewer than five kills")
         result.check(recoveries and max(recoveries) < 10, f"recovery took {max(recoveries or [0]):.1f} s")
+        # After the last restart the socket is back and current: a new price reaches it.
+        final_price = "10.25"
+        await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "FLIP", "price": final_price}], timeout=10)
+        current = await watcher.wait_for_price("FLIP", final_price)
+        await watcher.stop()
+        check_stream(result, setup.database, [(players[0][1], watcher)])
+        result.figures.update({"stream connections": watcher.connections, "stream snapshots": len(watcher.of_type("snapshot"))})
+        result.check(watcher.connections > len(recoveries), f"the socket connected {watcher.connections} times over {len(recoveries)} kills")
+        result.check(len(watcher.of_type("snapshot")) >= watcher.connections, "a reconnected socket got no snapshot")
+        result.check(current, "a price set after the last kill never reached the socket")
     return result
 
 
@@ -424,8 +464,11 @@ async def restarts(args, profile):
     async with Setup(args, "restarts") as setup:
         server, client, _ = await setup.serve(connections=80)
         players = await register_players(client, 50, "outage")
+        admin = await client.login(*ADMIN)
+        watcher = StreamWatcher(server.base, players[0][0], {"quotes": ["R1"], "orders": True}).start()
         ledger = Ledger()
         down = {"now": False}
+        prices_after = []
         deadline = time.monotonic() + 12 * profile["restarts"] + 5
         probes = []
         recoveries = []
@@ -447,6 +490,10 @@ async def restarts(args, profile):
                 await server.wait_ready(timeout=30)
                 recoveries.append(time.monotonic() - back)
                 down["now"] = False
+                # The stream resumes: a price set now reaches the socket that stayed open.
+                price = f"{10 + len(recoveries) / 100:.2f}"
+                await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "R1", "price": price}], timeout=10)
+                prices_after.append(await watcher.wait_for_price("R1", price))
 
         await asyncio.gather(breaker(), *(keyed_trader(client, players, ledger, deadline, lambda: down["now"]) for _ in range(32)))
         check_ledger(result, setup.database, ledger)
@@ -463,6 +510,12 @@ async def restarts(args, profile):
         result.check(not not_503, f"{len(not_503)} outage answers were not 503: {not_503[:3]}")
         result.check(all(p[1] == 503 and p[3] == "service_unavailable" for p in probes), f"probes: {probes}")
         result.check(recoveries and max(recoveries) < 10, f"recovery took {max(recoveries or [0]):.1f} s")
+        await watcher.stop()
+        gaps = len(watcher.of_type("gap"))
+        result.figures.update({"stream gaps": gaps, "stream prices after restarts": f"{sum(prices_after)} of {len(prices_after)}",
+                               "stream connections": watcher.connections})
+        result.check(gaps >= len(recoveries), f"{gaps} gap events over {len(recoveries)} database restarts")
+        result.check(all(prices_after), f"prices after restarts reached the socket: {prices_after}")
     return result
 
 

@@ -14,7 +14,7 @@ struct AuthMiddleware: RouterMiddleware {
         else {
             throw AppError.unauthorized()
         }
-        guard let (identity, _) = try await identity(token: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
+        guard let (identity, _, _) = try await identity(token: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
             throw AppError.unauthorized("The token is invalid, expired or revoked; log in again.")
         }
         var context = context
@@ -23,20 +23,29 @@ struct AuthMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// Who holds the token and when it expires; nil when it is invalid, expired or revoked.
-    func identity(token: String) async throws -> (Identity, expiresAt: Date)? {
+    /// Who holds the token, its version (see `isCurrent`) and when it expires; nil when it
+    /// is invalid, expired or revoked.
+    func identity(token: String) async throws -> (Identity, version: Int, expiresAt: Date)? {
         guard let claims = await tokens.verify(token),
             let userID = claims.userID,
-            let state = try await versions.state(of: userID),
+            let state = try await versions.state(of: userID, presented: claims.ver),
             state.version == claims.ver
         else { return nil }
-        return (Identity(userID: userID, role: state.role), claims.exp.value)
+        return (Identity(userID: userID, role: state.role), state.version, claims.exp.value)
+    }
+
+    /// Whether tokens of this version are still valid for the user (no logout or password
+    /// change since they were issued).
+    func isCurrent(userID: Int, version: Int) async throws -> Bool {
+        try await versions.state(of: userID)?.version == version
     }
 }
 
 /// Each user's token version and role, cached for `lifetime` so that most requests need
 /// no database round trip. A token revoked by another server process keeps working here
-/// for at most `lifetime`; revocations made through this process apply at once.
+/// for at most `lifetime`; revocations made through this process apply at once. A token
+/// newer than the cached version (issued by another process after a logout there) is
+/// checked against the database at once: versions only grow, so the cache is behind.
 final class TokenVersionCache: Sendable {
     private struct State {
         let version: Int
@@ -51,8 +60,11 @@ final class TokenVersionCache: Sendable {
         cache = ExpiringCache(lifetime: lifetime, capacity: 100_000, clock: clock)
     }
 
-    func state(of userID: Int) async throws -> (version: Int, role: Role)? {
-        if let state = cache.value(for: userID) { return (state.version, state.role) }
+    /// `presented`: the version of the token being checked, if any.
+    func state(of userID: Int, presented: Int? = nil) async throws -> (version: Int, role: Role)? {
+        if let state = cache.value(for: userID), (presented ?? state.version) <= state.version {
+            return (state.version, state.role)
+        }
         let read = cache.now
         guard let state = try await store.tokenState(id: userID) else {
             cache.removeValue(for: userID)

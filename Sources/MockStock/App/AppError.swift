@@ -57,6 +57,13 @@ public struct AppError: Error, Sendable, Equatable {
         detail: "The request body is larger than the 1 MiB this route accepts."
     )
 
+    /// A WebSocket route asked for without the upgrade.
+    public static func upgradeRequired(_ detail: String) -> AppError {
+        var error = AppError(.init(code: 426, reasonPhrase: "Upgrade Required"), code: "upgrade_required", detail: detail)
+        error.headers[.upgrade] = "websocket"
+        return error
+    }
+
     public static func serviceUnavailable(_ detail: String = "The service is temporarily unavailable; try again shortly.") -> AppError {
         AppError(.serviceUnavailable, code: "service_unavailable", detail: detail)
     }

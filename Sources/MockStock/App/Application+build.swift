@@ -97,14 +97,15 @@ public func buildApplication(
         corporateActions: CorporateActionsController(store: CorporateActionStore(pool: pool), market: market, quotes: quotes)
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
-    let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics, auth: auth, features: features)
     let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)
     let feed = StreamFeed(
         hub: hub, pool: pool, orders: orders, notifications: notifications, leagues: features.leagues,
-        quotes: quotes, market: market, settings: configuration.stream, logger: logger, started: started
+        quotes: quotes, market: market, settings: configuration.stream,
+        tokenIsCurrent: { try await auth.isCurrent(userID: $0, version: $1) }, logger: logger, started: started
     )
     services.append(feed)
     let stream = StreamController(hub: hub, feed: feed, auth: auth, leagues: features.leagues, logger: logger)
+    let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics, auth: auth, stream: stream, features: features)
     let headTimeout = TimeAmount.milliseconds(configuration.requestHeadTimeout.inMilliseconds)
     var app = Application(
         router: router,
@@ -190,6 +191,7 @@ func buildRouter(
     pool: PostgresConnectionPool,
     metrics: AppMetrics,
     auth: AuthMiddleware,
+    stream: StreamController,
     features: Features
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
@@ -208,6 +210,8 @@ func buildRouter(
     // Open to everyone: registering and logging in.
     let accountsController = AccountsController(accounts: accounts, proxies: configuration.trustedProxies)
     accountsController.addPublicRoutes(to: api.group().add(middleware: BodyLimitMiddleware()))
+    // The stream authenticates in its first message; without an upgrade it is a 426.
+    stream.addPlainRoute(to: api.group().add(middleware: BodyLimitMiddleware()))
     // Everything else under /api needs a token, also where no route matches (401, not 404).
     let authenticated = api.group().add(middleware: auth)
     let json = authenticated.group().add(middleware: BodyLimitMiddleware())

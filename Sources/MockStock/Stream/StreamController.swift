@@ -35,6 +35,13 @@ struct StreamController {
     static let maxMessageSize = 16_384
     static let slowConsumerCode = WebSocketErrorCode.unknown(1013)
 
+    /// The same path without a WebSocket upgrade, on the main router: `426`.
+    func addPlainRoute(to api: RouterGroup<AppRequestContext>) {
+        api.get("stream") { _, _ -> Response in
+            throw AppError.upgradeRequired("GET /api/stream is a WebSocket: connect with a WebSocket client (see the README).")
+        }
+    }
+
     func router() -> Router<StreamRequestContext> {
         let router = Router(context: StreamRequestContext.self)
         router.ws("api/stream") { inbound, outbound, context in
@@ -51,11 +58,11 @@ struct StreamController {
         }
         let holder = await authenticate(&messages)
         deadline.cancel()
-        guard let (identity, expiresAt) = holder else {
+        guard let (identity, version, expiresAt) = holder else {
             try? await outbound.close(.policyViolation, reason: "A valid, unexpired token is required.")
             return
         }
-        let subscriber = hub.connect(userID: identity.userID)
+        let subscriber = hub.connect(userID: identity.userID, tokenVersion: version)
         defer { hub.disconnect(subscriber) }
         _ = subscriber.enqueue(StreamEncoding.authorized)
         await withTaskGroup(of: Void.self) { group in
@@ -64,7 +71,7 @@ struct StreamController {
                 try? await Task.sleep(for: .seconds(max(expiresAt.timeIntervalSinceNow, 0)))
                 if !Task.isCancelled { subscriber.stop(.tokenExpired) }
             }
-            group.addTask { await write(subscriber, to: outbound) }
+            group.addTask { await write(subscriber, to: channel) }
             group.addTask {
                 for await reason in subscriber.stops {
                     await Self.cutOff(outbound, channel: channel, code: Self.closeCode(reason), reason: Self.closeReason(reason))
@@ -97,7 +104,7 @@ struct StreamController {
     private static func closeCode(_ reason: StreamSubscriber.StopReason) -> WebSocketErrorCode {
         switch reason {
         case .slowConsumer: slowConsumerCode
-        case .tokenExpired: .policyViolation
+        case .tokenExpired, .tokenRevoked: .policyViolation
         }
     }
 
@@ -105,10 +112,13 @@ struct StreamController {
         switch reason {
         case .slowConsumer: "Too slow: events were arriving faster than they were read."
         case .tokenExpired: "The token expired."
+        case .tokenRevoked: "The token was revoked (a logout or password change)."
         }
     }
 
-    private func authenticate(_ messages: inout WebSocketInboundMessageStream.AsyncIterator) async -> (Identity, expiresAt: Date)? {
+    private func authenticate(
+        _ messages: inout WebSocketInboundMessageStream.AsyncIterator
+    ) async -> (Identity, version: Int, expiresAt: Date)? {
         guard case .text(let text)? = try? await messages.next(),
             let request = try? JSONDecoder().decode(StreamRequest.self, from: Data(text.utf8)),
             request.action == .auth, let token = request.token
@@ -116,10 +126,24 @@ struct StreamController {
         return try? await auth.identity(token: token) ?? nil
     }
 
-    private func write(_ subscriber: StreamSubscriber, to outbound: WebSocketOutboundWriter) async {
+    /// Sends the subscriber's events as they come, each batch with one flush: the frames
+    /// go to the socket's channel in one event-loop turn. Writing and flushing each frame
+    /// through the WebSocket writer instead took the tick-to-client p99 at 5,000 sockets
+    /// × 20 symbols from about 300 ms to 1.2 s (`make bench-stream`). The wait for the
+    /// batch's last write is the backpressure: it ends only once the client has taken
+    /// the bytes.
+    private func write(_ subscriber: StreamSubscriber, to channel: any Channel) async {
         while let batch = await subscriber.next() {
+            let written = channel.eventLoop.makePromise(of: Void.self)
+            channel.eventLoop.execute {
+                for (index, message) in batch.enumerated() {
+                    let frame = WebSocketFrame(fin: true, opcode: .text, data: message)
+                    channel.write(frame, promise: index == batch.count - 1 ? written : nil)
+                }
+                channel.flush()
+            }
             do {
-                for message in batch { try await outbound.write(.text(message)) }
+                try await written.futureResult.get()
             } catch {
                 return
             }

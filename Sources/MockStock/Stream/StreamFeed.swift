@@ -1,10 +1,11 @@
 import Foundation
 import Logging
+import NIOCore
 import Postgres
 import ServiceLifecycle
 import Synchronization
 
-/// Turns the database's announcements (`sql/0015_stream.sql`) into events for this
+/// Turns the database's announcements (`sql/0015_stream.sql`, `sql/0016_stream_revocations.sql`) into events for this
 /// process's stream clients. Every process listens once, so an event made anywhere
 /// reaches every process exactly once and each of its followers once; nothing is sent
 /// straight from the process that made it, so there is one path and no duplicate. An
@@ -13,8 +14,10 @@ import Synchronization
 ///
 /// Standings change with every price, so they are not announced: every
 /// `standingsInterval` the feed reads the top of each league followed here and sends it
-/// when it changed. After the listening connection broke (a database restart), every
-/// client gets a `gap` event and a fresh snapshot.
+/// when it changed. A logout or password change is announced too, and closes the sockets
+/// of the tokens it revoked. After the listening connection broke (a database restart),
+/// every client gets a `gap` event and a fresh snapshot, and every socket's token is
+/// checked again.
 public final class StreamFeed: Service, Sendable {
     public struct Settings: Sendable {
         /// How often followed leagues' standings are read (`STREAM_STANDINGS_SECONDS`).
@@ -42,16 +45,20 @@ public final class StreamFeed: Service, Sendable {
     let quotes: any QuoteProvider
     let market: MarketStore
     let settings: Settings
+    /// Whether a user's tokens of a version are still valid (see `AuthMiddleware.isCurrent`).
+    let tokenIsCurrent: @Sendable (_ userID: Int, _ version: Int) async throws -> Bool
     let logger: Logger
     let started: StartSignal
     /// Each league's last standings sent, to send only changes.
-    private let lastStandings = Mutex<[Int: String]>([:])
+    private let lastStandings = Mutex<[Int: StreamMessage]>([:])
 
     init(
         hub: StreamHub, pool: PostgresConnectionPool, orders: OrderStore, notifications: NotificationStore,
         leagues: LeagueService, quotes: any QuoteProvider, market: MarketStore, settings: Settings,
+        tokenIsCurrent: @escaping @Sendable (_ userID: Int, _ version: Int) async throws -> Bool,
         logger: Logger, started: StartSignal
     ) {
+        self.tokenIsCurrent = tokenIsCurrent
         self.hub = hub
         self.pool = pool
         self.orders = orders
@@ -96,6 +103,8 @@ public final class StreamFeed: Service, Sendable {
         let user: Int?
         let id: Int?
         let status: String?
+        /// The user's token version after a revocation.
+        let version: Int?
         /// `[symbol, name, price, previous close, as of]` per quote.
         let quotes: [[String?]]?
     }
@@ -106,6 +115,11 @@ public final class StreamFeed: Service, Sendable {
             guard afterGap else { return }
             logger.notice("stream notifications may have been lost; sending every client a snapshot")
             for subscriber in hub.allSubscribers {
+                // A revocation announced during the gap was missed.
+                if (try? await tokenIsCurrent(subscriber.userID, subscriber.tokenVersion)) == false {
+                    subscriber.stop(.tokenRevoked)
+                    continue
+                }
                 _ = subscriber.enqueue(StreamEncoding.gap)
                 await sendSnapshot(to: subscriber, of: hub.subscriptions(of: subscriber))
             }
@@ -141,6 +155,9 @@ public final class StreamFeed: Service, Sendable {
                 let notification = try await notifications.notification(id: id)
             else { return }
             hub.publishNotification(StreamEncoding.message("notification", notification), userID: announcement.user)
+        case "revoked":
+            guard let userID = announcement.user, let version = announcement.version else { return }
+            _ = hub.revoke(userID: userID, before: version)
         default:
             return
         }
@@ -151,7 +168,7 @@ public final class StreamFeed: Service, Sendable {
         guard !followed.isEmpty else { return }
         let dates = ISO8601DateFormatter()
         dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        var messages: [(symbol: String, message: String)] = []
+        var messages: [(symbol: String, message: StreamMessage)] = []
         for row in rows {
             guard row.count == 5, let symbol = row[0], followed.contains(symbol), let name = row[1],
                 let price = row[2].flatMap(Decimal.init(exactly:)), let asOf = row[4].flatMap(dates.date(from:))

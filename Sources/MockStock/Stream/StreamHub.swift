@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// This process's stream connections and what each follows, indexed so an event finds its
@@ -24,9 +25,9 @@ final class StreamHub: Sendable {
         self.queueLimit = queueLimit
     }
 
-    func connect(userID: Int) -> StreamSubscriber {
+    func connect(userID: Int, tokenVersion: Int) -> StreamSubscriber {
         let (subscriber, count) = state.withLock { state in
-            let subscriber = StreamSubscriber(id: state.nextID, userID: userID, limit: queueLimit)
+            let subscriber = StreamSubscriber(id: state.nextID, userID: userID, tokenVersion: tokenVersion, limit: queueLimit)
             state.nextID += 1
             state.subscribers[subscriber.id] = subscriber
             state.subscriptions[subscriber.id] = StreamSubscriptions()
@@ -108,35 +109,44 @@ final class StreamHub: Sendable {
         state.withLock { Array($0.subscribers.values) }
     }
 
+    /// Stops the user's sockets opened with tokens older than `version` (a logout or a
+    /// password change); how many.
+    func revoke(userID: Int, before version: Int) -> Int {
+        let revoked = allSubscribers.filter { $0.userID == userID && $0.tokenVersion < version }
+        for subscriber in revoked { subscriber.stop(.tokenRevoked) }
+        return revoked.count
+    }
+
     // MARK: Fan-out
 
-    /// Queues each quote on the connections that follow its symbol.
-    func publishQuotes(_ messages: [(symbol: String, message: String)]) {
-        var replaced = 0
-        state.withLock { state in
-            for (symbol, message) in messages {
-                for id in state.bySymbol[symbol] ?? [] {
-                    guard let subscriber = state.subscribers[id] else { continue }
-                    if subscriber.enqueueQuote(symbol: symbol, message: message) { replaced += 1 }
-                }
+    /// Queues each quote on the connections that follow its symbol: all of a tick's quotes
+    /// for one connection at once, so its writer sends them together.
+    func publishQuotes(_ messages: [(symbol: String, message: StreamMessage)]) {
+        let byConnection = state.withLock { state in
+            var byConnection: [Int: [(symbol: String, message: StreamMessage)]] = [:]
+            for quote in messages {
+                for id in state.bySymbol[quote.symbol] ?? [] { byConnection[id, default: []].append(quote) }
             }
+            return byConnection.compactMap { id, quotes in state.subscribers[id].map { ($0, quotes) } }
         }
+        var replaced = 0
+        for (subscriber, quotes) in byConnection { replaced += subscriber.enqueueQuotes(quotes) }
         metrics.dropped.increment(by: Int64(replaced))
     }
 
-    func publishOrder(_ message: String, userID: Int) {
+    func publishOrder(_ message: StreamMessage, userID: Int) {
         publish(message) { $0.ordersByUser[userID] ?? [] }
     }
 
     /// A notification for one user, or (nil) for everyone who follows notifications.
-    func publishNotification(_ message: String, userID: Int?) {
+    func publishNotification(_ message: StreamMessage, userID: Int?) {
         publish(message) { state in
             userID.map { state.notificationsByUser[$0] ?? [] } ?? state.notificationsByUser.values.reduce(into: []) { $0.formUnion($1) }
         }
     }
 
     /// A league's standings, to the members among its followers (`members`).
-    func publishStandings(_ message: String, leagueID: Int, members: Set<Int>) {
+    func publishStandings(_ message: StreamMessage, leagueID: Int, members: Set<Int>) {
         publish(message) { state in
             (state.byLeague[leagueID] ?? []).filter { state.subscribers[$0].map { members.contains($0.userID) } ?? false }
         }
@@ -157,7 +167,7 @@ final class StreamHub: Sendable {
         }
     }
 
-    private func publish(_ message: String, to targets: (State) -> Set<Int>) {
+    private func publish(_ message: StreamMessage, to targets: (State) -> Set<Int>) {
         let overflowed = state.withLock { state in
             targets(state).compactMap { state.subscribers[$0] }.filter { !$0.enqueue(message) }
         }

@@ -1,4 +1,8 @@
 import Foundation
+import NIOCore
+
+/// An encoded event: made once, and the same bytes go to every connection it is for.
+typealias StreamMessage = ByteBuffer
 
 /// A message a client sends on the stream (API.md "Live stream").
 struct StreamRequest: Decodable {
@@ -57,19 +61,23 @@ struct StreamProblem: Encodable {
     let detail: String
 }
 
-/// Encodes events the way the REST API encodes bodies (sorted keys, RFC 3339 dates).
+/// Encodes events the way the REST API encodes bodies (sorted keys, RFC 3339 dates in UTC).
 enum StreamEncoding {
-    static func message<Payload: Encodable>(_ type: String, _ data: Payload) -> String {
+    /// Dates carry milliseconds: a live price is newer than another within a second.
+    static func message<Payload: Encodable>(_ type: String, _ data: Payload) -> StreamMessage {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
+        }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Every event type is plain data that always encodes.
         let bytes = (try? encoder.encode(StreamEnvelope(type: type, data: data))) ?? Data("{}".utf8)
-        return String(decoding: bytes, as: UTF8.self)
+        return ByteBuffer(bytes: bytes)
     }
 
-    static let authorized = #"{"type":"authorized"}"#
-    static let pong = #"{"type":"pong"}"#
+    static let authorized = ByteBuffer(string: #"{"type":"authorized"}"#)
+    static let pong = ByteBuffer(string: #"{"type":"pong"}"#)
     /// Sent when events may have been lost (the database connection broke); a snapshot follows.
-    static let gap = #"{"type":"gap"}"#
+    static let gap = ByteBuffer(string: #"{"type":"gap"}"#)
 }

@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// One stream connection's outbound queue. Events are queued without waiting, from any
@@ -12,18 +13,24 @@ final class StreamSubscriber: Sendable {
     enum StopReason: Sendable, Equatable {
         case slowConsumer
         case tokenExpired
+        case tokenRevoked
     }
 
     let id: Int
     let userID: Int
+    /// The version of the token the socket authenticated with: a logout or password
+    /// change moves the user's version on and closes the socket.
+    let tokenVersion: Int
 
     private struct Queue {
-        var events: [String] = []
-        var quotes: [String: String] = [:]
+        var events: [StreamMessage] = []
+        var quotes: [String: StreamMessage] = [:]
         var quoteOrder: [String] = []
         var stopped: StopReason?
         /// When the writer took a batch it has not finished writing.
         var writingSince: ContinuousClock.Instant?
+
+        var isEmpty: Bool { events.isEmpty && quoteOrder.isEmpty }
     }
 
     private let queue = Mutex(Queue())
@@ -34,47 +41,57 @@ final class StreamSubscriber: Sendable {
     let stops: AsyncStream<StopReason>
     private let stop: AsyncStream<StopReason>.Continuation
 
-    init(id: Int, userID: Int, limit: Int) {
+    init(id: Int, userID: Int, tokenVersion: Int, limit: Int) {
         self.id = id
         self.userID = userID
+        self.tokenVersion = tokenVersion
         self.limit = limit
         (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (stops, stop) = AsyncStream.makeStream(of: StopReason.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Queues an event; false when the queue was full and the subscriber is now stopped.
-    func enqueue(_ message: String) -> Bool {
-        let accepted = queue.withLock { queue -> Bool in
-            guard queue.stopped == nil else { return true }
+    func enqueue(_ message: StreamMessage) -> Bool {
+        let (accepted, wasEmpty) = queue.withLock { queue -> (Bool, Bool) in
+            guard queue.stopped == nil else { return (true, false) }
             guard queue.events.count < limit else {
                 queue.stopped = .slowConsumer
-                return false
+                return (false, false)
             }
+            let wasEmpty = queue.isEmpty
             queue.events.append(message)
-            return true
+            return (true, wasEmpty)
         }
-        if accepted { wake.yield() } else { stop.yield(.slowConsumer) }
+        if !accepted { stop.yield(.slowConsumer) } else if wasEmpty { wake.yield() }
         return accepted
     }
 
-    /// Queues a quote; true when it replaced an unsent quote of the same symbol.
-    func enqueueQuote(symbol: String, message: String) -> Bool {
-        let replaced = queue.withLock { queue -> Bool in
-            guard queue.stopped == nil else { return false }
-            let replaced = queue.quotes.updateValue(message, forKey: symbol) != nil
-            if !replaced { queue.quoteOrder.append(symbol) }
-            return replaced
+    /// Queues quotes; returns how many replaced an unsent quote of the same symbol.
+    func enqueueQuotes(_ quotes: [(symbol: String, message: StreamMessage)]) -> Int {
+        let (replaced, wasEmpty) = queue.withLock { queue -> (Int, Bool) in
+            guard queue.stopped == nil else { return (0, false) }
+            let wasEmpty = queue.isEmpty
+            var replaced = 0
+            for (symbol, message) in quotes {
+                if queue.quotes.updateValue(message, forKey: symbol) != nil {
+                    replaced += 1
+                } else {
+                    queue.quoteOrder.append(symbol)
+                }
+            }
+            return (replaced, wasEmpty)
         }
-        wake.yield()
+        // The writer empties the queue whole, so it needs waking only when it was empty.
+        if wasEmpty { wake.yield() }
         return replaced
     }
 
     /// Waits for events and takes them all; nil once the subscriber is stopped.
-    func next() async -> [String]? {
+    func next() async -> [StreamMessage]? {
         for await _ in wakeups {
-            let batch = queue.withLock { queue -> [String]? in
+            let batch = queue.withLock { queue -> [StreamMessage]? in
                 guard queue.stopped == nil else { return nil }
-                var batch: [String] = []
+                var batch: [StreamMessage] = []
                 swap(&batch, &queue.events)
                 batch.reserveCapacity(batch.count + queue.quoteOrder.count)
                 for symbol in queue.quoteOrder { batch.append(queue.quotes[symbol]!) }
