@@ -5,12 +5,55 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import MockStock
+import NIOCore
+import NIOPosix
 import Synchronization
 import Testing
 
 /// Defects found by the security review, each proved fixed by a test.
 @Suite("Hardening")
 struct HardeningTests {
+    /// A plain TCP connection to the server, for requests written a few bytes at a time.
+    struct RawConnection {
+        let channel: any Channel
+
+        static func open(port: Int) async throws -> RawConnection {
+            RawConnection(channel: try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get())
+        }
+
+        /// Writes `text` a line every `pause`; true when the server closed the connection first.
+        func trickle(_ lines: [String], pause: Duration) async throws -> Bool {
+            for line in lines {
+                guard channel.isActive else { return true }
+                try? await channel.writeAndFlush(ByteBuffer(string: line)).get()
+                try await Task.sleep(for: pause)
+            }
+            return !channel.isActive
+        }
+    }
+
+    @Test("a request head trickled in slower than the head timeout is cut, on a new connection and on a kept-alive one")
+    func slowRequestHeadsAreCut() async throws {
+        try await TestApp.run(live: true, configure: { $0.requestHeadTimeout = .seconds(1) }) { client in
+            let port = try #require(client.port)
+            let trickle = ["GET /api/me HTTP/1.1\r\n", "Host: x\r\n"] + (0..<12).map { "X-Slow-\($0): y\r\n" }
+            // A first head: the WebSocket upgrade handler reads it before any HTTP handler is in place.
+            let fresh = try await RawConnection.open(port: port)
+            let started = ContinuousClock.now
+            #expect(try await fresh.trickle(trickle, pause: .milliseconds(250)))
+            #expect(ContinuousClock.now - started < .seconds(2))
+            // A second head on a kept-alive connection, after a whole request was answered.
+            let kept = try await RawConnection.open(port: port)
+            #expect(try await kept.trickle(["GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n"], pause: .milliseconds(300)) == false)
+            #expect(try await kept.trickle(trickle, pause: .milliseconds(250)))
+            // A head sent at once is served, after the deadline it would have missed.
+            let prompt = try await RawConnection.open(port: port)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await prompt.trickle(["GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n"], pause: .milliseconds(900)) == false)
+            for connection in [fresh, kept, prompt] { try? await connection.channel.close() }
+        }
+    }
+
     @Test("every /api response, errors included, is not stored by caches and not sniffed")
     func apiResponsesAreNotCached() async throws {
         try await TestApp.run { client in

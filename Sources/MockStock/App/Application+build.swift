@@ -117,7 +117,8 @@ public func buildApplication(
                     idleTimeout: .milliseconds(configuration.idleTimeout.inMilliseconds)
                 ),
                 ws: .init(maxFrameSize: StreamController.maxMessageSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(5))
-            )
+            ),
+            headTimeout: headTimeout
         ),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "MockStock"),
         services: services,

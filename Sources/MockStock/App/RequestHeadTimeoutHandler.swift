@@ -1,6 +1,10 @@
 import HTTPTypes
-import NIOHTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
 import NIOCore
+import NIOHTTPTypes
 
 /// Closes a connection whose next request head does not arrive in time: counted from
 /// the connection's start, and from the end of each response on a kept-alive connection.
@@ -55,5 +59,103 @@ final class RequestHeadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     private func disarm() {
         deadline?.cancel()
         deadline = nil
+    }
+}
+
+/// Times a connection's first request head on the raw bytes. With the WebSocket upgrade
+/// the HTTP handlers (`RequestHeadTimeoutHandler` and the idle timer among them) join the
+/// pipeline only once the first head has been parsed, so until then this handler, first
+/// in the pipeline, holds the deadline: the head ends at the first blank line after
+/// something other than blank lines. Then it steps aside.
+final class FirstRequestHeadTimeoutHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let timeout: TimeAmount
+    private var deadline: Scheduled<Void>?
+    private var begun = false
+    /// The last four bytes seen, newest in the lowest byte.
+    private var recent: UInt32 = 0
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { arm(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        arm(context)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var complete = false
+        for byte in unwrapInboundIn(data).readableBytesView {
+            recent = recent << 8 | UInt32(byte)
+            if !begun {
+                begun = byte != UInt8(ascii: "\r") && byte != UInt8(ascii: "\n")
+            } else if recent == 0x0D0A_0D0A {
+                complete = true
+                break
+            }
+        }
+        context.fireChannelRead(data)
+        if complete {
+            deadline?.cancel()
+            deadline = nil
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    private func arm(_ context: ChannelHandlerContext) {
+        guard deadline == nil else { return }
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: timeout) {
+            loopBound.value.close(promise: nil)
+        }
+    }
+}
+
+/// A server child channel with `FirstRequestHeadTimeoutHandler` in front of `base`'s pipeline.
+struct FirstRequestHeadTimeout<Base: ServerChildChannel>: ServerChildChannel {
+    let base: Base
+    let timeout: TimeAmount
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(FirstRequestHeadTimeoutHandler(timeout: timeout))
+        }.flatMap {
+            base.setup(channel: channel, logger: logger)
+        }
+    }
+
+    func handle(value: Base.Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1 with the WebSocket upgrade (`webSocketRouter`), every request head timed
+    /// (the first one by `FirstRequestHeadTimeoutHandler`, later ones on a kept-alive
+    /// connection by `RequestHeadTimeoutHandler`).
+    static func http1WebSocketUpgrade<Router: HTTPResponderBuilder & SendableMetatype>(
+        webSocketRouter: Router,
+        configuration: HTTP1WebSocketUpgradeChannel.Configuration,
+        headTimeout: TimeAmount
+    ) -> HTTPServerBuilder where Router.Responder.Context: WebSocketRequestContext {
+        let webSocketResponder = webSocketRouter.buildResponder()
+        return .init { responder in
+            FirstRequestHeadTimeout(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
+                timeout: headTimeout
+            )
+        }
     }
 }
