@@ -211,7 +211,7 @@ class StreamWatcher:
                 await asyncio.sleep(0.2)
 
     def of_type(self, kind):
-        return [event["data"] for event in self.events if event.get("type") == kind]
+        return [event.get("data", {}) for event in self.events if event.get("type") == kind]
 
     async def wait_for(self, kind, matching=lambda data: True, timeout=10.0):
         deadline = time.monotonic() + timeout

@@ -17,48 +17,57 @@ final class RequestHeadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    private let timeout: TimeAmount
-    private var deadline: Scheduled<Void>?
+    private var deadline: ConnectionDeadline
 
     init(timeout: TimeAmount) {
-        self.timeout = timeout
+        deadline = ConnectionDeadline(timeout: timeout)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { arm(context) }
+        if context.channel.isActive { deadline.arm(context) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        arm(context)
+        deadline.arm(context)
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { disarm() }
+        if case .head = unwrapInboundIn(data) { deadline.disarm() }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { arm(context) }
+        if case .end = unwrapOutboundIn(data) { deadline.arm(context) }
         context.write(data, promise: promise)
     }
 
     /// Also called when the connection closes and its pipeline is torn down.
     func handlerRemoved(context: ChannelHandlerContext) {
-        disarm()
+        deadline.disarm()
+    }
+}
+
+/// A connection's close, scheduled `timeout` from when it is armed (again).
+struct ConnectionDeadline {
+    let timeout: TimeAmount
+    private var scheduled: Scheduled<Void>?
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
     }
 
-    private func arm(_ context: ChannelHandlerContext) {
+    mutating func arm(_ context: ChannelHandlerContext) {
         disarm()
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        deadline = context.eventLoop.scheduleTask(in: timeout) {
+        scheduled = context.eventLoop.scheduleTask(in: timeout) {
             loopBound.value.close(promise: nil)
         }
     }
 
-    private func disarm() {
-        deadline?.cancel()
-        deadline = nil
+    mutating func disarm() {
+        scheduled?.cancel()
+        scheduled = nil
     }
 }
 
@@ -71,22 +80,21 @@ final class FirstRequestHeadTimeoutHandler: ChannelInboundHandler, RemovableChan
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    private let timeout: TimeAmount
-    private var deadline: Scheduled<Void>?
+    private var deadline: ConnectionDeadline
     private var begun = false
     /// The last four bytes seen, newest in the lowest byte.
     private var recent: UInt32 = 0
 
     init(timeout: TimeAmount) {
-        self.timeout = timeout
+        deadline = ConnectionDeadline(timeout: timeout)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { arm(context) }
+        if context.channel.isActive { deadline.arm(context) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        arm(context)
+        deadline.arm(context)
         context.fireChannelActive()
     }
 
@@ -103,23 +111,13 @@ final class FirstRequestHeadTimeoutHandler: ChannelInboundHandler, RemovableChan
         }
         context.fireChannelRead(data)
         if complete {
-            deadline?.cancel()
-            deadline = nil
+            deadline.disarm()
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
-    }
-
-    private func arm(_ context: ChannelHandlerContext) {
-        guard deadline == nil else { return }
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        deadline = context.eventLoop.scheduleTask(in: timeout) {
-            loopBound.value.close(promise: nil)
-        }
+        deadline.disarm()
     }
 }
 
