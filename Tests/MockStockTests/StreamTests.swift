@@ -356,4 +356,23 @@ struct StreamTests {
         #expect(await stops.next() == .slowConsumer)
         #expect(await subscriber.next() == nil, "a stopped subscriber's writer ends")
     }
+
+    @Test("a batch is framed as RFC 6455 text frames: 7-bit, 16-bit and 64-bit lengths, back to back")
+    func framing() throws {
+        let sizes = [0, 125, 126, 65_535, 65_536, 70_000]
+        let messages = sizes.map { ByteBuffer(repeating: UInt8(ascii: "x"), count: $0) }
+        var buffer = StreamEncoding.frames(messages, allocator: ByteBufferAllocator())
+        for size in sizes {
+            #expect(buffer.readInteger(as: UInt8.self) == 0x81)
+            let marker = buffer.readInteger(as: UInt8.self) ?? 0
+            let length: Int = switch marker {
+            case 126: Int(buffer.readInteger(as: UInt16.self) ?? 0)
+            case 127: Int(buffer.readInteger(as: UInt64.self) ?? 0)
+            default: Int(marker)
+            }
+            #expect(length == size && marker == (size < 126 ? UInt8(size) : size < 65_536 ? 126 : 127))
+            #expect(buffer.readBytes(length: length) == Array(repeating: UInt8(ascii: "x"), count: size))
+        }
+        #expect(buffer.readableBytes == 0)
+    }
 }

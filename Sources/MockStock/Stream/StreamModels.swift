@@ -76,6 +76,29 @@ enum StreamEncoding {
         return ByteBuffer(bytes: bytes)
     }
 
+    /// Appends `messages` as unmasked, unfragmented WebSocket text frames (RFC 6455 §5.2):
+    /// a server's frames need no mask, so each is a 2-, 4- or 10-byte header and the JSON.
+    /// One buffer for a whole batch is one write for the socket, instead of a write (and a
+    /// header buffer) per frame through `WebSocketFrameEncoder`.
+    static func frames(_ messages: [StreamMessage], allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: messages.reduce(0) { $0 + $1.readableBytes + 10 })
+        for message in messages {
+            buffer.writeInteger(UInt8(0x81))  // FIN, text
+            switch message.readableBytes {
+            case ..<126:
+                buffer.writeInteger(UInt8(message.readableBytes))
+            case ..<65_536:
+                buffer.writeInteger(UInt8(126))
+                buffer.writeInteger(UInt16(message.readableBytes))
+            default:
+                buffer.writeInteger(UInt8(127))
+                buffer.writeInteger(UInt64(message.readableBytes))
+            }
+            buffer.writeImmutableBuffer(message)
+        }
+        return buffer
+    }
+
     static let authorized = ByteBuffer(string: #"{"type":"authorized"}"#)
     static let pong = ByteBuffer(string: #"{"type":"pong"}"#)
     /// Sent when events may have been lost (the database connection broke); a snapshot follows.
