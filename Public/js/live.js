@@ -127,8 +127,15 @@ function quoteText(field, quote, quantity) {
   }
 }
 
+/** The newest `asOf` shown per symbol: a snapshot read just before a newer price's
+ * event can arrive after it, and must not put the older price back. */
+const newest = new Map();
+
 /** Shows a new quote in every cell that follows its symbol. */
 export function showQuote(quote) {
+  const shown = newest.get(quote.symbol);
+  if (shown && quote.asOf && quote.asOf < shown) return;
+  if (quote.asOf) newest.set(quote.symbol, quote.asOf);
   for (const cell of document.querySelectorAll(`[data-quote="${CSS.escape(quote.symbol)}"]`)) {
     const before = cell.textContent;
     cell.replaceChildren(quoteText(cell.dataset.field, quote, cell.dataset.quantity));

@@ -217,6 +217,28 @@ struct StreamTests {
         }
     }
 
+    @Test("a price stored through process A is what process B answers at once, however long B caches quotes")
+    func announcedPricesRefreshTheQuoteCache() async throws {
+        try await TemporaryDatabase.with { database in
+            let caching: @Sendable (inout AppConfiguration) -> Void = { $0.quoteCacheLifetime = .seconds(60) }
+            try await TestApp.run(on: database, live: true, configure: caching) { a in
+                try await TestApp.run(on: database, live: true, configure: caching) { b in
+                    try await a.seedTradingMarket()
+                    let token = try await a.register("cached").token
+                    #expect(try await b.decode(StockDetailBody.self, "/api/stock/AAPL", token: token).price == "150.00")
+                    try await a.setPrice("AAPL", "157.50")
+                    var price = ""
+                    for _ in 0..<40 {
+                        price = try await b.decode(StockDetailBody.self, "/api/stock/AAPL", token: token).price
+                        if price == "157.50" { break }
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    #expect(price == "157.50", "B still answers its cached price 2 s after the change")
+                }
+            }
+        }
+    }
+
     @Test("a logout through process A closes the sockets of the revoked tokens on process B at once; a new token's socket stays open")
     func logoutClosesSockets() async throws {
         try await TemporaryDatabase.with { database in

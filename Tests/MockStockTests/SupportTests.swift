@@ -42,6 +42,24 @@ struct SupportTests {
         #expect(cache.value(for: 1) == nil)
     }
 
+    @Test("a forgotten value is read afresh, and a read that began before the forgetting is not stored")
+    func expiringCacheForgets() {
+        let clock = TestClock()
+        let cache = ExpiringCache<String, Int>(lifetime: .seconds(60), capacity: 10, clock: clock.reader)
+        cache.store(1, for: "a")
+        let before = cache.now
+        clock.advance(by: .milliseconds(5))
+        cache.forget(["a"])
+        #expect(cache.value(for: "a") == nil)
+        cache.store(1, for: "a", at: before)
+        #expect(cache.value(for: "a") == nil, "read before the source changed")
+        clock.advance(by: .milliseconds(5))
+        cache.store(2, for: "a", at: cache.now)
+        #expect(cache.value(for: "a") == 2)
+        cache.store(3, for: "a", at: before)
+        #expect(cache.value(for: "a") == 3, "once a newer read was stored, the key is an ordinary one again")
+    }
+
     @Test("a cursor page holds at most the limit and points past its last item only when more rows were read")
     func cursorPage() {
         struct Item: Encodable, Sendable { let id: Int }

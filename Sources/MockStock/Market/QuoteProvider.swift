@@ -9,10 +9,16 @@ public protocol QuoteProvider: Sendable {
 
     /// The last day of history clients may see (the replay day), or nil for all of it.
     func historyEnd() async throws -> String?
+
+    /// Told that new prices of `symbols` were stored (by any process: the live stream's
+    /// announcement), so that nothing cached here outlives them.
+    func forget(_ symbols: [String])
 }
 
 extension QuoteProvider {
     func historyEnd() async throws -> String? { nil }
+
+    func forget(_ symbols: [String]) {}
 
     /// The quote for one known instrument: `MarketError.noPrice` when it has none.
     func quote(for symbol: String) async throws -> PriceQuote {
@@ -56,7 +62,8 @@ struct StoredQuoteProvider: QuoteProvider {
 
 /// Keeps each quote for `lifetime`, so busy symbols are read from the database a few
 /// times a second rather than on every trade. Prices are then at most `lifetime` older
-/// than their source.
+/// than their source, and not older at all once the stream's announcement of a new price
+/// has reached this process (`forget`).
 final class CachingQuoteProvider: QuoteProvider {
     private let source: any QuoteProvider
     private let cache: ExpiringCache<String, PriceQuote>
@@ -78,5 +85,10 @@ final class CachingQuoteProvider: QuoteProvider {
 
     func historyEnd() async throws -> String? {
         try await source.historyEnd()
+    }
+
+    func forget(_ symbols: [String]) {
+        cache.forget(symbols)
+        source.forget(symbols)
     }
 }

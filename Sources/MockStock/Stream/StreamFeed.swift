@@ -164,6 +164,8 @@ public final class StreamFeed: Service, Sendable {
     }
 
     private func publishQuotes(_ rows: [[String?]]) {
+        // This process's cached prices of these symbols are out of date, followed or not.
+        quotes.forget(rows.compactMap { $0.first ?? nil })
         let followed = hub.followedSymbols(rows.compactMap { $0.first ?? nil })
         guard !followed.isEmpty else { return }
         let dates = ISO8601DateFormatter()

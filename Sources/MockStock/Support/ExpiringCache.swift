@@ -2,7 +2,8 @@ import Synchronization
 
 /// A per-process cache whose entries expire `lifetime` after they were stored, bounded
 /// to `capacity` entries: when full, expired entries are dropped first, then the oldest.
-/// The clock is injected, so tests move time instead of sleeping.
+/// The clock is injected, so tests move time instead of sleeping. A key forgotten (its
+/// source changed) is not stored again from a read that began before the forgetting.
 final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
         let value: Value
@@ -12,7 +13,13 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     let lifetime: Duration
     let capacity: Int
     private let clock: @Sendable () -> ContinuousClock.Instant
-    private let entries = Mutex<[Key: Entry]>([:])
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        /// When each key was last forgotten, until a newer read is stored for it.
+        var forgotten: [Key: ContinuousClock.Instant] = [:]
+    }
+
+    private let state = Mutex(State())
 
     init(lifetime: Duration, capacity: Int, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.lifetime = lifetime
@@ -27,8 +34,8 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The value stored for `key` unless it has expired.
     func value(for key: Key) -> Value? {
         let now = clock()
-        return entries.withLock { entries in
-            guard let entry = entries[key], now - entry.stored < lifetime else { return nil }
+        return state.withLock { state in
+            guard let entry = state.entries[key], now - entry.stored < lifetime else { return nil }
             return entry.value
         }
     }
@@ -36,10 +43,10 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The unexpired values among `keys`.
     func values(for keys: some Sequence<Key>) -> [Key: Value] {
         let now = clock()
-        return entries.withLock { entries in
+        return state.withLock { state in
             var found: [Key: Value] = [:]
             for key in keys {
-                if let entry = entries[key], now - entry.stored < lifetime { found[key] = entry.value }
+                if let entry = state.entries[key], now - entry.stored < lifetime { found[key] = entry.value }
             }
             return found
         }
@@ -50,10 +57,15 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     func store(_ values: [Key: Value], at read: ContinuousClock.Instant? = nil) {
         let stored = read ?? clock()
         let now = clock()
-        entries.withLock { entries in
+        state.withLock { state in
             for (key, value) in values {
-                if entries[key] == nil && entries.count >= capacity { makeRoom(in: &entries, now: now) }
-                entries[key] = Entry(value: value, stored: stored)
+                if let forgotten = state.forgotten[key] {
+                    // A read that began before its source changed is stale already.
+                    guard forgotten <= stored else { continue }
+                    state.forgotten.removeValue(forKey: key)
+                }
+                if state.entries[key] == nil && state.entries.count >= capacity { makeRoom(in: &state.entries, now: now) }
+                state.entries[key] = Entry(value: value, stored: stored)
             }
         }
     }
@@ -63,10 +75,23 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     func removeValue(for key: Key) {
-        entries.withLock { _ = $0.removeValue(forKey: key) }
+        state.withLock { _ = $0.entries.removeValue(forKey: key) }
     }
 
-    var count: Int { entries.withLock { $0.count } }
+    /// Drops `keys` because their source changed: the next read of each goes to the
+    /// source, and a read already under way is not stored.
+    func forget(_ keys: some Sequence<Key>) {
+        let now = clock()
+        state.withLock { state in
+            for key in keys {
+                state.entries.removeValue(forKey: key)
+                if state.forgotten[key] == nil && state.forgotten.count >= capacity { state.forgotten.removeAll() }
+                state.forgotten[key] = now
+            }
+        }
+    }
+
+    var count: Int { state.withLock { $0.entries.count } }
 
     /// Drops every expired entry (a sweep pays for the many inserts until the next one),
     /// or the oldest entry when none has expired.
