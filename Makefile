@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run migrate test test-browser test-reliability bench bench-driver bench-seed bench-leaderboard bench-orders bench-stream db-start db-stop db-destroy deps clean
+.PHONY: all build run migrate test test-browser test-bots test-reliability bench bench-driver bench-seed bench-leaderboard bench-orders bench-stream db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -52,6 +52,10 @@ test: deps
 # screenshots of each main screen in .build/screenshots.
 test-browser: deps
 	scripts/test-browser
+
+# The official Alpaca SDK (alpaca-py, pinned) against a live server.
+test-bots: deps
+	scripts/test-bots
 
 # Invariants under load, races, kill -9, database restarts, hostile input, schemathesis
 # (RELIABILITY_PROFILE=full for the long run); see docs/RELIABILITY.md.

@@ -125,6 +125,8 @@ struct SupportTests {
         (TradingError.orderTypeNotAllowed(.stop), 422, "validation_failed"),
         (TradingError.symbolNotAllowed("ZZZ"), 422, "validation_failed"),
         (CorporateActionError.alreadyRecorded, 409, "conflict"),
+        (ApiKeyError.tooManyKeys(limit: 10), 409, "too_many_keys"),
+        (ApiKeyError.noSuchKey, 404, "not_found"),
     ])
     func featureErrorTable(_ error: any Error, _ status: Int, _ code: String) {
         let problem = AppError.problem(for: error, logger: Logger(label: "test"))

@@ -35,7 +35,7 @@ SELECT md5(concat_ws('|',
   (SELECT count(*) FROM instruments), (SELECT string_agg(symbol || price, ',' ORDER BY symbol) FROM quotes),
   (SELECT count(*) FROM daily_bars), (SELECT count(*) FROM orders),
   (SELECT string_agg(id || status, ',' ORDER BY id) FROM orders), (SELECT sum(reserved_cash) FROM portfolios),
-  (SELECT count(*) FROM corporate_actions)))
+  (SELECT count(*) FROM corporate_actions), (SELECT string_agg(key_id, ',' ORDER BY key_id) FROM api_keys)))
 """
 
 
@@ -100,6 +100,10 @@ async def run(result, client, database, server, log_path):
     status, victim_order, _ = await client.request("POST", "/api/orders", victim, {
         "symbol": "R1", "side": "buy", "quantity": 1, "type": "limit", "limitPrice": "1", "timeInForce": "gtc"})
     result.check(status == 201, f"victim's limit order: {status} {victim_order}")
+
+    # A key of the victim's, for the attacker to try to use, revoke or copy.
+    status, victim_key, _ = await client.request("POST", "/api/api-keys", victim, {"name": "victim's bot"})
+    result.check(status == 201, f"victim's API key: {status} {victim_key}")
 
     before = database.scalar(FINGERPRINT)
     answers = []
@@ -264,6 +268,26 @@ async def run(result, client, database, server, log_path):
 
     stream = await stream_attacks(result, client, attacker, victim_league["id"], victim_order["id"], answers)
     cases += stream
+    # API keys and the Alpaca-compatible API.
+    for body in [{"portfolioId": victim_portfolio}, {"portfolioId": "1 OR 1=1"}, {"portfolioId": -1}, {"name": "x" * 65},
+                 {"name": "bell\x07"}, {"name": COMBINING}, {"name": 7}, [1, 2]]:
+        await expect("POST", "/api/api-keys", attacker, {400, 404, 422}, body=body)
+        cases += 1
+    for key_id in [victim_key["keyId"], "PK'; DROP TABLE api_keys;--", "x" * 300, "%00"]:
+        await expect("DELETE", f"/api/api-keys/{key_id}", attacker, {404})
+        cases += 1
+    for key_id, secret in [(victim_key["keyId"], "x" * 40), (victim_key["keyId"], victim_key["secret"][:-1]),
+                           ("PK' OR '1'='1", "x"), ("PK" + "A" * 18, "x" * 5000), (victim_key["keyId"], "")]:
+        status, answer, _ = await client.request("GET", "/v2/account", None, headers={"APCA-API-KEY-ID": key_id, "APCA-API-SECRET-KEY": secret})
+        answers.append(json.dumps(answer) if not isinstance(answer, str) else answer)
+        result.check(status == 401 and isinstance(answer, dict) and answer.get("code") == 40110000, f"/v2 with a forged key {key_id[:20]!r}: {status} {answer}")
+        cases += 1
+    for path in ["/v2/assets?status=everything", "/v2/assets?attributes=x", "/v2/calendar?start=2026-02-30",
+                 "/v2/calendar?start=2026-01-01&end=2035-01-01", "/v2/assets/%27%3B%20DROP%20TABLE%20instruments%3B--", "/v2/clock?x=1"]:
+        status, answer, _ = await client.request("GET", path, attacker)
+        answers.append(json.dumps(answer) if not isinstance(answer, str) else answer)
+        result.check(status in (404, 422) and isinstance(answer, dict) and isinstance(answer.get("code"), int), f"GET {path}: {status} {answer}")
+        cases += 1
 
     after = database.scalar(FINGERPRINT)
     result.check(before == after, "a refused request changed the database")
@@ -271,9 +295,10 @@ async def run(result, client, database, server, log_path):
     cases += throttles.pop("cases")
     with open(log_path, errors="replace") as log:
         logged = log.read()
-    in_log = sorted({s for s in [JWT_SECRET, "$scrypt$", ADMIN[1], PASSWORD, "Failing row", attacker] if s in logged})
+    in_log = sorted({s for s in [JWT_SECRET, "$scrypt$", ADMIN[1], PASSWORD, "Failing row", attacker, victim_key["secret"]] if s in logged})
     result.check(not in_log, f"the server log holds {in_log}")
-    secrets = [JWT_SECRET, "scrypt", "$7$", "password_hash", "SELECT ", "postgres", ADMIN[1], PASSWORD, "Swift/", "Fatal error"]
+    secrets = [JWT_SECRET, "scrypt", "$7$", "password_hash", "SELECT ", "postgres", ADMIN[1], PASSWORD, "Swift/", "Fatal error",
+               victim_key["secret"], "secret_hash"]
     leaked = sorted({s for s in secrets for a in answers if s in a})
     result.check(not leaked, f"answers contain {leaked}")
     server_errors = sum(n for status, n in client.statuses.items() if status >= 500 or status == 0)

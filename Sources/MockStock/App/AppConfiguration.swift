@@ -29,6 +29,8 @@ public struct AppConfiguration: Sendable {
     /// How long a user's token version is cached: the longest a revoked token survives
     /// on a server process other than the one that revoked it.
     public var tokenCacheLifetime: Duration = .seconds(2)
+    /// Requests a minute per API key on `/v2` (`BOT_RATE_LIMIT_PER_MINUTE`), shared by every process.
+    public var botRequestsPerMinute = 200
     public var passwordHashing: PasswordHasher.Parameters = .owasp
     public var adminUsername: String?
     public var adminPassword: String?
@@ -109,6 +111,7 @@ public struct AppConfiguration: Sendable {
         databaseURL = value("DATABASE_URL") ?? ""
         host = value("HOST") ?? host
         port = try integer("PORT", in: 0...65535) ?? port
+        botRequestsPerMinute = try integer("BOT_RATE_LIMIT_PER_MINUTE", in: 1...1_000_000) ?? botRequestsPerMinute
         if let text = value("LOG_LEVEL") {
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
                 throw ConfigurationError("LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical")

@@ -9,6 +9,9 @@ public struct AppRequestContext: RequestContext {
     public var requestID = ""
     /// The authenticated caller on `/api` routes; set by `AuthMiddleware`.
     public var identity: Identity?
+    /// Under `/v2`, the portfolio the request trades: an API key's own, or (with a bearer
+    /// token) nil for the caller's personal portfolio. Set by `BotAuthMiddleware`.
+    public var botPortfolioID: Int?
     private let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {

@@ -94,7 +94,12 @@ public func buildApplication(
             market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool), notifications: notifications,
             maxPriceUpload: configuration.adminUploadLimit, pricesStored: pricesStored
         ),
-        corporateActions: CorporateActionsController(store: CorporateActionStore(pool: pool), market: market, quotes: quotes)
+        corporateActions: CorporateActionsController(store: CorporateActionStore(pool: pool), market: market, quotes: quotes),
+        apiKeys: ApiKeyService(store: ApiKeyStore(pool: pool)),
+        alpaca: AlpacaController(
+            store: AlpacaStore(pool: pool), trading: TradingService(store: trading, market: market, quotes: quotes, rules: rules),
+            rules: rules, hours: hours, now: configuration.clock
+        )
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
     let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)
@@ -147,6 +152,8 @@ struct Features {
     let notifications: NotificationStore
     let admin: AdminController
     let corporateActions: CorporateActionsController
+    let apiKeys: ApiKeyService
+    let alpaca: AlpacaController
 }
 
 /// The account rules wired to their stores; also used by the `admin` command.
@@ -225,6 +232,15 @@ func buildRouter(
     NotificationController(store: features.notifications).addRoutes(to: json)
     features.corporateActions.addRoutes(to: json)
     features.admin.addRoutes(to: authenticated)
+    ApiKeysController(keys: features.apiKeys).addRoutes(to: json)
+    // The Alpaca-compatible API: API keys or tokens, Alpaca's error bodies.
+    let v2 = router.group("v2")
+        .add(middleware: AlpacaErrorMiddleware())
+        .add(middleware: BotAuthMiddleware(
+            keys: features.apiKeys, auth: auth, throttles: ThrottleStore(pool: pool), requestsPerMinute: configuration.botRequestsPerMinute
+        ))
+        .add(middleware: BodyLimitMiddleware())
+    features.alpaca.addRoutes(to: v2)
     return router
 }
 

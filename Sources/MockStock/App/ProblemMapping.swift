@@ -31,6 +31,11 @@ extension AppError {
             switch error {
             case .noSuchUser: return .notFound("No such user.")
             }
+        case let error as ApiKeyError:
+            switch error {
+            case .tooManyKeys(let limit): return AppError(.conflict, code: "too_many_keys", detail: "A user has at most \(limit) API keys; revoke one first.")
+            case .noSuchKey: return .notFound("No such API key of yours.")
+            }
         case let error as PostgresError: return problem(for: error, logger: logger)
         case is DecodingError: return .badRequest("The request body is not valid JSON of the expected shape.")
         case is NIOTooManyBytesError: return .payloadTooLarge

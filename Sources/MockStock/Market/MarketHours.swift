@@ -55,9 +55,14 @@ public struct MarketHours: Sendable, Equatable {
         preconditionFailure("no trading session within two weeks of \(moment)")
     }
 
+    /// Where sessions are counted: New York for `nyse`, UTC for `always`.
+    public var timeZone: TimeZone {
+        schedule == .always ? TimeZone(identifier: "UTC")! : Self.newYork
+    }
+
     private var calendar: Calendar {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = schedule == .always ? TimeZone(identifier: "UTC")! : Self.newYork
+        calendar.timeZone = timeZone
         return calendar
     }
 

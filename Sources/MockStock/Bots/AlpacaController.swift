@@ -1,0 +1,145 @@
+import Foundation
+import Hummingbird
+
+/// The account, clock, calendar and assets of the Alpaca-compatible API (`/v2`), over the
+/// same portfolios, rules and market as `/api`.
+struct AlpacaController {
+    let store: AlpacaStore
+    let trading: TradingService
+    let rules: TradingRulesBook
+    let hours: MarketHours
+    let now: @Sendable () -> Date
+
+    func addRoutes(to v2: RouterGroup<AppRequestContext>) {
+        v2.get("account", use: account)
+        v2.get("clock", use: clock)
+        v2.get("calendar", use: calendar)
+        v2.get("assets", use: assets)
+        v2.get("assets/{symbolOrId}", use: asset)
+    }
+
+    @Sendable func account(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaAccount> {
+        try Self.refuseParameters(request, except: [])
+        let userID = try context.requireIdentity().userID
+        guard let record = try await store.account(userID: userID, portfolioID: context.botPortfolioID) else {
+            throw TradingError.noSuchPortfolio
+        }
+        let portfolio = try await trading.portfolio(userID: userID, id: context.botPortfolioID)
+        let rules = try await rules.rules(userID: userID, portfolioID: context.botPortfolioID)
+        var long = Decimal(0), short = Decimal(0), dayChange = Decimal(0)
+        for holding in portfolio.holdings {
+            let value = Decimal(string: holding.value) ?? 0
+            if holding.quantity > 0 { long += value } else { short += value }
+            dayChange += Decimal(string: holding.dayChange) ?? 0
+        }
+        let equity = Decimal(string: portfolio.netWorth) ?? 0
+        return AlpacaResponse(AlpacaAccount(
+            id: record.uuid, accountNumber: String(format: "PA%010d", record.id),
+            cash: portfolio.cash, buyingPower: portfolio.buyingPower, regtBuyingPower: portfolio.buyingPower,
+            nonMarginableBuyingPower: portfolio.buyingPower, portfolioValue: portfolio.netWorth, equity: portfolio.netWorth,
+            lastEquity: (equity - dayChange).moneyString, longMarketValue: long.moneyString, shortMarketValue: short.moneyString,
+            tradingBlocked: !record.running, shortingEnabled: rules.allowShortSelling, createdAt: record.createdAt
+        ))
+    }
+
+    @Sendable func clock(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaClock> {
+        try Self.refuseParameters(request, except: [])
+        let clock = hours.clock(at: now())
+        return AlpacaResponse(AlpacaClock(timestamp: clock.timestamp, isOpen: clock.isOpen, nextOpen: clock.nextOpen, nextClose: clock.nextClose))
+    }
+
+    /// Trading days from `start` to `end` (dates; default today and a month on), at most
+    /// three years of them.
+    @Sendable func calendar(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<[AlpacaCalendarDay]> {
+        try Self.refuseParameters(request, except: ["start", "end", "date_type"])
+        let parameters = request.uri.queryParameters
+        if let type = parameters.get("date_type"), type != "TRADING" {
+            throw InvalidInput("date_type must be TRADING: settlement dates are the trading days here.")
+        }
+        var days = Calendar(identifier: .gregorian)
+        days.timeZone = hours.timeZone
+        let today = days.startOfDay(for: now())
+        let start = try parameters.get("start").map { try Self.day($0, "start", in: days) } ?? today
+        let end = try parameters.get("end").map { try Self.day($0, "end", in: days) } ?? days.date(byAdding: .month, value: 1, to: start)!
+        guard start <= end, end.timeIntervalSince(start) <= 3 * 366 * 86_400 else {
+            throw InvalidInput("end must not be before start, and at most three years after it.")
+        }
+        let lastDay = days.date(byAdding: .day, value: 1, to: end)!
+        let time = DateFormatter()
+        time.locale = Locale(identifier: "en_US_POSIX")
+        time.timeZone = hours.timeZone
+        let date = DateFormatter()
+        date.locale = time.locale
+        date.timeZone = hours.timeZone
+        date.dateFormat = "yyyy-MM-dd"
+        var result: [AlpacaCalendarDay] = []
+        var session = hours.session(endingAfter: start)
+        while session.open < lastDay {
+            time.dateFormat = "HH:mm"
+            let day = date.string(from: session.open)
+            // A session that ends at midnight (MARKET_HOURS=always) closes at 23:59 on its own day.
+            let closesOnItsDay = date.string(from: session.close) == day
+            let close = closesOnItsDay ? time.string(from: session.close) : "23:59"
+            result.append(AlpacaCalendarDay(
+                date: day, open: time.string(from: session.open), close: close,
+                sessionOpen: time.string(from: session.open).replacingOccurrences(of: ":", with: ""),
+                sessionClose: close.replacingOccurrences(of: ":", with: ""), settlementDate: day
+            ))
+            session = hours.session(endingAfter: session.close)
+        }
+        return AlpacaResponse(result)
+    }
+
+    @Sendable func assets(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<[AlpacaAsset]> {
+        try Self.refuseParameters(request, except: ["status", "asset_class", "exchange"])
+        let parameters = request.uri.queryParameters
+        let active: Bool? = switch parameters.get("status") {
+        case nil: nil
+        case "active": true
+        case "inactive": false
+        default: throw InvalidInput("status must be active or inactive.")
+        }
+        // Every instrument is a US equity on the one exchange of the game.
+        if let assetClass = parameters.get("asset_class"), assetClass != "us_equity" { return AlpacaResponse([]) }
+        if let exchange = parameters.get("exchange"), exchange != "NYSE" { return AlpacaResponse([]) }
+        let rules = try await rules.rules(userID: context.requireIdentity().userID, portfolioID: context.botPortfolioID)
+        return AlpacaResponse(try await store.assets(active: active).map { Self.asset($0, rules: rules) })
+    }
+
+    @Sendable func asset(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaAsset> {
+        try Self.refuseParameters(request, except: [])
+        let key = context.parameters.get("symbolOrId") ?? ""
+        guard key.count <= 36, let record = try await store.asset(symbolOrID: key) else {
+            throw AppError.notFound("asset not found: \(key.prefix(36))")
+        }
+        let rules = try await rules.rules(userID: context.requireIdentity().userID, portfolioID: context.botPortfolioID)
+        return AlpacaResponse(Self.asset(record, rules: rules))
+    }
+
+    private static func asset(_ record: AlpacaStore.AssetRecord, rules: TradingRules) -> AlpacaAsset {
+        let allowed = record.active && (rules.allowedSymbols?.contains(record.symbol) ?? true)
+        return AlpacaAsset(
+            id: record.uuid, symbol: record.symbol, name: record.name, status: record.active ? "active" : "inactive",
+            tradable: allowed, marginable: false, shortable: allowed && rules.allowShortSelling,
+            easyToBorrow: allowed && rules.allowShortSelling
+        )
+    }
+
+    // MARK: Parameters
+
+    /// Alpaca parameters this server does not support are refused, never ignored.
+    static func refuseParameters(_ request: Request, except supported: Set<String>) throws {
+        if let unsupported = request.uri.queryParameters.map({ String($0.key) }).sorted().first(where: { !supported.contains($0) }) {
+            throw InvalidInput(
+                "The parameter \(unsupported.prefix(40)) is not supported here"
+                    + (supported.isEmpty ? "." : "; this endpoint takes \(supported.sorted().joined(separator: ", ")).")
+            )
+        }
+    }
+
+    private static func day(_ text: String, _ name: String, in calendar: Calendar) throws -> Date {
+        guard CalendarDay.isValid(text) else { throw InvalidInput("\(name) must be a date, YYYY-MM-DD.") }
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        return calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2]))!
+    }
+}

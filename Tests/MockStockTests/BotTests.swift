@@ -1,0 +1,119 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+@testable import MockStock
+import Testing
+import TestSupport
+
+extension TestClientProtocol {
+    /// A new API key of the token's user (for their personal portfolio unless told).
+    func apiKey(token: String, portfolioID: Int? = nil) async throws -> (keyID: String, secret: String) {
+        let body = portfolioID.map { #"{"portfolioId":\#($0)}"# } ?? "{}"
+        let response = try await post("/api/api-keys", json: body, token: token)
+        #expect(response.status == .created)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+        return (try #require(object["keyId"] as? String), try #require(object["secret"] as? String))
+    }
+
+    /// A `/v2` request with an API key's headers.
+    func alpaca(_ method: HTTPRequest.Method, _ uri: String, key: (keyID: String, secret: String), body: String? = nil) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        headers[BotAuthMiddleware.keyIDHeader] = key.keyID
+        headers[BotAuthMiddleware.secretHeader] = key.secret
+        return try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+    }
+}
+
+/// An Alpaca error body.
+struct AlpacaErrorBody: Decodable {
+    let code: Int
+    let message: String
+}
+
+@Suite("Bots: API keys and the Alpaca-compatible API")
+struct BotTests {
+    @Test("a key's requests share one budget a minute across server processes: past it, 429 with Retry-After in Alpaca's shape")
+    func rateLimitIsShared() async throws {
+        try await TemporaryDatabase.with { database in
+            let limited: @Sendable (inout AppConfiguration) -> Void = { $0.botRequestsPerMinute = 5 }
+            try await TestApp.run(on: database, configure: limited) { a in
+                try await TestApp.run(on: database, configure: limited) { b in
+                    let token = try await a.register("busy_bot").token
+                    let key = try await a.apiKey(token: token)
+                    for client in [a, b, a, b, a] {
+                        #expect(try await client.alpaca(.get, "/v2/account", key: key).status == .ok)
+                    }
+                    let refused = try await b.alpaca(.get, "/v2/clock", key: key)
+                    #expect(refused.status == .tooManyRequests)
+                    #expect(Int(refused.headers[.retryAfter] ?? "") ?? 0 >= 1)
+                    let body = try JSONDecoder().decode(AlpacaErrorBody.self, from: Data(buffer: refused.body))
+                    #expect(body.code == 42_910_000)
+                    // Another key of the same user has its own budget.
+                    #expect(try await a.alpaca(.get, "/v2/clock", key: try await a.apiKey(token: token)).status == .ok)
+                }
+            }
+        }
+    }
+
+    @Test("a key revoked on one process stops working there at once and on another within 2 s")
+    func revocationAcrossProcesses() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { a in
+                try await TestApp.run(on: database) { b in
+                    let token = try await a.register("revoker").token
+                    let key = try await a.apiKey(token: token)
+                    #expect(try await b.alpaca(.get, "/v2/account", key: key).status == .ok)
+                    #expect(try await a.send(.delete, "/api/api-keys/\(key.keyID)", body: "", token: token).status == .noContent)
+                    #expect(try await a.alpaca(.get, "/v2/account", key: key).status == .unauthorized)
+                    try await Task.sleep(for: .milliseconds(2100))
+                    #expect(try await b.alpaca(.get, "/v2/account", key: key).status == .unauthorized)
+                }
+            }
+        }
+    }
+
+    @Test("keys: at most ten a user; names are checked; a malformed key id is 404 and a missing secret 401")
+    func keyRules() async throws {
+        try await TestApp.run { client in
+            let token = try await client.register("collector").token
+            for _ in 0..<10 { _ = try await client.apiKey(token: token) }
+            let eleventh = try await client.post("/api/api-keys", json: "{}", token: token)
+            #expect(eleventh.status == .conflict)
+            #expect(try await client.post("/api/api-keys", json: #"{"name":"bell\u0007"}"#, token: try await client.register("namer").token).status == .unprocessableContent)
+            #expect(try await client.send(.delete, "/api/api-keys/not-a-key", body: "", token: token).status == .notFound)
+            var headers: HTTPFields = [:]
+            headers[BotAuthMiddleware.keyIDHeader] = "PKAAAAAAAAAAAAAAAAAA"
+            let missing = try await client.execute(uri: "/v2/account", method: .get, headers: headers, body: nil)
+            #expect(missing.status == .unauthorized)
+            #expect(try JSONDecoder().decode(AlpacaErrorBody.self, from: Data(buffer: missing.body)).code == 40_110_000)
+            // A wrong secret is no use of the key; the right one is.
+            let user = try await client.register("user_of_keys").token
+            let key = try await client.apiKey(token: user)
+            #expect(try await client.alpaca(.get, "/v2/clock", key: (key.keyID, String(key.secret.dropLast()) + "x")).status == .unauthorized)
+            func lastUsed() async throws -> Any? {
+                let keys = try JSONSerialization.jsonObject(with: Data(buffer: try await client.get("/api/api-keys", token: user).body)) as? [[String: Any]]
+                return keys?.first?["lastUsedAt"]
+            }
+            #expect(try await lastUsed() is NSNull)
+            #expect(try await client.alpaca(.get, "/v2/clock", key: key).status == .ok)
+            #expect(try await lastUsed() is String)
+            // Without any credentials: 401 in Alpaca's shape too.
+            let anonymous = try await client.execute(uri: "/v2/account", method: .get, headers: [:], body: nil)
+            #expect(anonymous.status == .unauthorized)
+            #expect(try JSONDecoder().decode(AlpacaErrorBody.self, from: Data(buffer: anonymous.body)).code == 40_110_000)
+        }
+    }
+
+    @Test("a bearer token works on /v2 for the personal portfolio; an unsupported parameter is refused, not ignored")
+    func bearerAndParameters() async throws {
+        try await TestApp.run { client in
+            let token = try await client.register("human_bot").token
+            #expect(try await client.get("/v2/account", token: token).status == .ok)
+            let refused = try await client.get("/v2/assets?attributes=ptp_no_exception", token: token)
+            #expect(refused.status == .unprocessableContent)
+            let body = try JSONDecoder().decode(AlpacaErrorBody.self, from: Data(buffer: refused.body))
+            #expect(body.code == 40_010_001 && body.message.contains("attributes"))
+        }
+    }
+}
