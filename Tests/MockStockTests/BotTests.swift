@@ -116,4 +116,25 @@ struct BotTests {
             #expect(body.code == 40_010_001 && body.message.contains("attributes"))
         }
     }
+
+    @Test("every order, a plain market trade included, has one UUID that /v2 finds it by; another user's is not found")
+    func orderUUIDs() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("uuid_trader").token
+            _ = try await client.tradeOK("buy", "AAPL", 2, token: token)
+            func listed() async throws -> [[String: Any]] {
+                let body = try await client.get("/api/orders?status=all", token: token).body
+                return try #require((try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any])?["items"] as? [[String: Any]])
+            }
+            let uuid = try #require(try await listed().first?["uuid"] as? String)
+            #expect(UUID(uuidString: uuid) != nil)
+            #expect(try await listed().first?["uuid"] as? String == uuid, "the same on every read")
+            let found = try await client.get("/v2/orders/\(uuid)", token: token)
+            #expect(found.status == .ok)
+            let order = try #require(try JSONSerialization.jsonObject(with: Data(buffer: found.body)) as? [String: Any])
+            #expect(order["id"] as? String == uuid && order["status"] as? String == "filled" && order["filled_qty"] as? String == "2")
+            #expect(try await client.get("/v2/orders/\(uuid)", token: try await client.register("stranger").token).status == .notFound)
+        }
+    }
 }

@@ -13,7 +13,9 @@ import uuid
 from alpaca.common.exceptions import APIError
 from alpaca.trading.client import TradingClient
 from alpaca.trading.enums import AssetClass, AssetStatus
-from alpaca.trading.requests import GetAssetsRequest, GetCalendarRequest
+from alpaca.trading.enums import OrderSide, OrderStatus, QueryOrderStatus, TimeInForce
+from alpaca.trading.requests import (GetAssetsRequest, GetCalendarRequest, GetOrdersRequest, LimitOrderRequest,
+                                     MarketOrderRequest)
 
 BASE = os.environ["MOCKSTOCK_URL"]
 ADMIN = (os.environ["MOCKSTOCK_ADMIN_USERNAME"], os.environ["MOCKSTOCK_ADMIN_PASSWORD"])
@@ -58,6 +60,22 @@ def new_key(token, **fields):
 
 def trading(key):
     return TradingClient(key["keyId"], key["secret"], paper=True, url_override=BASE)
+
+
+def set_price(symbol, price):
+    status, body = call("POST", "/api/admin/quotes", admin_token(), [{"symbol": symbol, "price": price}])
+    assert status == 200, body
+
+
+def wait_for(condition, timeout=10.0):
+    import time
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    return condition()
 
 
 class ApiKeysTest(unittest.TestCase):
@@ -134,6 +152,83 @@ class TradingApiTest(unittest.TestCase):
         with self.assertRaises(APIError) as missing:
             self.client.get_asset("NOSUCH")
         self.assertEqual((missing.exception.status_code, missing.exception.code), (404, 40410000))
+
+
+
+class OrdersTest(unittest.TestCase):
+    """Orders go through the same engine as /api/orders: reservations, fills, cancels."""
+
+    def setUp(self):
+        self.token = player("orderbot")
+        self.client = trading(new_key(self.token))
+        set_price("MSFT", "300.00")
+
+    def test_market_order_fills_at_once(self):
+        order = self.client.submit_order(MarketOrderRequest(symbol="MSFT", qty=2, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
+        self.assertIsInstance(order.id, uuid.UUID)
+        self.assertEqual((order.symbol, order.qty, order.side, order.status), ("MSFT", "2", OrderSide.BUY, OrderStatus.FILLED))
+        self.assertEqual((order.filled_qty, order.filled_avg_price), ("2", "300.00"))
+        # The account is the portfolio /api shows (the first trade also earned a reward).
+        account, portfolio = self.client.get_account(), call("GET", "/api/portfolio", self.token)[1]
+        self.assertEqual((account.cash, account.long_market_value, account.equity), (portfolio["cash"], "600.00", portfolio["netWorth"]))
+        # The same order through MockStock's own API.
+        mine = call("GET", "/api/orders?status=all", self.token)[1]["items"]
+        self.assertEqual([o["uuid"] for o in mine], [str(order.id)])
+
+    def test_limit_order_rests_fills_after_a_price_move_and_lists(self):
+        order = self.client.submit_order(LimitOrderRequest(
+            symbol="MSFT", qty=3, side=OrderSide.BUY, time_in_force=TimeInForce.GTC, limit_price=290, client_order_id="dip-buyer-1"))
+        self.assertEqual((order.status, order.limit_price, order.client_order_id), (OrderStatus.NEW, "290.00", "dip-buyer-1"))
+        self.assertEqual(self.client.get_account().buying_power, "9130.00")
+        self.assertEqual([o.id for o in self.client.get_orders(GetOrdersRequest(status=QueryOrderStatus.OPEN))], [order.id])
+        self.assertEqual(self.client.get_order_by_client_id("dip-buyer-1").id, order.id)
+        set_price("MSFT", "289.50")
+        filled = wait_for(lambda: (o := self.client.get_order_by_id(order.id)).status == OrderStatus.FILLED and o)
+        self.assertTrue(filled, "the limit order did not fill after the price fell below its limit")
+        self.assertEqual((filled.filled_qty, filled.filled_avg_price), ("3", "289.50"))
+        closed = self.client.get_orders(GetOrdersRequest(status=QueryOrderStatus.CLOSED, symbols=["MSFT"]))
+        self.assertEqual([o.id for o in closed], [order.id])
+        self.assertEqual(self.client.get_orders(GetOrdersRequest(status=QueryOrderStatus.OPEN)), [])
+
+    def test_cancel_one_and_all(self):
+        first = self.client.submit_order(LimitOrderRequest(symbol="MSFT", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.GTC, limit_price=100))
+        second = self.client.submit_order(LimitOrderRequest(symbol="MSFT", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY, limit_price=101))
+        third = self.client.submit_order(LimitOrderRequest(symbol="MSFT", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.GTC, limit_price=102))
+        self.client.cancel_order_by_id(first.id)
+        self.assertEqual(self.client.get_order_by_id(first.id).status, OrderStatus.CANCELED)
+        # Cancelling it again: no longer open.
+        with self.assertRaises(APIError) as again:
+            self.client.cancel_order_by_id(first.id)
+        self.assertEqual(again.exception.status_code, 422)
+        canceled = self.client.cancel_orders()
+        self.assertEqual(sorted(str(c.id) for c in canceled), sorted([str(second.id), str(third.id)]))
+        self.assertTrue(all(c.status == 200 for c in canceled))
+        self.assertEqual(self.client.get_account().buying_power, "10000.00")
+
+    def test_refusals_raise_api_errors_with_alpacas_codes(self):
+        cases = [
+            (MarketOrderRequest(symbol="MSFT", qty=1000, side=OrderSide.BUY, time_in_force=TimeInForce.DAY), 403, 40310000),
+            (MarketOrderRequest(symbol="NOSUCH", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY), 422, 40010001),
+            (MarketOrderRequest(symbol="MSFT", qty=1, side=OrderSide.SELL, time_in_force=TimeInForce.DAY), 403, 40310000),
+            (MarketOrderRequest(symbol="MSFT", notional=100, side=OrderSide.BUY, time_in_force=TimeInForce.DAY), 422, 40010001),
+            (LimitOrderRequest(symbol="MSFT", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.OPG, limit_price=1), 422, 40010001),
+            (MarketOrderRequest(symbol="MSFT", qty=1.5, side=OrderSide.BUY, time_in_force=TimeInForce.DAY), 422, 40010001),
+        ]
+        for request, status, code in cases:
+            with self.assertRaises(APIError, msg=str(request)) as refused:
+                self.client.submit_order(request)
+            self.assertEqual((refused.exception.status_code, refused.exception.code), (status, code), refused.exception.message)
+        self.assertEqual(self.client.get_account().cash, "10000.00")
+
+    def test_another_users_order_is_not_found(self):
+        order = self.client.submit_order(LimitOrderRequest(symbol="MSFT", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.GTC, limit_price=100))
+        other = trading(new_key(player("snoop")))
+        for attempt in (lambda: other.get_order_by_id(order.id), lambda: other.cancel_order_by_id(order.id),
+                        lambda: other.get_order_by_client_id(order.client_order_id)):
+            with self.assertRaises(APIError) as refused:
+                attempt()
+            self.assertEqual(refused.exception.status_code, 404)
+        self.assertEqual(self.client.get_order_by_id(order.id).status, OrderStatus.NEW)
 
 
 if __name__ == "__main__":

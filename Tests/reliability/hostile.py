@@ -282,6 +282,35 @@ async def run(result, client, database, server, log_path):
         answers.append(json.dumps(answer) if not isinstance(answer, str) else answer)
         result.check(status == 401 and isinstance(answer, dict) and answer.get("code") == 40110000, f"/v2 with a forged key {key_id[:20]!r}: {status} {answer}")
         cases += 1
+    bad_bot_orders = [
+        {"symbol": "R1", "qty": 0, "side": "buy", "type": "market", "time_in_force": "day"},
+        {"symbol": "R1", "qty": -3, "side": "buy", "type": "market", "time_in_force": "day"},
+        {"symbol": "R1", "qty": 1.5, "side": "buy", "type": "market", "time_in_force": "day"},
+        {"symbol": "R1", "qty": "1e3", "side": "buy", "type": "market", "time_in_force": "day"},
+        {"symbol": "R1", "qty": 10 ** 12, "side": "buy", "type": "market", "time_in_force": "day"},
+        {"symbol": "R1'; DROP TABLE orders;--", "qty": 1, "side": "buy", "type": "market", "time_in_force": "day"},
+        {"symbol": "R1", "notional": 5, "side": "buy", "type": "market", "time_in_force": "day"},
+        {"symbol": "R1", "qty": 1, "side": "buy", "type": "limit", "time_in_force": "gtc", "limit_price": 1e300},
+        {"symbol": "R1", "qty": 1, "side": "buy", "type": "trailing_stop", "time_in_force": "gtc", "trail_percent": 1},
+        {"symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "opg"},
+        {"symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "day", "order_class": "bracket"},
+        {"symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "day", "client_order_id": "x" * 200},
+        {"symbol": "R1", "qty": 1, "side": "short", "type": "market", "time_in_force": "day"},
+        {"symbol": "R1", "qty": 10 ** 6, "side": "buy", "type": "market", "time_in_force": "day"},
+    ]
+    for body in bad_bot_orders:
+        status, answer, _ = await client.request("POST", "/v2/orders", attacker, body)
+        answers.append(json.dumps(answer) if not isinstance(answer, str) else answer)
+        result.check(status in (400, 403, 404, 422) and isinstance(answer, dict) and isinstance(answer.get("code"), int),
+                     f"POST /v2/orders {str(body)[:60]}: {status} {answer}")
+        cases += 1
+    for method, path in [("GET", f"/v2/orders/{victim_order['uuid']}"), ("DELETE", f"/v2/orders/{victim_order['uuid']}"),
+                         ("GET", "/v2/orders/not-a-uuid"), ("GET", "/v2/orders?status=everything"), ("GET", "/v2/orders?limit=100000"),
+                         ("GET", "/v2/orders?after=yesterday"), ("GET", "/v2/orders:by_client_order_id?client_order_id=%27%20OR%201%3D1")]:
+        status, answer, _ = await client.request(method, path, attacker)
+        answers.append(json.dumps(answer) if not isinstance(answer, str) else answer)
+        result.check(status in (404, 422) and isinstance(answer, dict) and isinstance(answer.get("code"), int), f"{method} {path}: {status} {answer}")
+        cases += 1
     for path in ["/v2/assets?status=everything", "/v2/assets?attributes=x", "/v2/calendar?start=2026-02-30",
                  "/v2/calendar?start=2026-01-01&end=2035-01-01", "/v2/assets/%27%3B%20DROP%20TABLE%20instruments%3B--", "/v2/clock?x=1"]:
         status, answer, _ = await client.request("GET", path, attacker)

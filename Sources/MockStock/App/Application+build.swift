@@ -79,14 +79,15 @@ public func buildApplication(
         ],
         logger: logger, started: started
     ))
+    let orderService = OrderService(
+        store: orders, trading: trading, market: market, quotes: quotes, matcher: matcher, hours: hours,
+        rules: rules, now: configuration.clock
+    )
     let features = Features(
         accounts: accounts,
         market: MarketController(store: market, quotes: quotes, hours: hours, now: configuration.clock),
         trading: TradingService(store: trading, market: market, quotes: quotes, rules: rules),
-        orders: OrderService(
-            store: orders, trading: trading, market: market, quotes: quotes, matcher: matcher, hours: hours,
-            rules: rules, now: configuration.clock
-        ),
+        orders: orderService,
         leagues: LeagueService(store: LeagueStore(pool: pool, serverRules: rules.serverRules), standings: standings, market: market),
         achievements: achievements,
         notifications: notifications,
@@ -99,7 +100,8 @@ public func buildApplication(
         alpaca: AlpacaController(
             store: AlpacaStore(pool: pool), trading: TradingService(store: trading, market: market, quotes: quotes, rules: rules),
             rules: rules, hours: hours, now: configuration.clock
-        )
+        ),
+        alpacaOrders: AlpacaOrdersController(orders: orderService, store: orders, trading: trading, alpaca: AlpacaStore(pool: pool))
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
     let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)
@@ -154,6 +156,7 @@ struct Features {
     let corporateActions: CorporateActionsController
     let apiKeys: ApiKeyService
     let alpaca: AlpacaController
+    let alpacaOrders: AlpacaOrdersController
 }
 
 /// The account rules wired to their stores; also used by the `admin` command.
@@ -241,6 +244,7 @@ func buildRouter(
         ))
         .add(middleware: BodyLimitMiddleware())
     features.alpaca.addRoutes(to: v2)
+    features.alpacaOrders.addRoutes(to: v2)
     return router
 }
 

@@ -95,3 +95,92 @@ struct AlpacaAsset: Encodable, Sendable {
     let priceIncrement = "0.01"
     let attributes: [String] = []
 }
+
+/// An order in Alpaca's shape (`/v2/orders`): the same order `/api/orders` shows, named
+/// by its UUID. Orders fill whole, at once: `filled_qty` is all or nothing.
+struct AlpacaOrder: Encodable, Sendable {
+    let id: String
+    let clientOrderId: String
+    let createdAt: Date
+    let updatedAt: Date
+    let submittedAt: Date
+    @NullEncoded var filledAt: Date?
+    @NullEncoded var expiredAt: Date?
+    @NullEncoded var canceledAt: Date?
+    @NullEncoded var failedAt: Date?
+    @NullEncoded var replacedAt: Date?
+    @NullEncoded var replacedBy: String?
+    @NullEncoded var replaces: String?
+    @NullEncoded var assetId: String?
+    let symbol: String
+    var assetClass = "us_equity"
+    @NullEncoded var notional: String?
+    let qty: String
+    let filledQty: String
+    @NullEncoded var filledAvgPrice: String?
+    var orderClass = "simple"
+    let orderType: String
+    let type: String
+    let side: String
+    let timeInForce: String
+    @NullEncoded var limitPrice: String?
+    @NullEncoded var stopPrice: String?
+    let status: String
+    var extendedHours = false
+    @NullEncoded var legs: [String]?
+    @NullEncoded var trailPercent: String?
+    @NullEncoded var trailPrice: String?
+    @NullEncoded var hwm: String?
+
+    init(_ order: Order, assetID: String?) {
+        id = order.uuid
+        clientOrderId = order.clientOrderId ?? order.uuid
+        createdAt = order.createdAt
+        updatedAt = order.updatedAt
+        submittedAt = order.createdAt
+        filledAt = order.filledAt
+        expiredAt = order.expiredAt
+        canceledAt = order.canceledAt
+        failedAt = order.status == .rejected ? order.updatedAt : nil
+        assetId = assetID
+        symbol = order.symbol
+        qty = String(order.quantity)
+        filledQty = String(order.filledQuantity)
+        filledAvgPrice = order.filledAveragePrice
+        orderType = order.type.rawValue
+        type = order.type.rawValue
+        side = order.side.rawValue
+        timeInForce = order.timeInForce.rawValue
+        limitPrice = order.limitPrice
+        stopPrice = order.stopPrice
+        status = order.status.rawValue
+    }
+}
+
+/// One entry of `DELETE /v2/orders` (207 Multi-Status).
+struct AlpacaCanceledOrder: Encodable, Sendable {
+    let id: String
+    let status: Int
+    let body: AlpacaOrder
+}
+
+/// `POST /v2/orders` as alpaca-py sends it (numbers may come as JSON numbers or strings).
+struct AlpacaOrderRequest: Decodable, Sendable {
+    /// Every field the endpoint knows; any other is refused.
+    static let fields: Set<String> = [
+        "symbol", "qty", "notional", "side", "type", "time_in_force", "limit_price", "stop_price", "client_order_id",
+        "extended_hours", "order_class",
+    ]
+
+    let symbol: String
+    let qty: ShareQuantity?
+    let notional: DecimalInput?
+    let side: String
+    let type: String
+    let timeInForce: String
+    let limitPrice: DecimalInput?
+    let stopPrice: DecimalInput?
+    let clientOrderId: String?
+    let extendedHours: Bool?
+    let orderClass: String?
+}

@@ -43,6 +43,13 @@ struct AlpacaStore: Sendable {
         ).decode((String, String, String, Bool).self).map { AssetRecord(uuid: $0.0, symbol: $0.1, name: $0.2, active: $0.3) }
     }
 
+    /// The asset ids of these symbols.
+    func assetIDs(_ symbols: Set<String>) async throws -> [String: String] {
+        let rows = try await pool.query("SELECT symbol, uuid::text FROM instruments WHERE symbol = ANY(\(Array(symbols)))")
+            .decode((String, String).self)
+        return Dictionary(rows) { first, _ in first }
+    }
+
     /// One instrument by symbol or by its UUID.
     func asset(symbolOrID: String) async throws -> AssetRecord? {
         let uuid = UUID(uuidString: symbolOrID)?.uuidString.lowercased()

@@ -45,6 +45,8 @@ public enum OrderStatus: String, Codable, Sendable, PostgresCodable {
 /// An order as clients see it.
 struct Order: ResponseEncodable, Sendable {
     let id: Int
+    /// How the Alpaca-compatible API (`/v2`) names the order.
+    let uuid: String
     @NullEncoded var clientOrderId: String?
     let portfolioId: Int
     let symbol: String
@@ -67,6 +69,7 @@ struct Order: ResponseEncodable, Sendable {
 
     init(_ record: OrderStore.OrderRecord) {
         id = record.id
+        uuid = record.uuid
         clientOrderId = record.clientOrderID
         portfolioId = record.portfolioID
         symbol = record.symbol

@@ -28,6 +28,8 @@ struct OrderStore: Sendable {
         let expiredAt: Date?
         let rejectReason: String?
         let requestHash: String?
+        /// How `/v2` names the order.
+        let uuid: String
     }
 
     /// What an open order holds back until it fills or closes.
@@ -227,7 +229,7 @@ struct OrderStore: Sendable {
     private static let columns: PostgresQuery = """
         SELECT o.id, o.client_order_id, o.portfolio_id, o.symbol, o.side, o.type, o.quantity, o.limit_price, o.stop_price,
                o.time_in_force, o.status, o.fill_price, o.trade_id, o.created_at, o.updated_at, o.filled_at, o.canceled_at,
-               o.expired_at, o.reject_reason, o.request_hash
+               o.expired_at, o.reject_reason, o.request_hash, o.uuid::text
         FROM order_book o
         """
 
@@ -242,7 +244,8 @@ struct OrderStore: Sendable {
             tradeID: try row.decode(Int?.self, column: 12), createdAt: try row.decode(Date.self, column: 13),
             updatedAt: try row.decode(Date.self, column: 14), filledAt: try row.decode(Date?.self, column: 15),
             canceledAt: try row.decode(Date?.self, column: 16), expiredAt: try row.decode(Date?.self, column: 17),
-            rejectReason: try row.decode(String?.self, column: 18), requestHash: try row.decode(String?.self, column: 19)
+            rejectReason: try row.decode(String?.self, column: 18), requestHash: try row.decode(String?.self, column: 19),
+            uuid: try row.decode(String.self, column: 20)
         )
     }
 
@@ -265,9 +268,39 @@ struct OrderStore: Sendable {
             .map(Self.record)
     }
 
+    /// One of the user's orders by its UUID.
+    func order(userID: Int, uuid: UUID) async throws -> OrderRecord? {
+        try await pool.query("\(Self.columns) WHERE o.uuid = \(uuid.uuidString.lowercased())::uuid AND o.user_id = \(userID)")
+            .first.map(Self.record)
+    }
+
     /// Which orders a listing shows.
     enum Listing: String {
         case open, closed, all
+    }
+
+    /// Orders of one portfolio created in (after, until), of any of `symbols` (nil: all),
+    /// by creation time in either direction: Alpaca's listing.
+    func orders(
+        portfolioID: Int, listing: Listing, symbols: [String]?, side: TradeSide?, after: Date?, until: Date?, ascending: Bool, limit: Int
+    ) async throws -> [OrderRecord] {
+        let status: PostgresQuery = switch listing {
+        case .open: "AND o.status = 'new'"
+        case .closed: "AND o.status <> 'new'"
+        case .all: ""
+        }
+        let order: PostgresQuery = ascending ? "ORDER BY o.created_at, o.id" : "ORDER BY o.created_at DESC, o.id DESC"
+        return try await pool.query(
+            """
+            \(Self.columns)
+            WHERE o.portfolio_id = \(portfolioID) \(status)
+              AND (\(symbols)::text[] IS NULL OR o.symbol = ANY(\(symbols)::text[]))
+              AND (\(side?.rawValue)::text IS NULL OR o.side::text = \(side?.rawValue)::text)
+              AND (\(after)::timestamptz IS NULL OR o.created_at > \(after)::timestamptz)
+              AND (\(until)::timestamptz IS NULL OR o.created_at < \(until)::timestamptz)
+            \(order) LIMIT \(limit)
+            """
+        ).map(Self.record)
     }
 
     /// Orders of one portfolio, newest first, with ids below `before`.

@@ -1,0 +1,156 @@
+import Foundation
+import Hummingbird
+
+/// Orders under `/v2`: placed, listed and cancelled through the same `OrderService`
+/// (rules, reservations, matching, ledger) as `/api/orders`, in the key's portfolio.
+struct AlpacaOrdersController {
+    let orders: OrderService
+    let store: OrderStore
+    let trading: TradingStore
+    let alpaca: AlpacaStore
+
+    func addRoutes(to v2: RouterGroup<AppRequestContext>) {
+        v2.post("orders", use: place)
+        v2.get("orders", use: list)
+        v2.delete("orders", use: cancelAll)
+        v2.get("orders:by_client_order_id", use: byClientOrderID)
+        v2.get("orders/{orderId}", use: order)
+        v2.delete("orders/{orderId}", use: cancel)
+    }
+
+    @Sendable func place(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaOrder> {
+        try AlpacaController.refuseParameters(request, except: [])
+        let body = try await request.body.collect(upTo: AppRequestContext.maxBodySize)
+        guard let fields = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+            throw AppError.badRequest("request body format is invalid")
+        }
+        if let unsupported = fields.keys.sorted().first(where: { !AlpacaOrderRequest.fields.contains($0) }) {
+            throw InvalidInput("\(unsupported.prefix(40)) is not supported: orders here are simple (no brackets, trailing stops or options).")
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let alpaca = try decoder.decode(AlpacaOrderRequest.self, from: Data(buffer: body))
+        if alpaca.notional != nil {
+            throw InvalidInput("notional orders need fractional shares, which this game does not have: send qty, a whole number of shares.")
+        }
+        guard let qty = alpaca.qty else { throw InvalidInput("qty is required.") }
+        if alpaca.extendedHours == true { throw InvalidInput("extended_hours is not supported: orders trade in the regular session.") }
+        if let orderClass = alpaca.orderClass, orderClass != "simple" {
+            throw InvalidInput("order_class must be simple: brackets, OCO and OTO orders are not supported.")
+        }
+        if ["opg", "cls"].contains(alpaca.timeInForce) {
+            throw InvalidInput("time_in_force \(alpaca.timeInForce) is not supported: use day, gtc, ioc or fok.")
+        }
+        let ticket = try OrderTicket(OrderRequest(
+            symbol: alpaca.symbol, side: alpaca.side, quantity: qty, type: alpaca.type, limitPrice: alpaca.limitPrice,
+            stopPrice: alpaca.stopPrice, timeInForce: alpaca.timeInForce,
+            // Alpaca gives every order a client order id; so do we.
+            clientOrderId: alpaca.clientOrderId ?? UUID().uuidString.lowercased(), portfolioId: context.botPortfolioID
+        ))
+        do {
+            let (order, _) = try await orders.place(ticket, userID: context.requireIdentity().userID)
+            return AlpacaResponse(try await alpacaOrders([order])[0])
+        } catch MarketError.unknownSymbol(let symbol) {
+            throw InvalidInput("asset \(symbol) not found")
+        }
+    }
+
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<[AlpacaOrder]> {
+        try AlpacaController.refuseParameters(request, except: ["status", "limit", "after", "until", "direction", "nested", "symbols", "side"])
+        let parameters = request.uri.queryParameters
+        guard let listing = OrderStore.Listing(rawValue: parameters.get("status") ?? "open") else {
+            throw InvalidInput("status must be open, closed or all.")
+        }
+        let limit = try parameters.get("limit").map {
+            guard let limit = Int($0), (1...500).contains(limit) else { throw InvalidInput("limit must be from 1 to 500.") }
+            return limit
+        } ?? 50
+        let direction = parameters.get("direction") ?? "desc"
+        guard ["asc", "desc"].contains(direction) else { throw InvalidInput("direction must be asc or desc.") }
+        if let nested = parameters.get("nested"), !["true", "false", "True", "False"].contains(nested) {
+            throw InvalidInput("nested must be true or false.")
+        }
+        let side = try parameters.get("side").map {
+            guard let side = TradeSide(rawValue: $0) else { throw InvalidInput("side must be buy or sell.") }
+            return side
+        }
+        let symbols = parameters.get("symbols").map { $0.split(separator: ",").map { Symbol.normalize(String($0)) } }
+        if let symbols, symbols.count > 1000 || symbols.contains(where: { !Symbol.isValid($0) }) {
+            throw InvalidInput("symbols must be a comma-separated list of symbols.")
+        }
+        let portfolio = try await portfolioID(context)
+        let records = try await store.orders(
+            portfolioID: portfolio, listing: listing, symbols: symbols, side: side,
+            after: try Self.moment(parameters.get("after"), "after"), until: try Self.moment(parameters.get("until"), "until"),
+            ascending: direction == "asc", limit: limit
+        )
+        return AlpacaResponse(try await alpacaOrders(records.map(Order.init)))
+    }
+
+    @Sendable func order(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaOrder> {
+        try AlpacaController.refuseParameters(request, except: ["nested"])
+        return AlpacaResponse(try await alpacaOrders([try await find(context)])[0])
+    }
+
+    @Sendable func byClientOrderID(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaOrder> {
+        try AlpacaController.refuseParameters(request, except: ["client_order_id"])
+        guard let clientOrderID = request.uri.queryParameters.get("client_order_id"), !clientOrderID.isEmpty, clientOrderID.count <= 128 else {
+            throw InvalidInput("client_order_id is required.")
+        }
+        let order = try await orders.order(userID: context.requireIdentity().userID, clientOrderID: clientOrderID)
+        guard order.portfolioId == (try await portfolioID(context)) else { throw TradingError.noSuchOrder }
+        return AlpacaResponse(try await alpacaOrders([order])[0])
+    }
+
+    /// `204`; an order no longer open is `422`.
+    @Sendable func cancel(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        try AlpacaController.refuseParameters(request, except: [])
+        let order = try await find(context)
+        _ = try await orders.cancel(userID: context.requireIdentity().userID, id: order.id)
+        return .noContent
+    }
+
+    /// `207` with each open order cancelled.
+    @Sendable func cancelAll(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<[AlpacaCanceledOrder]> {
+        try AlpacaController.refuseParameters(request, except: [])
+        let canceled = try await orders.cancelAll(userID: context.requireIdentity().userID, portfolioID: context.botPortfolioID).canceled
+        let shaped = try await alpacaOrders(canceled).map { AlpacaCanceledOrder(id: $0.id, status: 200, body: $0) }
+        return AlpacaResponse(shaped, status: .init(code: 207, reasonPhrase: "Multi-Status"))
+    }
+
+    // MARK: Helpers
+
+    /// The order named by the path's UUID, if it is in the request's portfolio.
+    private func find(_ context: AppRequestContext) async throws -> Order {
+        guard let uuid = context.parameters.get("orderId").flatMap(UUID.init(uuidString:)) else {
+            throw InvalidInput("order_id is not a valid order id (a UUID).")
+        }
+        guard let record = try await store.order(userID: context.requireIdentity().userID, uuid: uuid),
+              record.portfolioID == (try await portfolioID(context))
+        else { throw TradingError.noSuchOrder }
+        return Order(record)
+    }
+
+    private func portfolioID(_ context: AppRequestContext) async throws -> Int {
+        guard let portfolio = try await trading.portfolio(userID: context.requireIdentity().userID, id: context.botPortfolioID) else {
+            throw TradingError.noSuchPortfolio
+        }
+        return portfolio.id
+    }
+
+    private func alpacaOrders(_ orders: [Order]) async throws -> [AlpacaOrder] {
+        let assets = try await alpaca.assetIDs(Set(orders.map(\.symbol)))
+        return orders.map { AlpacaOrder($0, assetID: assets[$0.symbol]) }
+    }
+
+    /// An RFC 3339 moment (fractional seconds and offsets allowed).
+    static func moment(_ text: String?, _ name: String) throws -> Date? {
+        guard let text else { return nil }
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        if CalendarDay.isValid(text) { formatter.formatOptions = [.withFullDate]; return formatter.date(from: text) }
+        throw InvalidInput("\(name) must be an RFC 3339 time, like 2026-01-02T15:04:05Z.")
+    }
+}
