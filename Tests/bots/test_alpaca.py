@@ -14,8 +14,9 @@ from alpaca.common.exceptions import APIError
 from alpaca.trading.client import TradingClient
 from alpaca.trading.enums import AssetClass, AssetStatus
 from alpaca.trading.enums import OrderSide, OrderStatus, QueryOrderStatus, TimeInForce
-from alpaca.trading.requests import (GetAssetsRequest, GetCalendarRequest, GetOrdersRequest, LimitOrderRequest,
-                                     MarketOrderRequest)
+from alpaca.trading.enums import PositionSide
+from alpaca.trading.requests import (ClosePositionRequest, GetAssetsRequest, GetCalendarRequest, GetOrdersRequest,
+                                     LimitOrderRequest, MarketOrderRequest)
 
 BASE = os.environ["MOCKSTOCK_URL"]
 ADMIN = (os.environ["MOCKSTOCK_ADMIN_USERNAME"], os.environ["MOCKSTOCK_ADMIN_PASSWORD"])
@@ -229,6 +230,54 @@ class OrdersTest(unittest.TestCase):
                 attempt()
             self.assertEqual(refused.exception.status_code, 404)
         self.assertEqual(self.client.get_order_by_id(order.id).status, OrderStatus.NEW)
+
+
+
+class PositionsTest(unittest.TestCase):
+    def setUp(self):
+        self.token = player("holder")
+        self.client = trading(new_key(self.token))
+        set_price("KO", "60.00")
+        set_price("PEP", "170.00")
+
+    def buy(self, symbol, qty):
+        return self.client.submit_order(MarketOrderRequest(symbol=symbol, qty=qty, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
+
+    def test_positions_are_the_holdings_valued_at_current_prices(self):
+        self.buy("KO", 10)
+        self.buy("PEP", 2)
+        set_price("KO", "63.00")
+        positions = {p.symbol: p for p in self.client.get_all_positions()}
+        self.assertEqual(sorted(positions), ["KO", "PEP"])
+        ko = self.client.get_open_position("KO")
+        self.assertEqual((ko.qty, ko.side, ko.avg_entry_price, ko.current_price), ("10", PositionSide.LONG, "60.00", "63.00"))
+        self.assertEqual((ko.market_value, ko.cost_basis, ko.unrealized_pl, ko.unrealized_plpc), ("630.00", "600.00", "30.00", "0.05"))
+        self.assertEqual(str(ko.asset_id), str(self.client.get_asset("KO").id))
+        with self.assertRaises(APIError) as missing:
+            self.client.get_open_position("MSFT")
+        self.assertEqual(missing.exception.status_code, 404)
+
+    def test_close_part_by_qty_and_percentage_then_all(self):
+        self.buy("KO", 10)
+        order = self.client.close_position("KO", ClosePositionRequest(qty="3"))
+        self.assertEqual((order.side, order.qty, order.status), (OrderSide.SELL, "3", OrderStatus.FILLED))
+        self.assertEqual(self.client.get_open_position("KO").qty, "7")
+        self.client.close_position("KO", ClosePositionRequest(percentage="50"))  # 3.5 → 3 whole shares
+        self.assertEqual(self.client.get_open_position("KO").qty, "4")
+        self.client.close_position("KO")
+        self.assertEqual(self.client.get_all_positions(), [])
+
+    def test_close_all_positions_cancelling_open_orders(self):
+        self.buy("KO", 5)
+        self.buy("PEP", 1)
+        resting = self.client.submit_order(LimitOrderRequest(symbol="KO", qty=1, side=OrderSide.SELL, time_in_force=TimeInForce.GTC, limit_price=99))
+        closed = self.client.close_all_positions(cancel_orders=True)
+        self.assertEqual(sorted(c.symbol for c in closed), ["KO", "PEP"])
+        self.assertTrue(all(c.status == 200 for c in closed))
+        self.assertEqual(self.client.get_order_by_id(resting.id).status, OrderStatus.CANCELED)
+        self.assertEqual(self.client.get_all_positions(), [])
+        account = self.client.get_account()
+        self.assertEqual((account.long_market_value, account.cash, account.buying_power), ("0.00", account.equity, account.equity))
 
 
 if __name__ == "__main__":

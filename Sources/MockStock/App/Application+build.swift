@@ -83,6 +83,7 @@ public func buildApplication(
         store: orders, trading: trading, market: market, quotes: quotes, matcher: matcher, hours: hours,
         rules: rules, now: configuration.clock
     )
+    let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading, alpaca: AlpacaStore(pool: pool))
     let features = Features(
         accounts: accounts,
         market: MarketController(store: market, quotes: quotes, hours: hours, now: configuration.clock),
@@ -101,7 +102,11 @@ public func buildApplication(
             store: AlpacaStore(pool: pool), trading: TradingService(store: trading, market: market, quotes: quotes, rules: rules),
             rules: rules, hours: hours, now: configuration.clock
         ),
-        alpacaOrders: AlpacaOrdersController(orders: orderService, store: orders, trading: trading, alpaca: AlpacaStore(pool: pool))
+        alpacaOrders: alpacaOrders,
+        alpacaPositions: AlpacaPositionsController(
+            trading: TradingService(store: trading, market: market, quotes: quotes, rules: rules), orders: orderService,
+            ordersController: alpacaOrders, alpaca: AlpacaStore(pool: pool)
+        )
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
     let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)
@@ -157,6 +162,7 @@ struct Features {
     let apiKeys: ApiKeyService
     let alpaca: AlpacaController
     let alpacaOrders: AlpacaOrdersController
+    let alpacaPositions: AlpacaPositionsController
 }
 
 /// The account rules wired to their stores; also used by the `admin` command.
@@ -245,6 +251,7 @@ func buildRouter(
         .add(middleware: BodyLimitMiddleware())
     features.alpaca.addRoutes(to: v2)
     features.alpacaOrders.addRoutes(to: v2)
+    features.alpacaPositions.addRoutes(to: v2)
     return router
 }
 

@@ -184,3 +184,32 @@ struct AlpacaOrderRequest: Decodable, Sendable {
     let extendedHours: Bool?
     let orderClass: String?
 }
+
+/// `GET /v2/positions`: a holding, long or short. Ratios are decimal fractions.
+struct AlpacaPosition: Encodable, Sendable {
+    let assetId: String
+    let symbol: String
+    let exchange = "NYSE"
+    let assetClass = "us_equity"
+    let assetMarginable = false
+    let avgEntryPrice: String
+    let qty: String
+    let side: String
+    let marketValue: String
+    let costBasis: String
+    let unrealizedPl: String
+    let unrealizedPlpc: String
+    let unrealizedIntradayPl: String
+    let unrealizedIntradayPlpc: String
+    let currentPrice: String
+    let lastdayPrice: String
+    let changeToday: String
+}
+
+/// One entry of `DELETE /v2/positions` (207 Multi-Status).
+struct AlpacaClosedPosition: Encodable, Sendable {
+    let orderId: String
+    let status: Int
+    let symbol: String
+    let body: AlpacaOrder
+}

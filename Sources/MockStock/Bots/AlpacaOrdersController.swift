@@ -138,7 +138,7 @@ struct AlpacaOrdersController {
         return portfolio.id
     }
 
-    private func alpacaOrders(_ orders: [Order]) async throws -> [AlpacaOrder] {
+    func alpacaOrders(_ orders: [Order]) async throws -> [AlpacaOrder] {
         let assets = try await alpaca.assetIDs(Set(orders.map(\.symbol)))
         return orders.map { AlpacaOrder($0, assetID: assets[$0.symbol]) }
     }

@@ -87,6 +87,12 @@ struct ShareQuantity: Decodable, Sendable {
     static let maximum = 1_000_000_000
     let value: Int
 
+    /// A quantity computed by the server (closing a position), checked like a sent one.
+    init(_ whole: Int) throws {
+        guard (1...Self.maximum).contains(whole) else { throw InvalidInput("qty must be a whole number of shares from 1 to 1000000000.") }
+        value = whole
+    }
+
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let whole = try? container.decode(Int.self), (1...Self.maximum).contains(whole) {
