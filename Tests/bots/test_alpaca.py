@@ -10,7 +10,14 @@ import urllib.error
 import urllib.request
 import uuid
 
+from datetime import date, datetime, timezone
+
 from alpaca.common.exceptions import APIError
+from alpaca.data.enums import Adjustment
+from alpaca.data.historical.stock import StockHistoricalDataClient
+from alpaca.data.requests import (StockBarsRequest, StockLatestBarRequest, StockLatestQuoteRequest,
+                                  StockLatestTradeRequest)
+from alpaca.data.timeframe import TimeFrame
 from alpaca.trading.client import TradingClient
 from alpaca.trading.enums import AssetClass, AssetStatus
 from alpaca.trading.enums import OrderSide, OrderStatus, QueryOrderStatus, TimeInForce
@@ -278,6 +285,53 @@ class PositionsTest(unittest.TestCase):
         self.assertEqual(self.client.get_all_positions(), [])
         account = self.client.get_account()
         self.assertEqual((account.long_market_value, account.cash, account.buying_power), ("0.00", account.equity, account.equity))
+
+
+
+class MarketDataTest(unittest.TestCase):
+    """Bars from the stored daily prices (the demo market holds AAPL's 4-for-1 split of 2020-08-31)."""
+
+    @classmethod
+    def setUpClass(cls):
+        key = new_key(player("quant"))
+        cls.data = StockHistoricalDataClient(key["keyId"], key["secret"], url_override=BASE)
+
+    def daily(self, symbols, adjustment, **window):
+        return self.data.get_stock_bars(StockBarsRequest(symbol_or_symbols=symbols, timeframe=TimeFrame.Day, adjustment=adjustment, **window))
+
+    def test_daily_bars_raw_and_split_adjusted(self):
+        window = {"start": datetime(2020, 8, 27, 4, tzinfo=timezone.utc), "end": datetime(2020, 9, 1, 4, tzinfo=timezone.utc)}
+        raw = self.daily(["AAPL", "MSFT"], Adjustment.RAW, **window)
+        apple = raw.data["AAPL"]
+        self.assertEqual([b.timestamp.date() for b in apple], [date(2020, 8, 27), date(2020, 8, 28), date(2020, 8, 31), date(2020, 9, 1)])
+        self.assertEqual([b.close for b in apple], [500.04, 499.23, 129.04, 134.18])
+        self.assertEqual(len(raw.data["MSFT"]), 4)
+        adjusted = self.daily("AAPL", Adjustment.SPLIT, **window).data["AAPL"]
+        self.assertEqual([b.close for b in adjusted], [125.01, 124.8075, 129.04, 134.18])
+        self.assertEqual(adjusted[1].volume, apple[1].volume * 4)
+
+    def test_weekly_bars_and_a_limit(self):
+        weekly = self.data.get_stock_bars(StockBarsRequest(
+            symbol_or_symbols="AAPL", timeframe=TimeFrame.Week, start=datetime(2020, 9, 1, tzinfo=timezone.utc),
+            end=datetime(2020, 9, 30, tzinfo=timezone.utc), adjustment=Adjustment.RAW)).data["AAPL"]
+        self.assertEqual([b.timestamp.date() for b in weekly], [date(2020, 8, 31), date(2020, 9, 7), date(2020, 9, 14), date(2020, 9, 21), date(2020, 9, 28)])
+        self.assertEqual(weekly[1].open, self.daily("AAPL", Adjustment.RAW, start=datetime(2020, 9, 8, 4, tzinfo=timezone.utc),
+                                                    end=datetime(2020, 9, 8, 5, tzinfo=timezone.utc)).data["AAPL"][0].open)
+        limited = self.daily(["AAPL", "MSFT"], Adjustment.RAW, start=datetime(2020, 9, 1, tzinfo=timezone.utc), limit=3)
+        self.assertEqual(sum(len(bars) for bars in limited.data.values()), 3)
+
+    def test_latest_bar_quote_and_trade(self):
+        set_price("NVDA", "123.45")
+        quote = self.data.get_stock_latest_quote(StockLatestQuoteRequest(symbol_or_symbols=["NVDA"]))["NVDA"]
+        trade = self.data.get_stock_latest_trade(StockLatestTradeRequest(symbol_or_symbols="NVDA"))["NVDA"]
+        self.assertEqual((quote.ask_price, quote.bid_price, trade.price), (123.45, 123.45, 123.45))
+        bar = self.data.get_stock_latest_bar(StockLatestBarRequest(symbol_or_symbols="AAPL"))["AAPL"]
+        self.assertEqual(bar.timestamp.date(), date(2021, 4, 21))
+
+    def test_minute_bars_are_refused(self):
+        with self.assertRaises(APIError) as refused:
+            self.data.get_stock_bars(StockBarsRequest(symbol_or_symbols="AAPL", timeframe=TimeFrame.Minute))
+        self.assertEqual(refused.exception.status_code, 422)
 
 
 if __name__ == "__main__":

@@ -312,7 +312,12 @@ async def run(result, client, database, server, log_path):
         result.check(status in (404, 422) and isinstance(answer, dict) and isinstance(answer.get("code"), int), f"{method} {path}: {status} {answer}")
         cases += 1
     for path in ["/v2/assets?status=everything", "/v2/assets?attributes=x", "/v2/calendar?start=2026-02-30",
-                 "/v2/calendar?start=2026-01-01&end=2035-01-01", "/v2/assets/%27%3B%20DROP%20TABLE%20instruments%3B--", "/v2/clock?x=1"]:
+                 "/v2/calendar?start=2026-01-01&end=2035-01-01", "/v2/assets/%27%3B%20DROP%20TABLE%20instruments%3B--", "/v2/clock?x=1",
+                 "/v2/stocks/bars?symbols=AAPL&timeframe=1Min", "/v2/stocks/bars?symbols=AAPL&timeframe=1Day&page_token=%27%20OR%201",
+                 "/v2/stocks/bars?symbols=" + ",".join(f"S{n}" for n in range(101)) + "&timeframe=1Day",
+                 "/v2/stocks/bars?symbols=AAPL&timeframe=1Day&start=2021-01-01&end=2020-01-01",
+                 "/v2/stocks/bars?symbols=AAPL&timeframe=1Day&limit=0", "/v2/stocks/bars?symbols=AAPL&timeframe=1Day&adjustment=dividend",
+                 "/v2/stocks/quotes/latest?symbols=%27%3B--", "/v2/stocks/trades/latest", "/v2/stocks/bars/latest?symbols=AAPL&feed=nasdaq"]:
         status, answer, _ = await client.request("GET", path, attacker)
         answers.append(json.dumps(answer) if not isinstance(answer, str) else answer)
         result.check(status in (404, 422) and isinstance(answer, dict) and isinstance(answer.get("code"), int), f"GET {path}: {status} {answer}")

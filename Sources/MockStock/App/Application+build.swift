@@ -106,7 +106,8 @@ public func buildApplication(
         alpacaPositions: AlpacaPositionsController(
             trading: TradingService(store: trading, market: market, quotes: quotes, rules: rules), orders: orderService,
             ordersController: alpacaOrders, alpaca: AlpacaStore(pool: pool)
-        )
+        ),
+        alpacaMarketData: AlpacaMarketDataController(store: AlpacaStore(pool: pool), quotes: quotes, now: configuration.clock)
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
     let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)
@@ -163,6 +164,7 @@ struct Features {
     let alpaca: AlpacaController
     let alpacaOrders: AlpacaOrdersController
     let alpacaPositions: AlpacaPositionsController
+    let alpacaMarketData: AlpacaMarketDataController
 }
 
 /// The account rules wired to their stores; also used by the `admin` command.
@@ -252,6 +254,7 @@ func buildRouter(
     features.alpaca.addRoutes(to: v2)
     features.alpacaOrders.addRoutes(to: v2)
     features.alpacaPositions.addRoutes(to: v2)
+    features.alpacaMarketData.addRoutes(to: v2)
     return router
 }
 

@@ -213,3 +213,68 @@ struct AlpacaClosedPosition: Encodable, Sendable {
     let symbol: String
     let body: AlpacaOrder
 }
+
+/// A bar in Alpaca's market-data shape. Prices are JSON numbers written from exact
+/// decimals; trade count and VWAP are unknown here (null).
+struct AlpacaBar: Encodable, Sendable {
+    let t: String
+    let o: Decimal
+    let h: Decimal
+    let l: Decimal
+    let c: Decimal
+    let v: Int
+    @NullEncoded var n: Int?
+    @NullEncoded var vw: Decimal?
+
+    init(_ record: AlpacaStore.BarRecord) {
+        t = record.timestamp
+        o = record.open
+        h = record.high
+        l = record.low
+        c = record.close
+        v = record.volume
+    }
+}
+
+/// `GET /v2/stocks/bars`: bars by symbol, and where the next page starts.
+struct AlpacaBars: Encodable, Sendable {
+    let bars: [String: [AlpacaBar]]
+    @NullEncoded var nextPageToken: String?
+}
+
+/// `GET /v2/stocks/bars/latest`.
+struct AlpacaLatestBars: Encodable, Sendable {
+    let bars: [String: AlpacaBar]
+}
+
+/// The current price as a quote: bid and ask both at the price (the game has no spread).
+struct AlpacaQuote: Encodable, Sendable {
+    let t: Date
+    let ap: Decimal
+    let `as`: Int
+    let bp: Decimal
+    let bs: Int
+    let ax = "N"
+    let bx = "N"
+    let c: [String] = ["R"]
+    let z = "A"
+}
+
+/// The current price as the last trade.
+struct AlpacaTrade: Encodable, Sendable {
+    let t: Date
+    let p: Decimal
+    let s: Int
+    let x = "N"
+    let i: Int
+    let c: [String] = ["@"]
+    let z = "A"
+}
+
+struct AlpacaLatestQuotes: Encodable, Sendable {
+    let quotes: [String: AlpacaQuote]
+}
+
+struct AlpacaLatestTrades: Encodable, Sendable {
+    let trades: [String: AlpacaTrade]
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Hummingbird
+
+/// Market data v2 (`/v2/stocks/...`) from the stored prices: daily bars (weeks and months
+/// built from them), adjusted as asked, and the current price as the latest quote and
+/// trade. Every parameter alpaca-py's `StockHistoricalDataClient` sends is understood or
+/// refused.
+struct AlpacaMarketDataController {
+    let store: AlpacaStore
+    let quotes: any QuoteProvider
+    let now: @Sendable () -> Date
+
+    func addRoutes(to v2: RouterGroup<AppRequestContext>) {
+        v2.get("stocks/bars", use: bars)
+        v2.get("stocks/bars/latest", use: latestBars)
+        v2.get("stocks/quotes/latest", use: latestQuotes)
+        v2.get("stocks/trades/latest", use: latestTrades)
+    }
+
+    static let maxSymbols = 100
+
+    @Sendable func bars(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaBars> {
+        try AlpacaController.refuseParameters(
+            request, except: ["symbols", "timeframe", "start", "end", "limit", "page_token", "adjustment", "feed", "sort"]
+        )
+        let parameters = request.uri.queryParameters
+        let symbols = try Self.symbols(parameters.get("symbols"))
+        let period: String = switch parameters.get("timeframe") {
+        case "1Day", "1D": "day"
+        case "1Week", "1W": "week"
+        case "1Month", "1M": "month"
+        case nil: throw InvalidInput("timeframe is required: 1Day, 1Week or 1Month.")
+        default: throw InvalidInput("timeframe must be 1Day, 1Week or 1Month: prices are stored per day here.")
+        }
+        let adjusted: AdjustedHistory = switch parameters.get("adjustment") ?? "raw" {
+        case "raw": .none
+        case "split": .split
+        case "all": .total
+        default: throw InvalidInput("adjustment must be raw, split or all (dividends alone are not offered).")
+        }
+        try Self.checkFeed(parameters.get("feed"))
+        if let sort = parameters.get("sort"), sort != "asc" { throw InvalidInput("sort must be asc.") }
+        let limit = try parameters.get("limit").map {
+            guard let limit = Int($0), (1...10_000).contains(limit) else { throw InvalidInput("limit must be from 1 to 10000.") }
+            return limit
+        } ?? 1000
+        let end = try parameters.get("end").map { try Self.day($0, "end", roundingUp: false) } ?? Self.dayString(now())
+        let start = try parameters.get("start").map { try Self.day($0, "start", roundingUp: true) } ?? Self.dayString(
+            Calendar(identifier: .gregorian).date(byAdding: .day, value: -30, to: now())!
+        )
+        guard start <= end else { throw InvalidInput("start must not be after end.") }
+        let after = try parameters.get("page_token").map(Self.position(in:))
+        let records = try await store.bars(
+            symbols: symbols, from: start, to: end, through: try await quotes.historyEnd(), adjusted: adjusted,
+            period: period, after: after, limit: limit + 1
+        )
+        var bars: [String: [AlpacaBar]] = [:]
+        for record in records.prefix(limit) { bars[record.symbol, default: []].append(AlpacaBar(record)) }
+        let next = records.count > limit ? records[limit - 1] : nil
+        return AlpacaResponse(AlpacaBars(bars: bars, nextPageToken: next.map { Self.token($0.symbol, $0.day) }))
+    }
+
+    @Sendable func latestBars(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaLatestBars> {
+        try AlpacaController.refuseParameters(request, except: ["symbols", "feed"])
+        let symbols = try Self.symbols(request.uri.queryParameters.get("symbols"))
+        try Self.checkFeed(request.uri.queryParameters.get("feed"))
+        let records = try await store.latestBars(symbols: symbols, through: try await quotes.historyEnd())
+        return AlpacaResponse(AlpacaLatestBars(bars: Dictionary(records.map { ($0.symbol, AlpacaBar($0)) }) { first, _ in first }))
+    }
+
+    @Sendable func latestQuotes(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaLatestQuotes> {
+        try AlpacaController.refuseParameters(request, except: ["symbols", "feed"])
+        try Self.checkFeed(request.uri.queryParameters.get("feed"))
+        let prices = try await quotes.quotes(for: try Self.symbols(request.uri.queryParameters.get("symbols")))
+        return AlpacaResponse(AlpacaLatestQuotes(quotes: prices.mapValues {
+            AlpacaQuote(t: $0.asOf, ap: $0.price, as: 1, bp: $0.price, bs: 1)
+        }))
+    }
+
+    @Sendable func latestTrades(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaLatestTrades> {
+        try AlpacaController.refuseParameters(request, except: ["symbols", "feed"])
+        try Self.checkFeed(request.uri.queryParameters.get("feed"))
+        let prices = try await quotes.quotes(for: try Self.symbols(request.uri.queryParameters.get("symbols")))
+        return AlpacaResponse(AlpacaLatestTrades(trades: prices.mapValues {
+            AlpacaTrade(t: $0.asOf, p: $0.price, s: 1, i: Int($0.asOf.timeIntervalSince1970 * 1000))
+        }))
+    }
+
+    // MARK: Parameters
+
+    static func symbols(_ text: String?) throws -> [String] {
+        guard let text, !text.isEmpty else { throw InvalidInput("symbols is required: a comma-separated list.") }
+        let symbols = Array(Set(text.split(separator: ",").map { Symbol.normalize(String($0)) })).sorted()
+        guard symbols.count <= maxSymbols, symbols.allSatisfy(Symbol.isValid) else {
+            throw InvalidInput("symbols must be at most \(maxSymbols) valid symbols, comma-separated.")
+        }
+        return symbols
+    }
+
+    /// Every feed is served from the same stored prices.
+    static func checkFeed(_ feed: String?) throws {
+        if let feed, !["iex", "sip", "delayed_sip", "otc", "boats", "overnight"].contains(feed) {
+            throw InvalidInput("feed must be one of Alpaca's feeds (iex, sip, ...): all are served from the same prices here.")
+        }
+    }
+
+    /// The day a date names, or for a time the first (`roundingUp`) or last day whose bar
+    /// (stamped at New York's midnight) is at or after, or at or before, it.
+    static func day(_ text: String, _ name: String, roundingUp: Bool) throws -> String {
+        if CalendarDay.isValid(text) { return text }
+        guard let moment = try AlpacaOrdersController.moment(text, name) else { throw InvalidInput("\(name) is empty.") }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "America/New_York")!
+        let midnight = calendar.startOfDay(for: moment)
+        guard roundingUp, midnight < moment else { return dayString(midnight) }
+        return dayString(calendar.date(byAdding: .day, value: 1, to: midnight)!)
+    }
+
+    static func dayString(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "America/New_York")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: date)
+    }
+
+    static func token(_ symbol: String, _ day: String) -> String {
+        Data("\(symbol)|\(day)".utf8).base64EncodedString()
+    }
+
+    static func position(in token: String) throws -> (symbol: String, day: String) {
+        guard token.count <= 64, let data = Data(base64Encoded: token), let text = String(data: data, encoding: .utf8) else {
+            throw InvalidInput("page_token is not one this server gave.")
+        }
+        let parts = text.split(separator: "|").map(String.init)
+        guard parts.count == 2, Symbol.isValid(parts[0]), CalendarDay.isValid(parts[1]) else {
+            throw InvalidInput("page_token is not one this server gave.")
+        }
+        return (parts[0], parts[1])
+    }
+}
