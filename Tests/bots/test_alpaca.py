@@ -21,7 +21,8 @@ from alpaca.data.timeframe import TimeFrame
 from alpaca.trading.client import TradingClient
 from alpaca.trading.enums import AssetClass, AssetStatus
 from alpaca.trading.enums import OrderSide, OrderStatus, QueryOrderStatus, TimeInForce
-from alpaca.trading.enums import PositionSide
+from alpaca.trading.enums import ActivityType, PositionSide
+from alpaca.trading.models import NonTradeActivity, TradeActivity
 from alpaca.trading.requests import (ClosePositionRequest, GetAssetsRequest, GetCalendarRequest, GetOrdersRequest,
                                      LimitOrderRequest, MarketOrderRequest)
 
@@ -286,6 +287,30 @@ class PositionsTest(unittest.TestCase):
         account = self.client.get_account()
         self.assertEqual((account.long_market_value, account.cash, account.buying_power), ("0.00", account.equity, account.equity))
 
+
+
+class ActivitiesTest(unittest.TestCase):
+    """alpaca-py has no method for activities: bots call GET /v2/account/activities and
+    parse the items with the SDK's activity models."""
+
+    def test_fills_and_cash_movements_in_the_sdks_models(self):
+        client = trading(new_key(player("ledger")))
+        set_price("KO", "60.00")
+        order = client.submit_order(MarketOrderRequest(symbol="KO", qty=4, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
+        raw = client.get("/account/activities")
+        activities = [TradeActivity(**a) if a["activity_type"] == "FILL" else NonTradeActivity(**a) for a in raw]
+        fill = next(a for a in activities if isinstance(a, TradeActivity))
+        self.assertEqual((fill.symbol, fill.qty, fill.price, fill.side, fill.order_id), ("KO", 4, 60.0, OrderSide.BUY, order.id))
+        self.assertEqual(str(fill.account_id), str(client.get_account().id))
+        deposit = next(a for a in activities if a.activity_type == ActivityType.CSD)
+        self.assertEqual(deposit.net_amount, 10000.0)
+        # Filtered by type, paged oldest first.
+        fills = client.get("/account/activities/FILL")
+        self.assertEqual([a["order_id"] for a in fills], [str(order.id)])
+        first = client.get("/account/activities", {"direction": "asc", "page_size": 1})
+        self.assertEqual(first[0]["activity_type"], "CSD")
+        rest = client.get("/account/activities", {"direction": "asc", "page_token": first[0]["id"]})
+        self.assertEqual(len(rest), len(raw) - 1)
 
 
 class MarketDataTest(unittest.TestCase):

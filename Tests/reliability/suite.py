@@ -256,8 +256,8 @@ def stream_view(watcher):
 async def check_stream(result, database, watchers, settle=10.0):
     """Each watcher's socket ends up knowing each of its user's orders as it is, from
     events or (for changes made while it was reconnecting) snapshots: no order it believes
-    open is closed, and every open order is known open; and it received nothing of anyone
-    else's, orders or notices."""
+    open is closed, every open order is known open, no order is shown with another final
+    status; and it received nothing of anyone else's, orders or notices."""
     deadline = time.monotonic() + settle
     while True:
         seen = stale = foreign = resolved = 0
@@ -266,9 +266,11 @@ async def check_stream(result, database, watchers, settle=10.0):
             view, healed = stream_view(watcher)
             resolved += healed
             seen += len(watcher.of_type("order"))
+            # An order placed and closed while the socket was reconnecting was never shown
+            # (its history is in REST); any order shown must be shown as it is.
             stale += sum(1 for order_id, status in mine.items()
                          if (status == "new") != (view.get(order_id) == "new")
-                         or (status != "new" and view.get(order_id) not in (status, "closed")))
+                         or (status != "new" and view.get(order_id) not in (None, status, "closed")))
             foreign += sum(1 for order_id in view if order_id not in mine)
             notices = [str(int(notice["id"])) for notice in watcher.of_type("notification")]
             if notices:

@@ -12,6 +12,8 @@ struct AlpacaController {
 
     func addRoutes(to v2: RouterGroup<AppRequestContext>) {
         v2.get("account", use: account)
+        v2.get("account/activities", use: activities)
+        v2.get("account/activities/{activityType}", use: activities)
         v2.get("clock", use: clock)
         v2.get("calendar", use: calendar)
         v2.get("assets", use: assets)
@@ -40,6 +42,45 @@ struct AlpacaController {
             lastEquity: (equity - dayChange).moneyString, longMarketValue: long.moneyString, shortMarketValue: short.moneyString,
             tradingBlocked: !record.running, shortingEnabled: rules.allowShortSelling, createdAt: record.createdAt
         ))
+    }
+
+    /// Fills, dividends, cash in lieu, deposits, withdrawals, rewards and splits, newest
+    /// first unless `direction=asc`; `page_token` is the last activity's id.
+    @Sendable func activities(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<[AlpacaActivity]> {
+        try Self.refuseParameters(request, except: ["activity_types", "date", "after", "until", "direction", "page_size", "page_token"])
+        let parameters = request.uri.queryParameters
+        let named = (context.parameters.get("activityType").map { [$0] } ?? parameters.get("activity_types")?.split(separator: ",").map(String.init))
+        let kinds = try named.map { names in
+            try names.flatMap { name in
+                guard let kinds = AlpacaActivity.types[name] else {
+                    throw InvalidInput("activity type \(name.prefix(20)) is not kept here; kept: \(AlpacaActivity.types.keys.sorted().joined(separator: ", ")).")
+                }
+                return kinds
+            }
+        }
+        var after = try AlpacaOrdersController.moment(parameters.get("after"), "after")
+        var until = try AlpacaOrdersController.moment(parameters.get("until"), "until")
+        if let date = parameters.get("date") {
+            guard CalendarDay.isValid(date), let start = try AlpacaOrdersController.moment(date, "date") else {
+                throw InvalidInput("date must be a date, YYYY-MM-DD.")
+            }
+            (after, until) = (start.addingTimeInterval(-0.000_001), start.addingTimeInterval(86_400))
+        }
+        let direction = parameters.get("direction") ?? "desc"
+        guard ["asc", "desc"].contains(direction) else { throw InvalidInput("direction must be asc or desc.") }
+        let size = try parameters.get("page_size").map {
+            guard let size = Int($0), (1...100).contains(size) else { throw InvalidInput("page_size must be from 1 to 100.") }
+            return size
+        } ?? 100
+        let cursor = try parameters.get("page_token").map(TradingService.activityCursor)
+        let userID = try context.requireIdentity().userID
+        guard let account = try await store.account(userID: userID, portfolioID: context.botPortfolioID) else {
+            throw TradingError.noSuchPortfolio
+        }
+        let records = try await store.activities(
+            portfolioID: account.id, types: kinds, after: after, until: until, ascending: direction == "asc", cursor: cursor, limit: size
+        )
+        return AlpacaResponse(records.map { AlpacaActivity($0, accountID: account.uuid) })
     }
 
     @Sendable func clock(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaClock> {

@@ -278,3 +278,57 @@ struct AlpacaLatestQuotes: Encodable, Sendable {
 struct AlpacaLatestTrades: Encodable, Sendable {
     let trades: [String: AlpacaTrade]
 }
+
+/// `GET /v2/account/activities`: a fill (`FILL`, a trade activity) or a cash or share
+/// movement (a non-trade activity). Amounts are JSON numbers written from exact decimals.
+struct AlpacaActivity: Encodable, Sendable {
+    /// Our activity kinds by Alpaca's activity type.
+    static let types: [String: [String]] = [
+        "FILL": ["fill"], "DIV": ["dividend"], "CIL": ["cash_in_lieu"], "CSD": ["deposit", "starting_cash"],
+        "CSW": ["withdrawal"], "JNLC": ["reward", "adjustment"], "SPLIT": ["split"],
+    ]
+
+    let id: String
+    let accountId: String
+    let activityType: String
+    // A fill.
+    var transactionTime: Date?
+    var type: String?
+    var price: Decimal?
+    var qty: Int?
+    var side: String?
+    var symbol: String?
+    var leavesQty: Int?
+    var orderId: String?
+    var cumQty: Int?
+    var orderStatus: String?
+    // Any other.
+    var date: String?
+    var netAmount: Decimal?
+    var description: String?
+    var status: String?
+
+    init(_ record: AlpacaStore.ActivityRecord, accountID: String) {
+        id = record.cursor
+        accountId = accountID
+        activityType = Self.types.first { $0.value.contains(record.type) }?.key ?? "MA"
+        symbol = record.symbol
+        if record.type == "fill" {
+            transactionTime = record.at
+            type = "fill"
+            price = record.price
+            qty = record.quantity
+            side = record.side?.rawValue
+            leavesQty = 0
+            orderId = record.orderUUID
+            cumQty = record.quantity
+            orderStatus = "filled"
+        } else {
+            date = record.day
+            netAmount = record.amount ?? 0
+            description = record.note ?? record.type.replacingOccurrences(of: "_", with: " ")
+            qty = record.quantity
+            status = "executed"
+        }
+    }
+}

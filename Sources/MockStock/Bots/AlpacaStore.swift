@@ -125,3 +125,57 @@ extension AlpacaStore {
         }
     }
 }
+
+extension AlpacaStore {
+    /// An activity of the `activities` view, with the UUID of a fill's order.
+    struct ActivityRecord: Sendable {
+        let cursor: String
+        let type: String
+        let symbol: String?
+        let side: TradeSide?
+        let quantity: Int?
+        let price: Decimal?
+        let amount: Decimal?
+        let note: String?
+        let at: Date
+        let day: String
+        let orderUUID: String?
+    }
+
+    /// A portfolio's activities of `types` (our kinds; nil: all) in (after, until), by time
+    /// either way, past the page position `cursor` ("time~source~id").
+    func activities(
+        portfolioID: Int, types: [String]?, after: Date?, until: Date?, ascending: Bool,
+        cursor: (at: String, source: Int, id: Int)?, limit: Int
+    ) async throws -> [ActivityRecord] {
+        let order: PostgresQuery = ascending ? "ORDER BY a.at, a.source, a.id" : "ORDER BY a.at DESC, a.source DESC, a.id DESC"
+        let past: PostgresQuery = ascending
+            ? "(a.at, a.source, a.id) > (\(cursor?.at)::timestamptz, \(cursor?.source)::int, \(cursor?.id)::int8)"
+            : "(a.at, a.source, a.id) < (\(cursor?.at)::timestamptz, \(cursor?.source)::int, \(cursor?.id)::int8)"
+        let rows = try await pool.query(
+            """
+            SELECT to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '~' || a.source || '~' || a.id,
+                   a.type, a.symbol, a.side, a.quantity, a.price, a.amount, a.note, a.at,
+                   to_char(a.at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD'),
+                   CASE WHEN a.source = 1 THEN coalesce(o.uuid, md5('mockstock-trade-' || a.id)::uuid)::text END
+            FROM activities a LEFT JOIN orders o ON a.source = 1 AND o.trade_id = a.id
+            WHERE a.portfolio_id = \(portfolioID)
+              AND (\(types)::text[] IS NULL OR a.type = ANY(\(types)::text[]))
+              AND (\(after)::timestamptz IS NULL OR a.at > \(after)::timestamptz)
+              AND (\(until)::timestamptz IS NULL OR a.at < \(until)::timestamptz)
+              AND (\(cursor?.at)::timestamptz IS NULL OR \(past))
+            \(order) LIMIT \(limit)
+            """
+        )
+        return try rows.map { row in
+            ActivityRecord(
+                cursor: try row.decode(String.self, column: 0), type: try row.decode(String.self, column: 1),
+                symbol: try row.decode(String?.self, column: 2), side: try row.decode(TradeSide?.self, column: 3),
+                quantity: try row.decode(Int?.self, column: 4), price: try row.decode(Decimal?.self, column: 5),
+                amount: try row.decode(Decimal?.self, column: 6), note: try row.decode(String?.self, column: 7),
+                at: try row.decode(Date.self, column: 8), day: try row.decode(String.self, column: 9),
+                orderUUID: try row.decode(String?.self, column: 10)
+            )
+        }
+    }
+}

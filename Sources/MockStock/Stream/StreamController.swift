@@ -62,6 +62,12 @@ struct StreamController {
             try? await outbound.close(.policyViolation, reason: "A valid, unexpired token is required.")
             return
         }
+        // Right after start-up the process may not listen yet; what it would miss meanwhile
+        // is what a snapshot must not.
+        guard await Self.within(Self.authenticationTimeout, { await feed.listening.wait() }) else {
+            await Self.cutOff(outbound, channel: channel, code: Self.slowConsumerCode, reason: "Not ready yet; try again shortly.")
+            return
+        }
         let subscriber = hub.connect(userID: identity.userID, tokenVersion: version)
         defer { hub.disconnect(subscriber) }
         _ = subscriber.enqueue(StreamEncoding.authorized)
@@ -86,6 +92,23 @@ struct StreamController {
                 // The client sent something that is not a WebSocket message we accept; the socket closes.
             }
             group.cancelAll()
+        }
+    }
+
+    /// Whether `work` finished within `limit`.
+    private static func within(_ limit: Duration, _ work: @escaping @Sendable () async -> Void) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await work()
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
         }
     }
 

@@ -49,6 +49,9 @@ public final class StreamFeed: Service, Sendable {
     let tokenIsCurrent: @Sendable (_ userID: Int, _ version: Int) async throws -> Bool
     let logger: Logger
     let started: StartSignal
+    /// Opens once the process listens for announcements: a snapshot read before then could
+    /// miss a change announced before the listening began.
+    let listening = StartSignal()
     /// Each league's last standings sent, to send only changes.
     private let lastStandings = Mutex<[Int: StreamMessage]>([:])
 
@@ -112,6 +115,7 @@ public final class StreamFeed: Service, Sendable {
     func handle(_ event: PostgresListener.Event) async {
         switch event {
         case .listening(let afterGap):
+            listening.open()
             guard afterGap else { return }
             logger.notice("stream notifications may have been lost; sending every client a snapshot")
             for subscriber in hub.allSubscribers {

@@ -137,7 +137,7 @@ struct TradingService: Sendable {
     }
 
     /// A cursor is "time~source~id", as pages hand them out.
-    private static func activityCursor(_ text: String) throws -> (at: String, source: Int, id: Int) {
+    static func activityCursor(_ text: String) throws -> (at: String, source: Int, id: Int) {
         let parts = text.split(separator: "~", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z/) != nil,
               let source = Int(parts[1]), (1...3).contains(source), let id = Int(parts[2]), id > 0 else {
