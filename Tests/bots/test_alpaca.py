@@ -16,7 +16,7 @@ from alpaca.common.exceptions import APIError
 from alpaca.data.enums import Adjustment
 from alpaca.data.historical.stock import StockHistoricalDataClient
 from alpaca.data.requests import (StockBarsRequest, StockLatestBarRequest, StockLatestQuoteRequest,
-                                  StockLatestTradeRequest)
+                                  StockLatestTradeRequest, StockSnapshotRequest)
 from alpaca.data.timeframe import TimeFrame
 from alpaca.trading.client import TradingClient
 from alpaca.trading.enums import AssetClass, AssetStatus
@@ -352,6 +352,15 @@ class MarketDataTest(unittest.TestCase):
         self.assertEqual((quote.ask_price, quote.bid_price, trade.price), (123.45, 123.45, 123.45))
         bar = self.data.get_stock_latest_bar(StockLatestBarRequest(symbol_or_symbols="AAPL"))["AAPL"]
         self.assertEqual(bar.timestamp.date(), date(2021, 4, 21))
+
+    def test_snapshots(self):
+        set_price("AAPL", "170.00")
+        snapshots = self.data.get_stock_snapshot(StockSnapshotRequest(symbol_or_symbols=["AAPL", "MSFT"]))
+        apple = snapshots["AAPL"]
+        self.assertEqual((apple.latest_trade.price, apple.latest_quote.ask_price), (170.0, 170.0))
+        self.assertEqual((apple.daily_bar.timestamp.date(), apple.previous_daily_bar.timestamp.date()), (date(2021, 4, 21), date(2021, 4, 20)))
+        self.assertIsNone(apple.minute_bar)
+        self.assertIn("MSFT", snapshots)
 
     def test_minute_bars_are_refused(self):
         with self.assertRaises(APIError) as refused:

@@ -15,6 +15,7 @@ struct AlpacaMarketDataController {
         v2.get("stocks/bars/latest", use: latestBars)
         v2.get("stocks/quotes/latest", use: latestQuotes)
         v2.get("stocks/trades/latest", use: latestTrades)
+        v2.get("stocks/snapshots", use: snapshots)
     }
 
     static let maxSymbols = 100
@@ -84,6 +85,25 @@ struct AlpacaMarketDataController {
         return AlpacaResponse(AlpacaLatestTrades(trades: prices.mapValues {
             AlpacaTrade(t: $0.asOf, p: $0.price, s: 1, i: Int($0.asOf.timeIntervalSince1970 * 1000))
         }))
+    }
+
+    @Sendable func snapshots(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<[String: AlpacaSnapshot]> {
+        try AlpacaController.refuseParameters(request, except: ["symbols", "feed"])
+        try Self.checkFeed(request.uri.queryParameters.get("feed"))
+        let symbols = try Self.symbols(request.uri.queryParameters.get("symbols"))
+        let prices = try await quotes.quotes(for: symbols)
+        let bars = Dictionary(grouping: try await store.latestBars(symbols: symbols, through: try await quotes.historyEnd(), count: 2), by: \.symbol)
+        var snapshots: [String: AlpacaSnapshot] = [:]
+        for symbol in symbols where prices[symbol] != nil || bars[symbol] != nil {
+            let price = prices[symbol]
+            let days = bars[symbol] ?? []
+            snapshots[symbol] = AlpacaSnapshot(
+                latestTrade: price.map { AlpacaTrade(t: $0.asOf, p: $0.price, s: 1, i: Int($0.asOf.timeIntervalSince1970 * 1000)) },
+                latestQuote: price.map { AlpacaQuote(t: $0.asOf, ap: $0.price, as: 1, bp: $0.price, bs: 1) },
+                minuteBar: nil, dailyBar: days.first.map(AlpacaBar.init), prevDailyBar: days.dropFirst().first.map(AlpacaBar.init)
+            )
+        }
+        return AlpacaResponse(snapshots, snakeCase: false)
     }
 
     // MARK: Parameters

@@ -5,15 +5,18 @@ import Hummingbird
 struct AlpacaResponse<Body: Encodable & Sendable>: ResponseGenerator {
     let body: Body
     var status: HTTPResponse.Status = .ok
+    /// Market-data snapshots keep Alpaca's camelCase keys (`latestTrade`).
+    var snakeCase = true
 
-    init(_ body: Body, status: HTTPResponse.Status = .ok) {
+    init(_ body: Body, status: HTTPResponse.Status = .ok, snakeCase: Bool = true) {
         self.body = body
         self.status = status
+        self.snakeCase = snakeCase
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
+        if snakeCase { encoder.keyEncodingStrategy = .convertToSnakeCase }
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Response(
@@ -331,4 +334,14 @@ struct AlpacaActivity: Encodable, Sendable {
             status = "executed"
         }
     }
+}
+
+/// `GET /v2/stocks/snapshots`: per symbol, the current price as last trade and quote, and
+/// the last two stored days (no minute bars here).
+struct AlpacaSnapshot: Encodable, Sendable {
+    @NullEncoded var latestTrade: AlpacaTrade?
+    @NullEncoded var latestQuote: AlpacaQuote?
+    @NullEncoded var minuteBar: AlpacaBar?
+    @NullEncoded var dailyBar: AlpacaBar?
+    @NullEncoded var prevDailyBar: AlpacaBar?
 }

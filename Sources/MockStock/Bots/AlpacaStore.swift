@@ -108,16 +108,20 @@ extension AlpacaStore {
         }
     }
 
-    /// Each symbol's last daily bar (up to `through`), as traded.
-    func latestBars(symbols: [String], through: String?) async throws -> [BarRecord] {
+    /// Each symbol's last `count` daily bars (up to `through`), as traded, newest first.
+    func latestBars(symbols: [String], through: String?, count: Int = 1) async throws -> [BarRecord] {
         let rows = try await pool.query(
             """
-            SELECT DISTINCT ON (symbol) symbol, to_char(day, 'YYYY-MM-DD'),
-                   to_char((day::timestamp AT TIME ZONE 'America/New_York') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                   coalesce(open, close), coalesce(high, close), coalesce(low, close), close, volume
-            FROM daily_bars
-            WHERE symbol = ANY(\(symbols)::text[]) AND (\(through)::date IS NULL OR day <= \(through)::date)
-            ORDER BY symbol, day DESC
+            SELECT s.symbol, to_char(b.day, 'YYYY-MM-DD'),
+                   to_char((b.day::timestamp AT TIME ZONE 'America/New_York') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                   coalesce(b.open, b.close), coalesce(b.high, b.close), coalesce(b.low, b.close), b.close, b.volume
+            FROM unnest(\(symbols)::text[]) s (symbol)
+            CROSS JOIN LATERAL (
+                SELECT * FROM daily_bars d
+                WHERE d.symbol = s.symbol AND (\(through)::date IS NULL OR d.day <= \(through)::date)
+                ORDER BY d.day DESC LIMIT \(count)
+            ) b
+            ORDER BY s.symbol, b.day DESC
             """
         )
         return try rows.decode((String, String, String, Decimal, Decimal, Decimal, Decimal, Int).self).map {
