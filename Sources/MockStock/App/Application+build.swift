@@ -83,11 +83,13 @@ public func buildApplication(
         store: orders, trading: trading, market: market, quotes: quotes, matcher: matcher, hours: hours,
         rules: rules, now: configuration.clock
     )
-    let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading, alpaca: AlpacaStore(pool: pool))
+    let tradingService = TradingService(store: trading, market: market, quotes: quotes, rules: rules)
+    let alpacaStore = AlpacaStore(pool: pool)
+    let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading, alpaca: alpacaStore)
     let features = Features(
         accounts: accounts,
         market: MarketController(store: market, quotes: quotes, hours: hours, now: configuration.clock),
-        trading: TradingService(store: trading, market: market, quotes: quotes, rules: rules),
+        trading: tradingService,
         orders: orderService,
         leagues: LeagueService(store: LeagueStore(pool: pool, serverRules: rules.serverRules), standings: standings, market: market),
         achievements: achievements,
@@ -99,15 +101,14 @@ public func buildApplication(
         corporateActions: CorporateActionsController(store: CorporateActionStore(pool: pool), market: market, quotes: quotes),
         apiKeys: ApiKeyService(store: ApiKeyStore(pool: pool)),
         alpaca: AlpacaController(
-            store: AlpacaStore(pool: pool), trading: TradingService(store: trading, market: market, quotes: quotes, rules: rules),
+            store: alpacaStore, trading: tradingService,
             rules: rules, hours: hours, now: configuration.clock
         ),
         alpacaOrders: alpacaOrders,
         alpacaPositions: AlpacaPositionsController(
-            trading: TradingService(store: trading, market: market, quotes: quotes, rules: rules), orders: orderService,
-            ordersController: alpacaOrders, alpaca: AlpacaStore(pool: pool)
+            trading: tradingService, orders: orderService, ordersController: alpacaOrders, alpaca: alpacaStore
         ),
-        alpacaMarketData: AlpacaMarketDataController(store: AlpacaStore(pool: pool), quotes: quotes, now: configuration.clock)
+        alpacaMarketData: AlpacaMarketDataController(store: alpacaStore, quotes: quotes, now: configuration.clock)
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
     let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)

@@ -73,18 +73,14 @@ struct AlpacaMarketDataController {
         try AlpacaController.refuseParameters(request, except: ["symbols", "feed"])
         try Self.checkFeed(request.uri.queryParameters.get("feed"))
         let prices = try await quotes.quotes(for: try Self.symbols(request.uri.queryParameters.get("symbols")))
-        return AlpacaResponse(AlpacaLatestQuotes(quotes: prices.mapValues {
-            AlpacaQuote(t: $0.asOf, ap: $0.price, as: 1, bp: $0.price, bs: 1)
-        }))
+        return AlpacaResponse(AlpacaLatestQuotes(quotes: prices.mapValues(AlpacaQuote.init)))
     }
 
     @Sendable func latestTrades(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaLatestTrades> {
         try AlpacaController.refuseParameters(request, except: ["symbols", "feed"])
         try Self.checkFeed(request.uri.queryParameters.get("feed"))
         let prices = try await quotes.quotes(for: try Self.symbols(request.uri.queryParameters.get("symbols")))
-        return AlpacaResponse(AlpacaLatestTrades(trades: prices.mapValues {
-            AlpacaTrade(t: $0.asOf, p: $0.price, s: 1, i: Int($0.asOf.timeIntervalSince1970 * 1000))
-        }))
+        return AlpacaResponse(AlpacaLatestTrades(trades: prices.mapValues(AlpacaTrade.init)))
     }
 
     @Sendable func snapshots(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<[String: AlpacaSnapshot]> {
@@ -98,8 +94,7 @@ struct AlpacaMarketDataController {
             let price = prices[symbol]
             let days = bars[symbol] ?? []
             snapshots[symbol] = AlpacaSnapshot(
-                latestTrade: price.map { AlpacaTrade(t: $0.asOf, p: $0.price, s: 1, i: Int($0.asOf.timeIntervalSince1970 * 1000)) },
-                latestQuote: price.map { AlpacaQuote(t: $0.asOf, ap: $0.price, as: 1, bp: $0.price, bs: 1) },
+                latestTrade: price.map(AlpacaTrade.init), latestQuote: price.map(AlpacaQuote.init),
                 minuteBar: nil, dailyBar: days.first.map(AlpacaBar.init), prevDailyBar: days.dropFirst().first.map(AlpacaBar.init)
             )
         }

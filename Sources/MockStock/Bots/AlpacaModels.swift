@@ -261,6 +261,14 @@ struct AlpacaQuote: Encodable, Sendable {
     let bx = "N"
     let c: [String] = ["R"]
     let z = "A"
+
+    init(_ price: PriceQuote) {
+        t = price.asOf
+        ap = price.price
+        self.as = 1
+        bp = price.price
+        bs = 1
+    }
 }
 
 /// The current price as the last trade.
@@ -272,6 +280,13 @@ struct AlpacaTrade: Encodable, Sendable {
     let i: Int
     let c: [String] = ["@"]
     let z = "A"
+
+    init(_ price: PriceQuote) {
+        t = price.asOf
+        p = price.price
+        s = 1
+        i = Int(price.asOf.timeIntervalSince1970 * 1000)
+    }
 }
 
 struct AlpacaLatestQuotes: Encodable, Sendable {

@@ -40,7 +40,12 @@ struct AlpacaStore: Sendable {
             SELECT uuid::text, symbol, name, active FROM instruments
             WHERE \(active)::bool IS NULL OR active = \(active)::bool ORDER BY symbol
             """
-        ).decode((String, String, String, Bool).self).map { AssetRecord(uuid: $0.0, symbol: $0.1, name: $0.2, active: $0.3) }
+        ).map(Self.assetRecord)
+    }
+
+    private static func assetRecord(_ row: PostgresRow) throws -> AssetRecord {
+        let (uuid, symbol, name, active) = try row.decode((String, String, String, Bool).self)
+        return AssetRecord(uuid: uuid, symbol: symbol, name: name, active: active)
     }
 
     /// The asset ids of these symbols.
@@ -58,7 +63,7 @@ struct AlpacaStore: Sendable {
             SELECT uuid::text, symbol, name, active FROM instruments
             WHERE CASE WHEN \(uuid)::text IS NULL THEN symbol = \(symbolOrID.uppercased()) ELSE uuid = \(uuid)::uuid END
             """
-        ).decode((String, String, String, Bool).self).first.map { AssetRecord(uuid: $0.0, symbol: $0.1, name: $0.2, active: $0.3) }
+        ).first.map(Self.assetRecord)
     }
 }
 
@@ -103,9 +108,14 @@ extension AlpacaStore {
             ORDER BY symbol, first_day LIMIT \(limit)
             """
         )
-        return try rows.decode((String, String, String, Decimal, Decimal, Decimal, Decimal, Int).self).map {
-            BarRecord(symbol: $0.0, day: $0.1, timestamp: $0.2, open: $0.3, high: $0.4, low: $0.5, close: $0.6, volume: $0.7)
-        }
+        return try rows.map(Self.bar)
+    }
+
+    /// Columns: symbol, day, timestamp, open, high, low, close, volume.
+    private static func bar(_ row: PostgresRow) throws -> BarRecord {
+        let (symbol, day, timestamp, open, high, low, close, volume) =
+            try row.decode((String, String, String, Decimal, Decimal, Decimal, Decimal, Int).self)
+        return BarRecord(symbol: symbol, day: day, timestamp: timestamp, open: open, high: high, low: low, close: close, volume: volume)
     }
 
     /// Each symbol's last `count` daily bars (up to `through`), as traded, newest first.
@@ -124,9 +134,7 @@ extension AlpacaStore {
             ORDER BY s.symbol, b.day DESC
             """
         )
-        return try rows.decode((String, String, String, Decimal, Decimal, Decimal, Decimal, Int).self).map {
-            BarRecord(symbol: $0.0, day: $0.1, timestamp: $0.2, open: $0.3, high: $0.4, low: $0.5, close: $0.6, volume: $0.7)
-        }
+        return try rows.map(Self.bar)
     }
 }
 

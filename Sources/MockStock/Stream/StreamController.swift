@@ -115,12 +115,7 @@ struct StreamController {
     /// Sends a close frame, giving a client that stopped reading a moment to take it, then
     /// closes the connection.
     private static func cutOff(_ outbound: WebSocketOutboundWriter, channel: any Channel, code: WebSocketErrorCode, reason: String) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await outbound.close(code, reason: reason) }
-            group.addTask { try? await Task.sleep(for: .seconds(2)) }
-            await group.next()
-            group.cancelAll()
-        }
+        _ = await within(.seconds(2)) { try? await outbound.close(code, reason: reason) }
         channel.close(promise: nil)
     }
 
