@@ -154,7 +154,7 @@ async function refreshUnread() {
   }
 }
 
-const orderOutcomes = { filled: 'filled', canceled: 'was canceled', expired: 'expired', rejected: 'was rejected' };
+const orderOutcomes = { filled: 'filled', canceled: 'was canceled', expired: 'expired', rejected: 'was rejected', replaced: 'was replaced' };
 live.on('quote', showQuote);
 live.on('snapshot', (snapshot) => {
   (snapshot.quotes || []).forEach(showQuote);

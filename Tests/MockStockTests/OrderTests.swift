@@ -29,6 +29,9 @@ struct OrderBody: Decodable, Equatable {
     let canceledAt: String?
     let expiredAt: String?
     let rejectReason: String?
+    var replacesOrderId: Int?
+    var replacedByOrderId: Int?
+    var replacedAt: String?
 }
 
 struct OrderPageBody: Decodable {
@@ -191,6 +194,54 @@ struct OrderTests {
             #expect(body.canceled.count == 2 && body.canceled.allSatisfy { $0.status == "canceled" })
             #expect(try await client.reserved(token: token).reserved == "0.00")
             #expect(try await client.decode(OrderPageBody.self, "/api/orders?status=all", token: token).items.count == 3)
+        }
+    }
+
+    @Test("replacing an open order: the old one closes as replaced and names its successor, the reservation moves, a refused replacement changes nothing")
+    func replacing() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("replacer").token
+            let other = try await client.register("bystander").token
+            let order = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"buy","quantity":10,"type":"limit","limitPrice":"100"}"#, token: token)
+            #expect(try await client.send(.patch, "/api/orders/\(order.id)", body: #"{"quantity":5}"#, token: other).status == .notFound)
+
+            let response = try await client.send(
+                .patch, "/api/orders/\(order.id)", body: #"{"quantity":20,"limitPrice":"90.5","timeInForce":"gtc","clientOrderId":"second"}"#,
+                token: token)
+            #expect(response.status == .ok, "\(String(buffer: response.body))")
+            let replacement = try JSONDecoder().decode(OrderBody.self, from: Data(buffer: response.body))
+            #expect(replacement.id != order.id && replacement.status == "new" && replacement.replacesOrderId == order.id)
+            #expect(replacement.quantity == 20 && replacement.limitPrice == "90.50" && replacement.timeInForce == "gtc")
+            #expect(replacement.symbol == "AAPL" && replacement.side == "buy" && replacement.type == "limit")
+            #expect(replacement.clientOrderId == "second")
+            let replaced = try await client.order(order.id, token: token)
+            #expect(replaced.status == "replaced" && replaced.replacedByOrderId == replacement.id && replaced.replacedAt != nil)
+            // The old reservation (1,000) is released and the new one (20 × 90.50) held.
+            #expect(try await client.reserved(token: token).reserved == "1810.00")
+
+            // More than the cash covers: refused, and the replacement stays open as it was.
+            let tooBig = try await client.send(.patch, "/api/orders/\(replacement.id)", body: #"{"quantity":1000}"#, token: token)
+            #expect(try tooBig.status == .unprocessableContent && decodeProblem(tooBig).code == "insufficient_funds")
+            #expect(try await client.order(replacement.id, token: token).status == "new")
+            #expect(try await client.reserved(token: token).reserved == "1810.00")
+            #expect(try await client.decode(OrderPageBody.self, "/api/orders", token: token).items.map(\.id) == [replacement.id])
+
+            for (body, status, code) in [
+                (#"{"timeInForce":"ioc"}"#, HTTPResponse.Status.unprocessableContent, "validation_failed"),
+                (#"{"stopPrice":"95"}"#, .unprocessableContent, "validation_failed"),
+                (#"{"clientOrderId":"second"}"#, .unprocessableContent, "idempotency_key_reused"),
+            ] {
+                let refused = try await client.send(.patch, "/api/orders/\(replacement.id)", body: body, token: token)
+                #expect(try refused.status == status && decodeProblem(refused).code == code, "\(body)")
+            }
+            let again = try await client.send(.patch, "/api/orders/\(order.id)", body: #"{"quantity":5}"#, token: token)
+            #expect(try again.status == .conflict && decodeProblem(again).code == "order_not_open")
+
+            // The replacement fills like any order once the price reaches its limit.
+            try await client.setPrice("AAPL", "90")
+            #expect(try await client.order(replacement.id, token: token).status == "filled")
+            #expect(try await client.reserved(token: token).reserved == "0.00")
         }
     }
 

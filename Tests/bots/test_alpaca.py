@@ -24,7 +24,7 @@ from alpaca.trading.enums import OrderSide, OrderStatus, QueryOrderStatus, TimeI
 from alpaca.trading.enums import ActivityType, PositionSide
 from alpaca.trading.models import NonTradeActivity, TradeActivity
 from alpaca.trading.requests import (ClosePositionRequest, GetAssetsRequest, GetCalendarRequest, GetOrdersRequest,
-                                     LimitOrderRequest, MarketOrderRequest)
+                                     LimitOrderRequest, MarketOrderRequest, ReplaceOrderRequest)
 
 BASE = os.environ["MOCKSTOCK_URL"]
 ADMIN = (os.environ["MOCKSTOCK_ADMIN_USERNAME"], os.environ["MOCKSTOCK_ADMIN_PASSWORD"])
@@ -214,6 +214,29 @@ class OrdersTest(unittest.TestCase):
         self.assertTrue(all(c.status == 200 for c in canceled))
         self.assertEqual(self.client.get_account().buying_power, "10000.00")
 
+    def test_replace_then_cancel(self):
+        order = self.client.submit_order(LimitOrderRequest(symbol="MSFT", qty=3, side=OrderSide.BUY, time_in_force=TimeInForce.DAY, limit_price=250))
+        new = self.client.replace_order_by_id(order.id, ReplaceOrderRequest(qty=5, limit_price=240.5, time_in_force=TimeInForce.GTC))
+        self.assertNotEqual(new.id, order.id)
+        self.assertEqual((new.status, new.qty, new.limit_price, new.time_in_force, new.replaces),
+                         (OrderStatus.NEW, "5", "240.50", TimeInForce.GTC, order.id))
+        old = self.client.get_order_by_id(order.id)
+        self.assertEqual((old.status, old.replaced_by), (OrderStatus.REPLACED, new.id))
+        self.assertIsNotNone(old.replaced_at)
+        # Only the replacement's 5 × 240.50 is held back now.
+        self.assertEqual(self.client.get_account().buying_power, "8797.50")
+        # A replaced order cannot be replaced again; a replacement needing more cash than there is changes nothing.
+        for attempt, status, code in ((lambda: self.client.replace_order_by_id(order.id, ReplaceOrderRequest(qty=1)), 422, 40010001),
+                                      (lambda: self.client.replace_order_by_id(new.id, ReplaceOrderRequest(qty=100)), 403, 40310000),
+                                      (lambda: self.client.replace_order_by_id(new.id, ReplaceOrderRequest(trail=2.0)), 422, 40010001)):
+            with self.assertRaises(APIError) as refused:
+                attempt()
+            self.assertEqual((refused.exception.status_code, refused.exception.code), (status, code), refused.exception.message)
+        self.assertEqual([o.id for o in self.client.get_orders(GetOrdersRequest(status=QueryOrderStatus.OPEN))], [new.id])
+        self.client.cancel_order_by_id(new.id)
+        self.assertEqual(self.client.get_order_by_id(new.id).status, OrderStatus.CANCELED)
+        self.assertEqual(self.client.get_account().buying_power, "10000.00")
+
     def test_refusals_raise_api_errors_with_alpacas_codes(self):
         cases = [
             (MarketOrderRequest(symbol="MSFT", qty=1000, side=OrderSide.BUY, time_in_force=TimeInForce.DAY), 403, 40310000),
@@ -233,6 +256,7 @@ class OrdersTest(unittest.TestCase):
         order = self.client.submit_order(LimitOrderRequest(symbol="MSFT", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.GTC, limit_price=100))
         other = trading(new_key(player("snoop")))
         for attempt in (lambda: other.get_order_by_id(order.id), lambda: other.cancel_order_by_id(order.id),
+                        lambda: other.replace_order_by_id(order.id, ReplaceOrderRequest(qty=2)),
                         lambda: other.get_order_by_client_id(order.client_order_id)):
             with self.assertRaises(APIError) as refused:
                 attempt()

@@ -145,6 +145,9 @@ struct AlpacaOrder: Encodable, Sendable {
         expiredAt = order.expiredAt
         canceledAt = order.canceledAt
         failedAt = order.status == .rejected ? order.updatedAt : nil
+        replacedAt = order.replacedAt
+        replacedBy = order.replacedByUUID
+        replaces = order.replacesUUID
         assetId = assetID
         symbol = order.symbol
         qty = String(order.quantity)
@@ -186,6 +189,22 @@ struct AlpacaOrderRequest: Decodable, Sendable {
     let clientOrderId: String?
     let extendedHours: Bool?
     let orderClass: String?
+}
+
+/// `PATCH /v2/orders/{id}` as alpaca-py sends it: only the fields that change.
+struct AlpacaReplaceRequest: Decodable, Sendable {
+    /// Every field the endpoint knows; any other is refused (`trail`: no trailing stops).
+    static let fields: Set<String> = ["qty", "time_in_force", "limit_price", "stop_price", "client_order_id"]
+
+    let qty: ShareQuantity?
+    let timeInForce: String?
+    let limitPrice: DecimalInput?
+    let stopPrice: DecimalInput?
+    let clientOrderId: String?
+
+    var changes: OrderChanges {
+        OrderChanges(quantity: qty, limitPrice: limitPrice, stopPrice: stopPrice, timeInForce: timeInForce, clientOrderId: clientOrderId)
+    }
 }
 
 /// `GET /v2/positions`: a holding, long or short. Ratios are decimal fractions.

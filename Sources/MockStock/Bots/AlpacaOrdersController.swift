@@ -15,21 +15,13 @@ struct AlpacaOrdersController {
         v2.delete("orders", use: cancelAll)
         v2.get("orders:by_client_order_id", use: byClientOrderID)
         v2.get("orders/{orderId}", use: order)
+        v2.patch("orders/{orderId}", use: replace)
         v2.delete("orders/{orderId}", use: cancel)
     }
 
     @Sendable func place(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaOrder> {
         try AlpacaController.refuseParameters(request, except: [])
-        let body = try await request.body.collect(upTo: AppRequestContext.maxBodySize)
-        guard let fields = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
-            throw AppError.badRequest("request body format is invalid")
-        }
-        if let unsupported = fields.keys.sorted().first(where: { !AlpacaOrderRequest.fields.contains($0) }) {
-            throw InvalidInput("\(unsupported.prefix(40)) is not supported: orders here are simple (no brackets, trailing stops or options).")
-        }
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        let alpaca = try decoder.decode(AlpacaOrderRequest.self, from: Data(buffer: body))
+        let alpaca = try await Self.body(request, as: AlpacaOrderRequest.self, fields: AlpacaOrderRequest.fields)
         if alpaca.notional != nil {
             throw InvalidInput("notional orders need fractional shares, which this game does not have: send qty, a whole number of shares.")
         }
@@ -102,6 +94,16 @@ struct AlpacaOrdersController {
         return AlpacaResponse(try await alpacaOrders([order])[0])
     }
 
+    /// The new order, which names the one it replaced (now `replaced`); an order no
+    /// longer open is `422`.
+    @Sendable func replace(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaOrder> {
+        try AlpacaController.refuseParameters(request, except: [])
+        let changes = try await Self.body(request, as: AlpacaReplaceRequest.self, fields: AlpacaReplaceRequest.fields).changes
+        let order = try await find(context)
+        let replacement = try await orders.replace(userID: context.requireIdentity().userID, id: order.id, with: changes)
+        return AlpacaResponse(try await alpacaOrders([replacement])[0])
+    }
+
     /// `204`; an order no longer open is `422`.
     @Sendable func cancel(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         try AlpacaController.refuseParameters(request, except: [])
@@ -119,6 +121,20 @@ struct AlpacaOrdersController {
     }
 
     // MARK: Helpers
+
+    /// A JSON object body in Alpaca's snake_case, refusing any field not in `fields`.
+    private static func body<Body: Decodable>(_ request: Request, as type: Body.Type, fields known: Set<String>) async throws -> Body {
+        let body = Data(buffer: try await request.body.collect(upTo: AppRequestContext.maxBodySize))
+        guard let fields = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw AppError.badRequest("request body format is invalid")
+        }
+        if let unsupported = fields.keys.sorted().first(where: { !known.contains($0) }) {
+            throw InvalidInput("\(unsupported.prefix(40)) is not supported: orders here are simple (no brackets, trailing stops or options).")
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(Body.self, from: body)
+    }
 
     /// The order named by the path's UUID, if it is in the request's portfolio.
     private func find(_ context: AppRequestContext) async throws -> Order {

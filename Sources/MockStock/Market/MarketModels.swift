@@ -100,6 +100,11 @@ struct Chart: ResponseEncodable {
 struct DecimalInput: Decodable, Sendable {
     let value: Decimal
 
+    /// A value the server already holds, checked again like a sent one.
+    init(_ value: Decimal) {
+        self.value = value
+    }
+
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let text = try? container.decode(String.self) {

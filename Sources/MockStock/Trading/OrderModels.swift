@@ -40,6 +40,8 @@ public enum OrderStatus: String, Codable, Sendable, PostgresCodable {
     case expired
     /// Accepted, but its fill was refused when the price came (no buying power left).
     case rejected
+    /// Closed by a replacement, which names it (`replacesOrderId`).
+    case replaced
 }
 
 /// An order as clients see it.
@@ -66,6 +68,13 @@ struct Order: ResponseEncodable, Sendable {
     @NullEncoded var canceledAt: Date?
     @NullEncoded var expiredAt: Date?
     @NullEncoded var rejectReason: String?
+    /// The order this one replaced, and the one that replaced it (status `replaced`).
+    @NullEncoded var replacesOrderId: Int?
+    @NullEncoded var replacedByOrderId: Int?
+    @NullEncoded var replacedAt: Date?
+    /// The same two orders' UUIDs, as `/v2` names them.
+    let replacesUUID: String?
+    let replacedByUUID: String?
 
     init(_ record: OrderStore.OrderRecord) {
         id = record.id
@@ -89,7 +98,28 @@ struct Order: ResponseEncodable, Sendable {
         canceledAt = record.canceledAt
         expiredAt = record.expiredAt
         rejectReason = record.rejectReason
+        replacesOrderId = record.replaces
+        replacedByOrderId = record.replacedBy
+        replacedAt = record.replacedAt
+        replacesUUID = record.replacesUUID
+        replacedByUUID = record.replacedByUUID
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, uuid, clientOrderId, portfolioId, symbol, side, type, quantity, limitPrice, stopPrice, timeInForce, status,
+             filledQuantity, filledAveragePrice, tradeId, createdAt, updatedAt, filledAt, canceledAt, expiredAt, rejectReason,
+             replacesOrderId, replacedByOrderId, replacedAt
+    }
+}
+
+/// `PATCH /api/orders/{id}` as sent: what changes when an open order is replaced. What is
+/// not sent is kept; symbol, side and type never change.
+struct OrderChanges: Decodable, Sendable {
+    var quantity: ShareQuantity?
+    var limitPrice: DecimalInput?
+    var stopPrice: DecimalInput?
+    var timeInForce: String?
+    var clientOrderId: String?
 }
 
 struct CanceledOrders: ResponseEncodable {
@@ -147,6 +177,21 @@ struct OrderTicket: Sendable {
         clientOrderID = request.clientOrderId
         if let id = request.portfolioId, id <= 0 { throw InvalidInput("portfolioId must be a positive whole number.") }
         portfolioID = request.portfolioId
+    }
+
+    /// The order that replaces `old` with `changes` applied, checked like a new order. It
+    /// rests like `old` did, so it cannot be one that fills at once or never.
+    init(replacing old: OrderStore.OrderRecord, with changes: OrderChanges) throws {
+        try self.init(OrderRequest(
+            symbol: old.symbol, side: old.side.rawValue, quantity: try changes.quantity ?? ShareQuantity(old.quantity),
+            type: old.type.rawValue, limitPrice: changes.limitPrice ?? old.limitPrice.map(DecimalInput.init),
+            stopPrice: changes.stopPrice ?? old.stopPrice.map(DecimalInput.init),
+            timeInForce: changes.timeInForce ?? old.timeInForce.rawValue, clientOrderId: changes.clientOrderId,
+            portfolioId: old.portfolioID
+        ))
+        if timeInForce.fillsAtOnceOrNever {
+            throw InvalidInput("A replacement rests like the order it replaces: timeInForce must be day or gtc.")
+        }
     }
 
     private static func price(_ value: Decimal?, field: String, needed: Bool, type: OrderType) throws -> Decimal? {

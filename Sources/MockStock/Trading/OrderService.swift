@@ -66,10 +66,19 @@ struct OrderService: Sendable {
         return id
     }
 
-    /// An order that waits: it reserves the most its fill may cost (price × quantity plus
-    /// the commission on that) or the shares it sells. A day order lasts until the close
-    /// of the session that is open now or opens next.
+    /// An order that waits: it reserves what `reservation` says until it fills or closes.
     private func rest(_ ticket: OrderTicket, userID: Int, lastPrice: Decimal, at moment: Date, rules: TradingRules) async throws -> Int {
+        let (reservation, expiresAt) = try await reservation(ticket, userID: userID, lastPrice: lastPrice, at: moment, rules: rules)
+        let (outcome, id) = try await store.place(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt)
+        return try Self.placed(outcome, id)
+    }
+
+    /// What a resting order holds back: the most its fill may cost (price × quantity plus
+    /// the commission on that) or the shares it sells; and when it expires: a day order
+    /// lasts until the close of the session that is open now or opens next.
+    private func reservation(
+        _ ticket: OrderTicket, userID: Int, lastPrice: Decimal, at moment: Date, rules: TradingRules
+    ) async throws -> (OrderStore.Reservation, expiresAt: Date?) {
         // The fill the order may come to at the price it reserves at must be one the rules allow.
         let most = rules.order(userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity,
                                price: ticket.reservationPrice(lastPrice: lastPrice))
@@ -78,8 +87,10 @@ struct OrderService: Sendable {
         case .buy: .init(cash: most.amount + most.fee, shares: 0)
         case .sell: .init(cash: 0, shares: ticket.quantity, sharesFreeOnly: rules.allowShortSelling)
         }
-        let expiresAt = ticket.timeInForce == .gtc ? nil : hours.session(endingAfter: moment).close
-        let (outcome, id) = try await store.place(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt)
+        return (reservation, ticket.timeInForce == .gtc ? nil : hours.session(endingAfter: moment).close)
+    }
+
+    private static func placed(_ outcome: OrderStore.PlaceOutcome, _ id: Int?) throws -> Int {
         switch outcome {
         case .ok:
             guard let id else { throw TradingError.incompleteRecord }
@@ -89,6 +100,28 @@ struct OrderService: Sendable {
         case .insufficientFunds: throw TradingError.insufficientFunds
         case .insufficientShares: throw TradingError.insufficientShares
         }
+    }
+
+    /// Replaces an open order with one that has `changes` applied, in one transaction
+    /// (`OrderStore.replace`): the old order closes as `replaced` and the new one, which
+    /// names it, reserves afresh. If the new order is refused (buying power, shares,
+    /// rules), the old one stays open as it was. Returns the new order.
+    func replace(userID: Int, id: Int, with changes: OrderChanges) async throws -> Order {
+        guard let old = try await store.order(userID: userID, id: id) else { throw TradingError.noSuchOrder }
+        guard old.status == .new else { throw TradingError.orderNotOpen }
+        let ticket = try OrderTicket(replacing: old, with: changes)
+        if let clientOrderID = ticket.clientOrderID, try await store.order(userID: userID, clientOrderID: clientOrderID) != nil {
+            throw TradingError.idempotencyKeyReused
+        }
+        let quote = try await quotes.quote(for: ticket.symbol, knownIn: market)
+        let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
+        try rules.check(type: ticket.type, symbol: ticket.symbol)
+        let moment = now()
+        let (reservation, expiresAt) = try await reservation(ticket, userID: userID, lastPrice: quote.price, at: moment, rules: rules)
+        let (outcome, newID) = try await store.replace(id, with: ticket, userID: userID, reservation: reservation, expiresAt: expiresAt)
+        let placedID = try Self.placed(outcome, newID)
+        if hours.clock(at: moment).isOpen { try await matcher.match(orderID: placedID) }
+        return try await order(userID: userID, id: placedID)
     }
 
     // MARK: Reading and cancelling

@@ -30,6 +30,12 @@ struct OrderStore: Sendable {
         let requestHash: String?
         /// How `/v2` names the order.
         let uuid: String
+        /// The order this one replaced, and the one that replaced it (ids and UUIDs).
+        let replaces: Int?
+        let replacedBy: Int?
+        let replacedAt: Date?
+        let replacesUUID: String?
+        let replacedByUUID: String?
     }
 
     /// What an open order holds back until it fills or closes.
@@ -55,6 +61,54 @@ struct OrderStore: Sendable {
     /// margin for the rest.)
     /// A league portfolio's orders expire at the latest when its league ends.
     func place(_ ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?) async throws -> (PlaceOutcome, Int?) {
+        try await placing {
+            try await pool.queryRetryingTransientFailures(
+                Self.placement(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt, replaces: nil)
+            )[0].decode((PlaceOutcome, Int?).self)
+        }
+    }
+
+    /// Replaces an open order with `ticket` in one transaction: the old order closes as
+    /// `replaced` (releasing its reservation), the new one is placed with its own, and
+    /// each names the other. Nothing changes unless the new order can be placed; an order
+    /// no longer open is `orderNotOpen`.
+    func replace(
+        _ orderID: Int, with ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?
+    ) async throws -> (PlaceOutcome, Int?) {
+        try await placing {
+            try await pool.withTransaction { session in
+                guard !(try await session.query(Self.closing(.usersOrder(userID: userID, id: orderID), as: .replaced, reason: nil))).isEmpty else {
+                    throw TradingError.orderNotOpen
+                }
+                let placed = try await session.query(
+                    Self.placement(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt, replaces: orderID)
+                )[0].decode((PlaceOutcome, Int?).self)
+                guard placed.0 == .ok, let newID = placed.1 else { throw Refused(outcome: placed.0) }
+                try await session.execute("UPDATE orders SET replaced_by = \(newID) WHERE id = \(orderID)")
+                return placed
+            }
+        }
+    }
+
+    /// A replacement that could not be placed: thrown to roll its transaction back.
+    private struct Refused: Error {
+        let outcome: PlaceOutcome
+    }
+
+    private func placing(_ body: () async throws -> (PlaceOutcome, Int?)) async throws -> (PlaceOutcome, Int?) {
+        do {
+            return try await body()
+        } catch let refused as Refused {
+            return (refused.outcome, nil)
+        } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "orders_client_order_id" {
+            // The same clientOrderId placed at the same moment: the other request won.
+            throw TradingError.idempotencyKeyInFlight
+        }
+    }
+
+    private static func placement(
+        _ ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?, replaces: Int?
+    ) -> PostgresQuery {
         let reserve: PostgresQuery = switch (ticket.side, reservation.sharesFreeOnly) {
         case (.buy, _):
             """
@@ -90,7 +144,7 @@ struct OrderStore: Sendable {
             """
         }
         let refusal: PlaceOutcome = ticket.side == .buy ? .insufficientFunds : .insufficientShares
-        let query: PostgresQuery = """
+        return """
             WITH owned AS (
                 SELECT p.id, l.ends_at,
                        (l.id IS NULL OR (now() >= l.starts_at AND (l.ends_at IS NULL OR now() < l.ends_at))) AS open
@@ -100,11 +154,11 @@ struct OrderStore: Sendable {
                 FOR UPDATE OF p
             ), \(reserve), placed AS (
                 INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type, time_in_force,
-                                    quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at)
+                                    quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at, replaces)
                 SELECT \(userID), reserved.id, \(ticket.clientOrderID)::text, \(ticket.requestHash), \(ticket.symbol), \(ticket.side),
                        \(ticket.type), \(ticket.timeInForce), \(ticket.quantity), \(ticket.limitPrice)::numeric,
                        \(ticket.stopPrice)::numeric, reserved.cash, reserved.shares,
-                       least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned))
+                       least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned)), \(replaces)::int8
                 FROM reserved
                 RETURNING id
             )
@@ -114,12 +168,6 @@ struct OrderStore: Sendable {
                         ELSE \(PlaceOutcome.ok) END::text,
                    (SELECT id FROM placed)
             """
-        do {
-            return try await pool.queryRetryingTransientFailures(query)[0].decode((PlaceOutcome, Int?).self)
-        } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "orders_client_order_id" {
-            // The same clientOrderId placed at the same moment: the other request won.
-            throw TradingError.idempotencyKeyInFlight
-        }
     }
 
     /// Which open orders a close applies to.
@@ -140,6 +188,10 @@ struct OrderStore: Sendable {
     /// process is closing. Returns the ids closed.
     @discardableResult
     func close(_ selection: Selection, as status: OrderStatus, reason: String? = nil) async throws -> [Int] {
+        try await pool.queryRetryingTransientFailures(Self.closing(selection, as: status, reason: reason)).decodeColumn(Int.self)
+    }
+
+    private static func closing(_ selection: Selection, as status: OrderStatus, reason: String?) -> PostgresQuery {
         let (criteria, lock): (PostgresQuery, PostgresQuery) = switch selection {
         case .one(let id): ("o.id = \(id)", "FOR UPDATE")
         case .usersOrder(let userID, let id): ("o.id = \(id) AND o.user_id = \(userID)", "FOR UPDATE")
@@ -149,8 +201,7 @@ struct OrderStore: Sendable {
             ("EXISTS (SELECT 1 FROM portfolios p WHERE p.id = o.portfolio_id AND p.archived_at IS NOT NULL)",
              "LIMIT 1000 FOR UPDATE SKIP LOCKED")
         }
-        return try await pool.queryRetryingTransientFailures(
-            """
+        return """
             WITH claimed AS (
                 SELECT o.id, o.portfolio_id, o.symbol, o.reserved_cash, o.reserved_quantity FROM orders o
                 WHERE o.status = 'new' AND \(criteria)
@@ -159,6 +210,7 @@ struct OrderStore: Sendable {
                 UPDATE orders o SET status = \(status), reserved_cash = 0, reserved_quantity = 0, updated_at = now(),
                                     canceled_at = CASE WHEN \(status) = 'canceled' THEN now() END,
                                     expired_at = CASE WHEN \(status) = 'expired' THEN now() END,
+                                    replaced_at = CASE WHEN \(status) = 'replaced' THEN now() END,
                                     reject_reason = \(reason)::text
                 FROM claimed WHERE o.id = claimed.id
                 RETURNING o.id
@@ -175,7 +227,6 @@ struct OrderStore: Sendable {
             )
             SELECT id FROM closed ORDER BY id
             """
-        ).decodeColumn(Int.self)
     }
 
     /// An open order the current price lets fill, with that price.
@@ -229,7 +280,8 @@ struct OrderStore: Sendable {
     private static let columns: PostgresQuery = """
         SELECT o.id, o.client_order_id, o.portfolio_id, o.symbol, o.side, o.type, o.quantity, o.limit_price, o.stop_price,
                o.time_in_force, o.status, o.fill_price, o.trade_id, o.created_at, o.updated_at, o.filled_at, o.canceled_at,
-               o.expired_at, o.reject_reason, o.request_hash, o.uuid::text
+               o.expired_at, o.reject_reason, o.request_hash, o.uuid::text, o.replaces, o.replaced_by, o.replaced_at,
+               o.replaces_uuid::text, o.replaced_by_uuid::text
         FROM order_book o
         """
 
@@ -245,7 +297,9 @@ struct OrderStore: Sendable {
             updatedAt: try row.decode(Date.self, column: 14), filledAt: try row.decode(Date?.self, column: 15),
             canceledAt: try row.decode(Date?.self, column: 16), expiredAt: try row.decode(Date?.self, column: 17),
             rejectReason: try row.decode(String?.self, column: 18), requestHash: try row.decode(String?.self, column: 19),
-            uuid: try row.decode(String.self, column: 20)
+            uuid: try row.decode(String.self, column: 20), replaces: try row.decode(Int?.self, column: 21),
+            replacedBy: try row.decode(Int?.self, column: 22), replacedAt: try row.decode(Date?.self, column: 23),
+            replacesUUID: try row.decode(String?.self, column: 24), replacedByUUID: try row.decode(String?.self, column: 25)
         )
     }
 

@@ -11,6 +11,7 @@ struct OrdersController {
         api.delete("orders", use: cancelAll)
         api.get("orders/by-client-id/{clientOrderId}", use: byClientID)
         api.get("orders/{id}", use: order)
+        api.patch("orders/{id}", use: replace)
         api.delete("orders/{id}", use: cancel)
     }
 
@@ -43,6 +44,12 @@ struct OrdersController {
     @Sendable func byClientID(_ request: Request, context: AppRequestContext) async throws -> Order {
         let clientOrderID = context.parameters.get("clientOrderId") ?? ""
         return try await orders.order(userID: context.requireIdentity().userID, clientOrderID: clientOrderID)
+    }
+
+    /// The new order that replaced the open order `{id}` (which is now `replaced`).
+    @Sendable func replace(_ request: Request, context: AppRequestContext) async throws -> Order {
+        let changes = try await request.decodeJSON(as: OrderChanges.self, context: context)
+        return try await orders.replace(userID: context.requireIdentity().userID, id: try Self.id(context), with: changes)
     }
 
     @Sendable func cancel(_ request: Request, context: AppRequestContext) async throws -> Order {
