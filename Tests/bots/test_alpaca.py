@@ -5,6 +5,9 @@ then talks to the server only through alpaca-py's clients with `url_override`.
 Run by scripts/test-bots (make test-bots), which starts the server."""
 import json
 import os
+import queue
+import threading
+import time
 import unittest
 import urllib.error
 import urllib.request
@@ -19,6 +22,9 @@ from alpaca.data.requests import (StockBarsRequest, StockLatestBarRequest, Stock
                                   StockLatestTradeRequest, StockSnapshotRequest)
 from alpaca.data.timeframe import TimeFrame
 from alpaca.trading.client import TradingClient
+from alpaca.trading.stream import TradingStream
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect as websocket
 from alpaca.trading.enums import AssetClass, AssetStatus
 from alpaca.trading.enums import OrderSide, OrderStatus, QueryOrderStatus, TimeInForce
 from alpaca.trading.enums import ActivityType, PositionSide
@@ -390,6 +396,95 @@ class MarketDataTest(unittest.TestCase):
         with self.assertRaises(APIError) as refused:
             self.data.get_stock_bars(StockBarsRequest(symbol_or_symbols="AAPL", timeframe=TimeFrame.Minute))
         self.assertEqual(refused.exception.status_code, 422)
+
+
+class TradeUpdatesTest(unittest.TestCase):
+    """alpaca-py's TradingStream at /stream: the key's own orders as they change."""
+
+    def setUp(self):
+        set_price("MSFT", "300.00")
+        self.key = new_key(player("streambot"))
+        self.client = trading(self.key)
+        self.updates = queue.Queue()
+        self.stream = TradingStream(self.key["keyId"], self.key["secret"], paper=True, url_override=BASE.replace("http", "ws", 1) + "/stream")
+
+        async def handler(update):
+            self.updates.put(update)
+        self.stream.subscribe_trade_updates(handler)
+        self.thread = threading.Thread(target=self.stream.run, daemon=True)
+        self.thread.start()
+        self.assertTrue(wait_for(lambda: self.stream._running), "the stream did not authenticate")
+        time.sleep(0.3)  # its listen message reaches the server
+
+    def tearDown(self):
+        self.stream.stop()
+        self.thread.join(timeout=10)
+
+    def next_update(self):
+        try:
+            return self.updates.get(timeout=10)
+        except queue.Empty:
+            self.fail("no trade update within 10 s")
+
+    def test_new_replaced_fill_and_canceled_orders_arrive_and_others_do_not(self):
+        # Another player's orders never reach this key's stream.
+        trading(new_key(player("neighbour"))).submit_order(
+            MarketOrderRequest(symbol="MSFT", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
+        order = self.client.submit_order(LimitOrderRequest(symbol="MSFT", qty=2, side=OrderSide.BUY, time_in_force=TimeInForce.GTC, limit_price=290))
+        new = self.next_update()
+        self.assertEqual((new.event, new.order.id, new.order.status), ("new", order.id, OrderStatus.NEW))
+
+        replacement = self.client.replace_order_by_id(order.id, ReplaceOrderRequest(qty=3))
+        events = {update.order.id: update for update in (self.next_update(), self.next_update())}
+        self.assertEqual((events[order.id].event, events[order.id].order.replaced_by), ("replaced", replacement.id))
+        self.assertEqual((events[replacement.id].event, events[replacement.id].order.replaces), ("new", order.id))
+
+        set_price("MSFT", "289.00")
+        fill = self.next_update()
+        self.assertEqual((fill.event, fill.order.id, fill.order.status), ("fill", replacement.id, OrderStatus.FILLED))
+        self.assertEqual((fill.price, fill.qty, fill.order.filled_avg_price), (289.0, 3.0, "289.00"))
+        self.assertIsInstance(fill.execution_id, uuid.UUID)
+
+        resting = self.client.submit_order(LimitOrderRequest(symbol="MSFT", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY, limit_price=100))
+        self.assertEqual(self.next_update().event, "new")
+        self.client.cancel_order_by_id(resting.id)
+        canceled = self.next_update()
+        self.assertEqual((canceled.event, canceled.order.id, canceled.order.canceled_at is not None), ("canceled", resting.id, True))
+        self.assertTrue(self.updates.empty())
+
+
+class TradeStreamProtocolTest(unittest.TestCase):
+    """The socket itself, as a client library other than alpaca-py would meet it."""
+
+    URL = BASE.replace("http", "ws", 1) + "/stream"
+
+    def test_a_wrong_secret_is_answered_unauthorized_and_closed(self):
+        key = new_key(player("wrongsecret"))
+        with websocket(self.URL) as socket:
+            socket.send(json.dumps({"action": "authenticate", "data": {"key_id": key["keyId"], "secret_key": "x" * 40}}))
+            reply = json.loads(socket.recv(timeout=5))
+            self.assertEqual(reply, {"stream": "authorization", "data": {"action": "authenticate", "status": "unauthorized"}})
+            with self.assertRaises(ConnectionClosed) as closed:
+                socket.recv(timeout=5)
+            self.assertEqual(closed.exception.rcvd.code, 1008)
+
+    def test_listen_is_answered_and_a_revoked_key_ends_the_socket(self):
+        token = player("revoker")
+        key = new_key(token)
+        with websocket(self.URL) as socket:
+            socket.send(json.dumps({"action": "authenticate", "data": {"key_id": key["keyId"], "secret_key": key["secret"]}}))
+            self.assertEqual(json.loads(socket.recv(timeout=5))["data"]["status"], "authorized")
+            socket.send(json.dumps({"action": "listen", "data": {"streams": ["trade_updates", "account_updates"]}}))
+            self.assertEqual(json.loads(socket.recv(timeout=5)), {"stream": "listening", "data": {"streams": ["trade_updates"]}})
+            socket.send("not json")
+            self.assertIn("error", json.loads(socket.recv(timeout=5))["data"])
+            self.assertEqual(call("DELETE", f"/api/api-keys/{key['keyId']}", token)[0], 204)
+            with self.assertRaises(ConnectionClosed) as closed:
+                socket.recv(timeout=10)
+            self.assertEqual(closed.exception.rcvd.code, 1008)
+
+    def test_without_an_upgrade_it_is_426(self):
+        self.assertEqual(call("GET", "/stream")[0], 426)
 
 
 if __name__ == "__main__":

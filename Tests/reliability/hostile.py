@@ -303,9 +303,19 @@ async def run(result, client, database, server, log_path):
         cases += 1
     for method, path in [("GET", f"/v2/orders/{victim_order['uuid']}"), ("DELETE", f"/v2/orders/{victim_order['uuid']}"),
                          ("GET", "/v2/orders/not-a-uuid"), ("GET", "/v2/orders?status=everything"), ("GET", "/v2/orders?limit=100000"),
-                         ("GET", "/v2/orders?after=yesterday"), ("GET", "/v2/orders:by_client_order_id?client_order_id=%27%20OR%201%3D1")]:
-        await expect(method, path, attacker, {404, 422})
+                         ("GET", "/v2/orders?after=yesterday"), ("GET", "/v2/orders:by_client_order_id?client_order_id=%27%20OR%201%3D1"),
+                         ("GET", "/v2/no/such/endpoint"), ("PUT", "/v2/orders")]:
+        await expect(method, path, attacker, {404, 405, 422})
         cases += 1
+    # Replacing: another user's order (by /v2 UUID and /api id) and bodies no order accepts.
+    for body in [{"qty": 2}, {"qty": 0}, {"qty": "1; DROP TABLE orders"}, {"limit_price": -1}, {"trail": 1},
+                 {"time_in_force": "ioc"}, {"client_order_id": "x" * 300}, {"qty": 10 ** 15}]:
+        await expect("PATCH", f"/v2/orders/{victim_order['uuid']}", attacker, {400, 404, 422}, body=body)
+        cases += 1
+    for body in [{"quantity": 2}, {"quantity": -1}, {"limitPrice": "1e9999"}, {"timeInForce": "fok"}, {"quantity": [1]}]:
+        await expect("PATCH", f"/api/orders/{victim_order['id']}", attacker, {400, 404, 422}, body=body)
+        cases += 1
+    cases += await alpaca_stream_attacks(result, client, victim_key, answers)
     for path in ["/v2/assets?status=everything", "/v2/assets?attributes=x", "/v2/calendar?start=2026-02-30",
                  "/v2/calendar?start=2026-01-01&end=2035-01-01", "/v2/assets/%27%3B%20DROP%20TABLE%20instruments%3B--", "/v2/clock?x=1",
                  "/v2/stocks/bars?symbols=AAPL&timeframe=1Min", "/v2/stocks/bars?symbols=AAPL&timeframe=1Day&page_token=%27%20OR%201",
@@ -336,6 +346,31 @@ async def run(result, client, database, server, log_path):
                       **throttles, **slow}
     result.check(slow["slowloris cut after s"] is not None and slow["slowloris cut after s"] <= 20, f"slowloris: {slow}")
     result.check(slow["normal requests during slowloris"] > 0 and slow["normal failures"] == 0, f"normal clients: {slow}")
+
+
+async def alpaca_stream_attacks(result, client, victim_key, answers):
+    """Alpaca's trade-update socket (/stream) under forged keys and junk: each first
+    message that is not a valid key is answered `unauthorized` and closed with 1008."""
+    url = client.base.replace("http://", "ws://") + "/stream"
+    cases = 0
+    firsts = [json.dumps({"action": "authenticate", "data": {"key_id": victim_key["keyId"], "secret_key": "guess"}}),
+              json.dumps({"action": "authenticate", "data": {"key_id": "PK' OR '1'='1", "secret_key": "x"}}),
+              json.dumps({"action": "authenticate", "data": {"key_id": victim_key["keyId"]}}),
+              json.dumps({"action": "listen", "data": {"streams": ["trade_updates"]}}),
+              json.dumps({"action": "authenticate", "data": {"key_id": "PK" + "A" * 18, "secret_key": "x" * 70000}}),
+              "{not json", json.dumps([1, 2])]
+    for payload in firsts:
+        async with client.session.ws_connect(url, heartbeat=None) as socket:
+            await socket.send_str(payload)
+            first = await socket.receive(timeout=15)
+            rest = await socket.receive(timeout=15)
+            answers.append(str(first.data))
+            ok = ((first.type == aiohttp.WSMsgType.TEXT and json.loads(first.data)["data"]["status"] == "unauthorized"
+                   and rest.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED) and socket.close_code == 1008)
+                  or (first.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED) and socket.close_code == 1009))
+            result.check(ok, f"/stream first message {payload[:50]!r}: {first.type} {first.data!r:.80} {socket.close_code}")
+            cases += 1
+    return cases
 
 
 async def stream_attacks(result, client, attacker, victim_league, victim_order, answers):

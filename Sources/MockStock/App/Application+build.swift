@@ -85,7 +85,7 @@ public func buildApplication(
     )
     let tradingService = TradingService(store: trading, market: market, quotes: quotes, rules: rules)
     let alpacaStore = AlpacaStore(pool: pool)
-    let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading, alpaca: alpacaStore)
+    let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading)
     let features = Features(
         accounts: accounts,
         market: MarketController(store: market, quotes: quotes, hours: hours, now: configuration.clock),
@@ -106,7 +106,7 @@ public func buildApplication(
         ),
         alpacaOrders: alpacaOrders,
         alpacaPositions: AlpacaPositionsController(
-            trading: tradingService, orders: orderService, ordersController: alpacaOrders, alpaca: alpacaStore
+            trading: tradingService, orders: orderService, alpaca: alpacaStore
         ),
         alpacaMarketData: AlpacaMarketDataController(store: alpacaStore, quotes: quotes, now: configuration.clock)
     )
@@ -119,12 +119,14 @@ public func buildApplication(
     )
     services.append(feed)
     let stream = StreamController(hub: hub, feed: feed, auth: auth, leagues: features.leagues, logger: logger)
+    let webSocketRouter = stream.router()
+    AlpacaStreamController(stream: stream, keys: features.apiKeys).addRoutes(to: webSocketRouter)
     let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics, auth: auth, stream: stream, features: features)
     let headTimeout = TimeAmount.milliseconds(configuration.requestHeadTimeout.inMilliseconds)
     var app = Application(
         router: router,
         server: .http1WebSocketUpgrade(
-            webSocketRouter: stream.router(),
+            webSocketRouter: webSocketRouter,
             configuration: .init(
                 http1: .init(
                     additionalChannelHandlers: [RequestHeadTimeoutHandler(timeout: headTimeout)],
@@ -232,6 +234,7 @@ func buildRouter(
     accountsController.addPublicRoutes(to: api.group().add(middleware: BodyLimitMiddleware()))
     // The stream authenticates in its first message; without an upgrade it is a 426.
     stream.addPlainRoute(to: api.group().add(middleware: BodyLimitMiddleware()))
+    AlpacaStreamController.addPlainRoute(to: router.group().add(middleware: BodyLimitMiddleware()))
     // Everything else under /api needs a token, also where no route matches (401, not 404).
     let authenticated = api.group().add(middleware: auth)
     let json = authenticated.group().add(middleware: BodyLimitMiddleware())
@@ -256,6 +259,10 @@ func buildRouter(
     features.alpacaOrders.addRoutes(to: v2)
     features.alpacaPositions.addRoutes(to: v2)
     features.alpacaMarketData.addRoutes(to: v2)
+    // Any other /v2 path: Alpaca's 404 (after authentication, as Alpaca answers).
+    for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
+        v2.on("**", method: method) { _, _ -> Response in throw AppError.notFound("endpoint not found") }
+    }
     return router
 }
 

@@ -15,14 +15,19 @@ struct AlpacaResponse<Body: Encodable & Sendable>: ResponseGenerator {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try Self.encoder(snakeCase: snakeCase).encode(body)))
+        )
+    }
+
+    /// Alpaca's JSON: snake_case keys (but for market-data snapshots), RFC 3339 dates.
+    static func encoder(snakeCase: Bool = true) -> JSONEncoder {
         let encoder = JSONEncoder()
         if snakeCase { encoder.keyEncodingStrategy = .convertToSnakeCase }
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Response(
-            status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(body)))
-        )
+        return encoder
     }
 }
 
@@ -135,7 +140,7 @@ struct AlpacaOrder: Encodable, Sendable {
     @NullEncoded var trailPrice: String?
     @NullEncoded var hwm: String?
 
-    init(_ order: Order, assetID: String?) {
+    init(_ order: Order) {
         id = order.uuid
         clientOrderId = order.clientOrderId ?? order.uuid
         createdAt = order.createdAt
@@ -148,7 +153,7 @@ struct AlpacaOrder: Encodable, Sendable {
         replacedAt = order.replacedAt
         replacedBy = order.replacedByUUID
         replaces = order.replacesUUID
-        assetId = assetID
+        assetId = order.assetUUID
         symbol = order.symbol
         qty = String(order.quantity)
         filledQty = String(order.filledQuantity)
@@ -160,6 +165,54 @@ struct AlpacaOrder: Encodable, Sendable {
         limitPrice = order.limitPrice
         stopPrice = order.stopPrice
         status = order.status.rawValue
+    }
+}
+
+/// A message of the trade-update stream (`/stream`): `{"stream": ..., "data": ...}`.
+struct AlpacaStreamMessage<Payload: Encodable & Sendable>: Encodable, Sendable {
+    let stream: String
+    let data: Payload
+
+    var encoded: ByteBuffer {
+        // Plain data that always encodes.
+        ByteBuffer(bytes: (try? AlpacaResponse<Self>.encoder().encode(self)) ?? Data("{}".utf8))
+    }
+}
+
+/// The reply to `authenticate` and to `listen`.
+struct AlpacaStreamStatus: Encodable, Sendable {
+    var action: String?
+    var status: String?
+    var streams: [String]?
+    var error: String?
+}
+
+/// One `trade_updates` event: what happened to an order, and the order as it is now. A
+/// fill carries its execution (price, quantity, an id that is the same on every read).
+struct AlpacaTradeUpdate: Encodable, Sendable {
+    let event: String
+    let timestamp: Date
+    let order: AlpacaOrder
+    var executionId: String?
+    var price: String?
+    var qty: String?
+
+    init(_ order: Order) {
+        switch order.status {
+        case .new: event = "new"
+        case .filled: event = "fill"
+        case .canceled: event = "canceled"
+        case .expired: event = "expired"
+        case .rejected: event = "rejected"
+        case .replaced: event = "replaced"
+        }
+        timestamp = order.updatedAt
+        self.order = AlpacaOrder(order)
+        if order.status == .filled, let tradeID = order.tradeId {
+            executionId = UUID(named: "mockstock-execution-\(tradeID)").uuidString.lowercased()
+            price = order.filledAveragePrice
+            qty = String(order.quantity)
+        }
     }
 }
 

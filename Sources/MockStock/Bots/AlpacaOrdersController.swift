@@ -7,7 +7,6 @@ struct AlpacaOrdersController {
     let orders: OrderService
     let store: OrderStore
     let trading: TradingStore
-    let alpaca: AlpacaStore
 
     func addRoutes(to v2: RouterGroup<AppRequestContext>) {
         v2.post("orders", use: place)
@@ -41,7 +40,7 @@ struct AlpacaOrdersController {
         ))
         do {
             let (order, _) = try await orders.place(ticket, userID: context.requireIdentity().userID)
-            return AlpacaResponse(try await alpacaOrders([order])[0])
+            return AlpacaResponse(AlpacaOrder(order))
         } catch MarketError.unknownSymbol(let symbol) {
             throw InvalidInput("asset \(symbol) not found")
         }
@@ -76,12 +75,12 @@ struct AlpacaOrdersController {
             after: try Self.moment(parameters.get("after"), "after"), until: try Self.moment(parameters.get("until"), "until"),
             ascending: direction == "asc", limit: limit
         )
-        return AlpacaResponse(try await alpacaOrders(records.map(Order.init)))
+        return AlpacaResponse(records.map { AlpacaOrder(Order($0)) })
     }
 
     @Sendable func order(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaOrder> {
         try AlpacaController.refuseParameters(request, except: ["nested"])
-        return AlpacaResponse(try await alpacaOrders([try await find(context)])[0])
+        return AlpacaResponse(AlpacaOrder(try await find(context)))
     }
 
     @Sendable func byClientOrderID(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaOrder> {
@@ -91,7 +90,7 @@ struct AlpacaOrdersController {
         }
         let order = try await orders.order(userID: context.requireIdentity().userID, clientOrderID: clientOrderID)
         guard order.portfolioId == (try await portfolioID(context)) else { throw TradingError.noSuchOrder }
-        return AlpacaResponse(try await alpacaOrders([order])[0])
+        return AlpacaResponse(AlpacaOrder(order))
     }
 
     /// The new order, which names the one it replaced (now `replaced`); an order no
@@ -101,7 +100,7 @@ struct AlpacaOrdersController {
         let changes = try await Self.body(request, as: AlpacaReplaceRequest.self, fields: AlpacaReplaceRequest.fields).changes
         let order = try await find(context)
         let replacement = try await orders.replace(userID: context.requireIdentity().userID, id: order.id, with: changes)
-        return AlpacaResponse(try await alpacaOrders([replacement])[0])
+        return AlpacaResponse(AlpacaOrder(replacement))
     }
 
     /// `204`; an order no longer open is `422`.
@@ -116,7 +115,7 @@ struct AlpacaOrdersController {
     @Sendable func cancelAll(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<[AlpacaCanceledOrder]> {
         try AlpacaController.refuseParameters(request, except: [])
         let canceled = try await orders.cancelAll(userID: context.requireIdentity().userID, portfolioID: context.botPortfolioID).canceled
-        let shaped = try await alpacaOrders(canceled).map { AlpacaCanceledOrder(id: $0.id, status: 200, body: $0) }
+        let shaped = canceled.map(AlpacaOrder.init).map { AlpacaCanceledOrder(id: $0.id, status: 200, body: $0) }
         return AlpacaResponse(shaped, status: .init(code: 207, reasonPhrase: "Multi-Status"))
     }
 
@@ -152,11 +151,6 @@ struct AlpacaOrdersController {
             throw TradingError.noSuchPortfolio
         }
         return portfolio.id
-    }
-
-    func alpacaOrders(_ orders: [Order]) async throws -> [AlpacaOrder] {
-        let assets = try await alpaca.assetIDs(Set(orders.map(\.symbol)))
-        return orders.map { AlpacaOrder($0, assetID: assets[$0.symbol]) }
     }
 
     /// An RFC 3339 moment (fractional seconds and offsets allowed).

@@ -6,7 +6,6 @@ import Hummingbird
 struct AlpacaPositionsController {
     let trading: TradingService
     let orders: OrderService
-    let ordersController: AlpacaOrdersController
     let alpaca: AlpacaStore
 
     func addRoutes(to v2: RouterGroup<AppRequestContext>) {
@@ -85,7 +84,7 @@ struct AlpacaPositionsController {
             stopPrice: nil, timeInForce: "day", clientOrderId: UUID().uuidString.lowercased(), portfolioId: context.botPortfolioID
         ))
         let (order, _) = try await orders.place(ticket, userID: context.requireIdentity().userID)
-        return try await ordersController.alpacaOrders([order])[0]
+        return AlpacaOrder(order)
     }
 
     /// The position named by the path (a symbol or an asset's UUID): 404 when none is held.

@@ -96,7 +96,7 @@ struct StreamController {
     }
 
     /// Whether `work` finished within `limit`.
-    private static func within(_ limit: Duration, _ work: @escaping @Sendable () async -> Void) async -> Bool {
+    static func within(_ limit: Duration, _ work: @escaping @Sendable () async -> Void) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 await work()
@@ -114,7 +114,7 @@ struct StreamController {
 
     /// Sends a close frame, giving a client that stopped reading a moment to take it, then
     /// closes the connection.
-    private static func cutOff(_ outbound: WebSocketOutboundWriter, channel: any Channel, code: WebSocketErrorCode, reason: String) async {
+    static func cutOff(_ outbound: WebSocketOutboundWriter, channel: any Channel, code: WebSocketErrorCode, reason: String) async {
         _ = await within(.seconds(2)) { try? await outbound.close(code, reason: reason) }
         channel.close(promise: nil)
     }
@@ -150,7 +150,7 @@ struct StreamController {
     /// a write and flush per frame through the WebSocket writer took the tick-to-client
     /// p99 to 1.2 s; frames written together through the encoder, to 250–390 ms. The wait
     /// for the write is the backpressure: it ends only once the client has taken the bytes.
-    private func write(_ subscriber: StreamSubscriber, to channel: any Channel) async {
+    func write(_ subscriber: StreamSubscriber, to channel: any Channel) async {
         while let batch = await subscriber.next() {
             let written = channel.eventLoop.makePromise(of: Void.self)
             channel.eventLoop.execute {

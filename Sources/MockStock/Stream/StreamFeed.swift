@@ -118,7 +118,7 @@ public final class StreamFeed: Service, Sendable {
             listening.open()
             guard afterGap else { return }
             logger.notice("stream notifications may have been lost; sending every client a snapshot")
-            for subscriber in hub.allSubscribers {
+            for subscriber in hub.allSubscribers where subscriber.renderOrder == nil {
                 // A revocation announced during the gap was missed.
                 if (try? await tokenIsCurrent(subscriber.userID, subscriber.tokenVersion)) == false {
                     subscriber.stop(.tokenRevoked)
@@ -153,7 +153,7 @@ public final class StreamFeed: Service, Sendable {
                 // A later announcement of the same order follows: send the order once, as it is now.
                 record.status.rawValue == announcement.status
             else { return }
-            hub.publishOrder(StreamEncoding.message("order", Order(record)), userID: userID)
+            hub.publishOrder(Order(record), userID: userID)
         case "notification":
             guard let id = announcement.id, hub.followsNotifications(userID: announcement.user),
                 let notification = try await notifications.notification(id: id)

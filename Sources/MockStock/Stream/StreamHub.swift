@@ -25,9 +25,11 @@ final class StreamHub: Sendable {
         self.queueLimit = queueLimit
     }
 
-    func connect(userID: Int, tokenVersion: Int) -> StreamSubscriber {
+    func connect(userID: Int, tokenVersion: Int, renderOrder: (@Sendable (Order) -> StreamMessage?)? = nil) -> StreamSubscriber {
         let (subscriber, count) = state.withLock { state in
-            let subscriber = StreamSubscriber(id: state.nextID, userID: userID, tokenVersion: tokenVersion, limit: queueLimit)
+            let subscriber = StreamSubscriber(
+                id: state.nextID, userID: userID, tokenVersion: tokenVersion, limit: queueLimit, renderOrder: renderOrder
+            )
             state.nextID += 1
             state.subscribers[subscriber.id] = subscriber
             state.subscriptions[subscriber.id] = StreamSubscriptions()
@@ -134,8 +136,15 @@ final class StreamHub: Sendable {
         metrics.dropped.increment(by: Int64(replaced))
     }
 
-    func publishOrder(_ message: StreamMessage, userID: Int) {
-        publish(message) { $0.ordersByUser[userID] ?? [] }
+    /// An order, to its owner's connections that follow orders: encoded once for this
+    /// stream's protocol, and by each connection that speaks another.
+    func publishOrder(_ order: Order, userID: Int) {
+        let targets = state.withLock { state in (state.ordersByUser[userID] ?? []).compactMap { state.subscribers[$0] } }
+        let own = StreamEncoding.message("order", order)
+        for subscriber in targets {
+            let message = if let render = subscriber.renderOrder { render(order) } else { own }
+            if let message, !subscriber.enqueue(message) { metrics.slowConsumers.increment() }
+        }
     }
 
     /// A notification for one user, or (nil) for everyone who follows notifications.

@@ -21,6 +21,10 @@ final class StreamSubscriber: Sendable {
     /// The version of the token the socket authenticated with: a logout or password
     /// change moves the user's version on and closes the socket.
     let tokenVersion: Int
+    /// How a socket speaking another protocol (Alpaca's trade updates, `/stream`) shows an
+    /// order, nil for an order it does not show. Such a socket gets only its orders: no
+    /// gap or snapshot messages of this stream's own protocol.
+    let renderOrder: (@Sendable (Order) -> StreamMessage?)?
 
     private struct Queue {
         var events: [StreamMessage] = []
@@ -41,10 +45,11 @@ final class StreamSubscriber: Sendable {
     let stops: AsyncStream<StopReason>
     private let stop: AsyncStream<StopReason>.Continuation
 
-    init(id: Int, userID: Int, tokenVersion: Int, limit: Int) {
+    init(id: Int, userID: Int, tokenVersion: Int, limit: Int, renderOrder: (@Sendable (Order) -> StreamMessage?)? = nil) {
         self.id = id
         self.userID = userID
         self.tokenVersion = tokenVersion
+        self.renderOrder = renderOrder
         self.limit = limit
         (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (stops, stop) = AsyncStream.makeStream(of: StopReason.self, bufferingPolicy: .bufferingNewest(1))

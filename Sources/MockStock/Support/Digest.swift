@@ -8,3 +8,15 @@ extension String {
         SHA256.hash(data: Data(utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }
+
+extension UUID {
+    /// A UUID that is always the same for the same name (the first 16 bytes of its
+    /// SHA-256, marked as a name-based UUID, RFC 9562 §5.8).
+    init(named name: String) {
+        var bytes = Array(SHA256.hash(data: Data(name.utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        self.init(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                         bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+}

@@ -72,9 +72,10 @@ struct Order: ResponseEncodable, Sendable {
     @NullEncoded var replacesOrderId: Int?
     @NullEncoded var replacedByOrderId: Int?
     @NullEncoded var replacedAt: Date?
-    /// The same two orders' UUIDs, as `/v2` names them.
+    /// The same two orders' UUIDs, and the instrument's, as `/v2` names them.
     let replacesUUID: String?
     let replacedByUUID: String?
+    let assetUUID: String?
 
     init(_ record: OrderStore.OrderRecord) {
         id = record.id
@@ -103,6 +104,7 @@ struct Order: ResponseEncodable, Sendable {
         replacedAt = record.replacedAt
         replacesUUID = record.replacesUUID
         replacedByUUID = record.replacedByUUID
+        assetUUID = record.assetUUID
     }
 
     private enum CodingKeys: String, CodingKey {

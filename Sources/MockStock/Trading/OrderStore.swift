@@ -36,6 +36,8 @@ struct OrderStore: Sendable {
         let replacedAt: Date?
         let replacesUUID: String?
         let replacedByUUID: String?
+        /// The instrument's UUID (`/v2`'s asset id).
+        let assetUUID: String?
     }
 
     /// What an open order holds back until it fills or closes.
@@ -281,7 +283,7 @@ struct OrderStore: Sendable {
         SELECT o.id, o.client_order_id, o.portfolio_id, o.symbol, o.side, o.type, o.quantity, o.limit_price, o.stop_price,
                o.time_in_force, o.status, o.fill_price, o.trade_id, o.created_at, o.updated_at, o.filled_at, o.canceled_at,
                o.expired_at, o.reject_reason, o.request_hash, o.uuid::text, o.replaces, o.replaced_by, o.replaced_at,
-               o.replaces_uuid::text, o.replaced_by_uuid::text
+               o.replaces_uuid::text, o.replaced_by_uuid::text, o.asset_uuid::text
         FROM order_book o
         """
 
@@ -299,7 +301,8 @@ struct OrderStore: Sendable {
             rejectReason: try row.decode(String?.self, column: 18), requestHash: try row.decode(String?.self, column: 19),
             uuid: try row.decode(String.self, column: 20), replaces: try row.decode(Int?.self, column: 21),
             replacedBy: try row.decode(Int?.self, column: 22), replacedAt: try row.decode(Date?.self, column: 23),
-            replacesUUID: try row.decode(String?.self, column: 24), replacedByUUID: try row.decode(String?.self, column: 25)
+            replacesUUID: try row.decode(String?.self, column: 24), replacedByUUID: try row.decode(String?.self, column: 25),
+            assetUUID: try row.decode(String?.self, column: 26)
         )
     }
 

@@ -1,0 +1,145 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+import NIOWebSocket
+
+/// `GET /stream`: Alpaca's trade-update stream as alpaca-py's `TradingStream` speaks it
+/// (docs/ALPACA-SDK.md §4). JSON messages: the client authenticates with an API key first
+/// and the reply is the first message it gets; then it listens to `trade_updates` and
+/// receives an event for each change of an order of the key's portfolio (`new`, `fill`,
+/// `canceled`, `expired`, `rejected`, `replaced`). Orders arrive through the live-update
+/// stream's announcements and hub, like `/api/stream`'s, so each change reaches every
+/// process once; this socket only shows them in Alpaca's shape.
+struct AlpacaStreamController {
+    let stream: StreamController
+    let keys: ApiKeyService
+
+    /// How often an open socket checks that its key was not revoked.
+    static let keyRecheck: Duration = .seconds(5)
+    static let tradeUpdates = "trade_updates"
+
+    /// The same path without a WebSocket upgrade, on the main router: `426`.
+    static func addPlainRoute(to router: RouterGroup<AppRequestContext>) {
+        router.get("stream") { _, _ -> Response in
+            throw AppError.upgradeRequired("GET /stream is Alpaca's trade-update WebSocket: connect with alpaca-py's TradingStream (see the README).")
+        }
+    }
+
+    func addRoutes(to router: Router<StreamRequestContext>) {
+        router.ws("stream") { inbound, outbound, context in
+            await serve(inbound, outbound, channel: context.requestContext.channel)
+        }
+    }
+
+    private struct Request: Decodable {
+        struct Payload: Decodable {
+            let keyId: String?
+            let secretKey: String?
+            let streams: [String]?
+        }
+
+        let action: String
+        let data: Payload?
+    }
+
+    private func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, channel: any Channel) async {
+        var messages = inbound.messages(maxSize: StreamController.maxMessageSize).makeAsyncIterator()
+        let deadline = Task {
+            try await Task.sleep(for: StreamController.authenticationTimeout)
+            await StreamController.cutOff(outbound, channel: channel, code: .policyViolation, reason: "Authenticate first.")
+        }
+        let first = try? await messages.next().flatMap(Self.request)
+        let keyID = first?.data?.keyId ?? "", secret = first?.data?.secretKey ?? ""
+        let holder = first?.action == "authenticate" ? try? await keys.holder(keyID: keyID, secret: secret) : nil
+        deadline.cancel()
+        guard let holder else {
+            try? await outbound.write(.text(String(buffer: Self.authorization("unauthorized"))))
+            try? await outbound.close(.policyViolation, reason: "unauthorized")
+            return
+        }
+        // Right after start-up the process may not listen for announcements yet.
+        guard await StreamController.within(StreamController.authenticationTimeout, { await stream.feed.listening.wait() }) else {
+            await StreamController.cutOff(outbound, channel: channel, code: StreamController.slowConsumerCode, reason: "Not ready yet; try again shortly.")
+            return
+        }
+        let portfolioID = holder.portfolioID
+        // Keys are not tokens: a logout does not end the socket, the key's revocation does.
+        let subscriber = stream.hub.connect(userID: holder.userID, tokenVersion: .max) { order in
+            guard order.portfolioId == portfolioID else { return nil }
+            return AlpacaStreamMessage(stream: Self.tradeUpdates, data: AlpacaTradeUpdate(order)).encoded
+        }
+        defer { stream.hub.disconnect(subscriber) }
+        _ = subscriber.enqueue(Self.authorization("authorized"))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.keyRecheck)
+                    // Only a definite "no such key" ends the socket, not a database hiccup.
+                    if case .some(.none) = try? await keys.holder(keyID: keyID, secret: secret) {
+                        subscriber.stop(.tokenRevoked)
+                        return
+                    }
+                }
+            }
+            group.addTask { await stream.write(subscriber, to: channel) }
+            group.addTask {
+                for await reason in subscriber.stops {
+                    let slow = reason == .slowConsumer
+                    await StreamController.cutOff(
+                        outbound, channel: channel, code: slow ? StreamController.slowConsumerCode : .policyViolation,
+                        reason: slow ? "Too slow: events were arriving faster than they were read." : "The API key was revoked."
+                    )
+                    return
+                }
+            }
+            do {
+                while let message = try await messages.next() {
+                    _ = subscriber.enqueue(handle(message, from: subscriber))
+                }
+            } catch {
+                // Not a WebSocket message we accept: the socket closes.
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Answers `listen` with the streams now followed; anything else with an error.
+    private func handle(_ message: WebSocketMessage, from subscriber: StreamSubscriber) -> ByteBuffer {
+        guard let request = Self.request(message) else {
+            return Self.error("A message is a JSON object with an action (listen).")
+        }
+        switch request.action {
+        case "listen":
+            guard let streams = request.data?.streams, streams.count <= 10 else {
+                return Self.error("listen needs data.streams, a list such as [\"trade_updates\"].")
+            }
+            let listening = streams.contains(Self.tradeUpdates)
+            stream.hub.update(subscriber, to: StreamSubscriptions(orders: listening))
+            return AlpacaStreamMessage(stream: "listening", data: AlpacaStreamStatus(streams: listening ? [Self.tradeUpdates] : [])).encoded
+        case "authenticate":
+            return Self.error("This socket is already authenticated.")
+        default:
+            return Self.error("Unknown action: this stream knows authenticate and listen.")
+        }
+    }
+
+    /// A client message, text or binary.
+    private static func request(_ message: WebSocketMessage) -> Request? {
+        let bytes: Data = switch message {
+        case .text(let text): Data(text.utf8)
+        case .binary(let buffer): Data(buffer: buffer)
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try? decoder.decode(Request.self, from: bytes)
+    }
+
+    private static func authorization(_ status: String) -> ByteBuffer {
+        AlpacaStreamMessage(stream: "authorization", data: AlpacaStreamStatus(action: "authenticate", status: status)).encoded
+    }
+
+    private static func error(_ message: String) -> ByteBuffer {
+        AlpacaStreamMessage(stream: "listening", data: AlpacaStreamStatus(error: message)).encoded
+    }
+}
