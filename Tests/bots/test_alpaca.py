@@ -30,7 +30,7 @@ from alpaca.trading.enums import OrderSide, OrderStatus, QueryOrderStatus, TimeI
 from alpaca.trading.enums import ActivityType, PositionSide
 from alpaca.trading.models import NonTradeActivity, TradeActivity
 from alpaca.trading.requests import (ClosePositionRequest, GetAssetsRequest, GetCalendarRequest, GetOrdersRequest,
-                                     LimitOrderRequest, MarketOrderRequest, ReplaceOrderRequest)
+                                     GetPortfolioHistoryRequest, LimitOrderRequest, MarketOrderRequest, ReplaceOrderRequest)
 
 BASE = os.environ["MOCKSTOCK_URL"]
 ADMIN = (os.environ["MOCKSTOCK_ADMIN_USERNAME"], os.environ["MOCKSTOCK_ADMIN_PASSWORD"])
@@ -147,6 +147,17 @@ class TradingApiTest(unittest.TestCase):
         self.assertEqual((account.cash, account.buying_power, account.equity, account.currency), ("10000.00", "10000.00", "10000.00", "USD"))
         self.assertEqual(account.status.value, "ACTIVE")
         self.assertFalse(account.trading_blocked)
+
+    def test_portfolio_history(self):
+        # The portfolio began today: one point, at today's live value.
+        history = self.client.get_portfolio_history(GetPortfolioHistoryRequest(period="1W", timeframe="1D"))
+        account = self.client.get_account()
+        self.assertEqual(len(history.timestamp), 1)
+        self.assertEqual((history.equity[-1], history.base_value, history.profit_loss), (float(account.equity), float(account.equity), [0.0]))
+        self.assertEqual(history.timeframe, "1D")
+        with self.assertRaises(APIError) as refused:
+            self.client.get_portfolio_history(GetPortfolioHistoryRequest(period="1D", timeframe="15Min"))
+        self.assertEqual((refused.exception.status_code, refused.exception.code), (422, 40010001))
 
     def test_clock_and_calendar(self):
         clock = self.client.get_clock()

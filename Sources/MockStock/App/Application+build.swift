@@ -84,6 +84,9 @@ public func buildApplication(
         rules: rules, now: configuration.clock
     )
     let tradingService = TradingService(store: trading, market: market, quotes: quotes, rules: rules)
+    let valueHistory = ValueHistoryService(
+        store: ValueHistoryStore(pool: pool), trading: tradingService, hours: hours, now: configuration.clock
+    )
     let alpacaStore = AlpacaStore(pool: pool)
     let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading)
     let features = Features(
@@ -102,13 +105,14 @@ public func buildApplication(
         apiKeys: ApiKeyService(store: ApiKeyStore(pool: pool)),
         alpaca: AlpacaController(
             store: alpacaStore, trading: tradingService,
-            rules: rules, hours: hours, now: configuration.clock
+            rules: rules, hours: hours, history: valueHistory, now: configuration.clock
         ),
         alpacaOrders: alpacaOrders,
         alpacaPositions: AlpacaPositionsController(
             trading: tradingService, orders: orderService, alpaca: alpacaStore
         ),
-        alpacaMarketData: AlpacaMarketDataController(store: alpacaStore, quotes: quotes, now: configuration.clock)
+        alpacaMarketData: AlpacaMarketDataController(store: alpacaStore, quotes: quotes, now: configuration.clock),
+        analytics: AnalyticsController(history: valueHistory)
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
     let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)
@@ -168,6 +172,7 @@ struct Features {
     let alpacaOrders: AlpacaOrdersController
     let alpacaPositions: AlpacaPositionsController
     let alpacaMarketData: AlpacaMarketDataController
+    let analytics: AnalyticsController
 }
 
 /// The account rules wired to their stores; also used by the `admin` command.
@@ -248,6 +253,7 @@ func buildRouter(
     features.corporateActions.addRoutes(to: json)
     features.admin.addRoutes(to: authenticated)
     ApiKeysController(keys: features.apiKeys).addRoutes(to: json)
+    features.analytics.addRoutes(to: json)
     // The Alpaca-compatible API: API keys or tokens, Alpaca's error bodies.
     let v2 = router.group("v2")
         .add(middleware: AlpacaErrorMiddleware())

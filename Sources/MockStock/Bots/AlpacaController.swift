@@ -8,10 +8,12 @@ struct AlpacaController {
     let trading: TradingService
     let rules: TradingRulesBook
     let hours: MarketHours
+    let history: ValueHistoryService
     let now: @Sendable () -> Date
 
     func addRoutes(to v2: RouterGroup<AppRequestContext>) {
         v2.get("account", use: account)
+        v2.get("account/portfolio/history", use: portfolioHistory)
         v2.get("account/activities", use: activities)
         v2.get("account/activities/{activityType}", use: activities)
         v2.get("clock", use: clock)
@@ -42,6 +44,60 @@ struct AlpacaController {
             lastEquity: (equity - dayChange).moneyString, longMarketValue: long.moneyString, shortMarketValue: short.moneyString,
             tradingBlocked: !record.running, shortingEnabled: rules.allowShortSelling, createdAt: record.createdAt
         ))
+    }
+
+    /// Equity at the end of each trading day (`timeframe=1D`) from the value-history rule
+    /// `/api/portfolios/{id}/history` uses; today at live prices. The range: `start`–`end`,
+    /// or `period` (`<n>D|W|M|A`, default 1M) ending `date_end`/`end` (default today).
+    /// Profit and loss leave out money paid in or taken out since the first day.
+    @Sendable func portfolioHistory(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaPortfolioHistory> {
+        try Self.refuseParameters(request, except: [
+            "period", "timeframe", "date_end", "start", "end", "extended_hours", "intraday_reporting", "pnl_reset",
+        ])
+        let parameters = request.uri.queryParameters
+        if let timeframe = parameters.get("timeframe"), timeframe != "1D" {
+            throw InvalidInput("timeframe must be 1D: the history is kept per trading day, not within the day.")
+        }
+        if let extended = parameters.get("extended_hours"), !["false", "False"].contains(extended) {
+            throw InvalidInput("extended_hours is not supported: values are taken at each day's close.")
+        }
+        if let reporting = parameters.get("intraday_reporting"), reporting != "market_hours" {
+            throw InvalidInput("intraday_reporting must be market_hours: there are no intraday values.")
+        }
+        if let reset = parameters.get("pnl_reset"), !["per_day", "no_reset"].contains(reset) {
+            throw InvalidInput("pnl_reset must be per_day or no_reset.")
+        }
+        let end = try parameters.get("date_end").map {
+            guard CalendarDay.isValid($0) else { throw InvalidInput("date_end must be a day, YYYY-MM-DD.") }
+            return $0
+        } ?? parameters.get("end").map { try AlpacaMarketDataController.day($0, "end", roundingUp: false) }
+            ?? history.dayString(now())
+        let start = try parameters.get("start").map { try AlpacaMarketDataController.day($0, "start", roundingUp: true) }
+            ?? Self.day(end, before: parameters.get("period") ?? "1M", in: history)
+        let values = try await history.values(
+            userID: context.requireIdentity().userID, portfolioID: context.botPortfolioID, from: start, to: end, interval: .day
+        )
+        return AlpacaResponse(AlpacaPortfolioHistory(values))
+    }
+
+    /// The day `period` (`<n>D`, `W`, `M` or `A`: days, weeks, months, years) before `end`.
+    private static func day(_ end: String, before period: String, in history: ValueHistoryService) throws -> String {
+        let unit = period.last.map(String.init) ?? ""
+        guard period.count <= 5, let count = Int(period.dropLast()), count > 0, let last = history.date(end) else {
+            throw InvalidInput("period must be a number and a unit: 5D, 2W, 3M or 1A.")
+        }
+        let component: Calendar.Component
+        switch unit {
+        case "D": component = .day
+        case "W": component = .weekOfYear
+        case "M": component = .month
+        case "A": component = .year
+        default: throw InvalidInput("period must be a number and a unit: 5D, 2W, 3M or 1A.")
+        }
+        guard let first = Calendar(identifier: .gregorian).date(byAdding: component, value: -count, to: last) else {
+            throw InvalidInput("period reaches too far back.")
+        }
+        return history.dayString(first)
     }
 
     /// Fills, dividends, cash in lieu, deposits, withdrawals, rewards and splits, newest
@@ -105,7 +161,6 @@ struct AlpacaController {
         guard start <= end, end.timeIntervalSince(start) <= 3 * 366 * 86_400 else {
             throw InvalidInput("end must not be before start, and at most three years after it.")
         }
-        let lastDay = days.date(byAdding: .day, value: 1, to: end)!
         let time = DateFormatter()
         time.locale = Locale(identifier: "en_US_POSIX")
         time.timeZone = hours.timeZone
@@ -113,20 +168,17 @@ struct AlpacaController {
         date.locale = time.locale
         date.timeZone = hours.timeZone
         date.dateFormat = "yyyy-MM-dd"
-        var result: [AlpacaCalendarDay] = []
-        var session = hours.session(endingAfter: start)
-        while session.open < lastDay {
-            time.dateFormat = "HH:mm"
+        time.dateFormat = "HH:mm"
+        let result = hours.sessions(from: start, through: end).map { session in
             let day = date.string(from: session.open)
             // A session that ends at midnight (MARKET_HOURS=always) closes at 23:59 on its own day.
             let closesOnItsDay = date.string(from: session.close) == day
             let close = closesOnItsDay ? time.string(from: session.close) : "23:59"
-            result.append(AlpacaCalendarDay(
+            return AlpacaCalendarDay(
                 date: day, open: time.string(from: session.open), close: close,
                 sessionOpen: time.string(from: session.open).replacingOccurrences(of: ":", with: ""),
                 sessionClose: close.replacingOccurrences(of: ":", with: ""), settlementDate: day
-            ))
-            session = hours.session(endingAfter: session.close)
+            )
         }
         return AlpacaResponse(result)
     }

@@ -187,6 +187,45 @@ struct AlpacaStreamStatus: Encodable, Sendable {
     var error: String?
 }
 
+/// `GET /v2/account/portfolio/history`: equity per day as JSON numbers (written exactly,
+/// from decimals), with profit and loss against the first day's equity (`base_value`),
+/// leaving out money paid in or taken out since; timestamps are New York midnights.
+struct AlpacaPortfolioHistory: Encodable, Sendable {
+    let timestamp: [Int]
+    let equity: [Decimal]
+    let profitLoss: [Decimal]
+    let profitLossPct: [Decimal?]
+    let baseValue: Decimal
+    let baseValueAsof: String?
+    var timeframe = "1D"
+    var cashflow: [String: [Decimal]] = [:]
+
+    init(_ values: [ValueHistoryService.Value]) {
+        var newYork = Calendar(identifier: .gregorian)
+        newYork.timeZone = TimeZone(identifier: "America/New_York")!
+        timestamp = values.map { value in
+            let parts = value.day.split(separator: "-").compactMap { Int($0) }
+            let midnight = parts.count == 3 ? newYork.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) : nil
+            return Int(midnight?.timeIntervalSince1970 ?? 0)
+        }
+        equity = values.map(\.netWorth)
+        let base = values.first?.netWorth ?? 0
+        baseValue = base
+        baseValueAsof = values.first?.day
+        var paidIn = Decimal(0)
+        var profitLoss: [Decimal] = []
+        var profitLossPct: [Decimal?] = []
+        for (index, value) in values.enumerated() {
+            if index > 0 { paidIn += value.netInflow }
+            let gain = value.netWorth - base - paidIn
+            profitLoss.append(gain)
+            profitLossPct.append(base + paidIn > 0 ? (gain / (base + paidIn)).rounded(6) : nil)
+        }
+        self.profitLoss = profitLoss
+        self.profitLossPct = profitLossPct
+    }
+}
+
 /// One `trade_updates` event: what happened to an order, and the order as it is now. A
 /// fill carries its execution (price, quantity, an id that is the same on every read).
 struct AlpacaTradeUpdate: Encodable, Sendable {

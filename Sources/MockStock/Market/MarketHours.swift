@@ -55,6 +55,19 @@ public struct MarketHours: Sendable, Equatable {
         preconditionFailure("no trading session within two weeks of \(moment)")
     }
 
+    /// Every session that opens on a day from `first`'s through `last`'s (days in `timeZone`).
+    public func sessions(from first: Date, through last: Date) -> [Session] {
+        let calendar = calendar
+        let stop = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: last))!
+        var result: [Session] = []
+        var next = session(endingAfter: calendar.startOfDay(for: first))
+        while next.open < stop {
+            result.append(next)
+            next = session(endingAfter: next.close)
+        }
+        return result
+    }
+
     /// Where sessions are counted: New York for `nyse`, UTC for `always`.
     public var timeZone: TimeZone {
         schedule == .always ? TimeZone(identifier: "UTC")! : Self.newYork

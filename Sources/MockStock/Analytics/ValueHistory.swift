@@ -1,0 +1,122 @@
+import Foundation
+import Hummingbird
+
+/// `GET /api/portfolios/{id}/history`: the portfolio's value at the end of each trading
+/// day (or week, or month) of a range.
+struct ValueHistory: ResponseEncodable, Sendable {
+    struct Point: Encodable, Sendable {
+        let date: String
+        let cash: String
+        let holdingsValue: String
+        let netWorth: String
+        /// Money paid in (+) or taken out (−) since the previous point: starting cash,
+        /// deposits, withdrawals, rewards and adjustments. Dividends are returns, not inflows.
+        let netInflow: String
+    }
+
+    let currency: String
+    let points: [Point]
+}
+
+/// How far apart history points are.
+enum HistoryInterval: String, Sendable {
+    case day, week, month
+}
+
+/// The one owner of a portfolio's value over time: past days from `ValueHistoryStore`,
+/// today at live prices (the same valuation as `GET /api/portfolio`). Points fall on the
+/// market's trading days (`MarketHours`); a week or month is its last trading day.
+struct ValueHistoryService: Sendable {
+    let store: ValueHistoryStore
+    let trading: TradingService
+    let hours: MarketHours
+    let now: @Sendable () -> Date
+
+    /// The longest range one request may cover.
+    static let maximumYears = 10
+
+    /// A point in numbers, for those who compute with them (`/v2`'s portfolio history).
+    struct Value: Sendable {
+        let day: String
+        let cash: Decimal
+        let holdingsValue: Decimal
+        var netWorth: Decimal { cash + holdingsValue }
+        let netInflow: Decimal
+    }
+
+    /// The range is clamped to the portfolio's life (from its creation to today); `from`
+    /// and `to` are days in the market's time zone.
+    func values(userID: Int, portfolioID: Int?, from: String?, to: String?, interval: HistoryInterval) async throws -> [Value] {
+        let live = try await trading.portfolio(userID: userID, id: portfolioID)
+        guard let created = try await store.createdAt(portfolioID: live.id) else { throw TradingError.noSuchPortfolio }
+        let today = dayString(now())
+        let first = max(from ?? dayString(created), dayString(created))
+        let last = min(to ?? today, today)
+        guard let start = date(first), let end = date(last), start <= end else { return [] }
+        guard end.timeIntervalSince(start) <= Double(Self.maximumYears) * 366 * 86_400 else {
+            throw InvalidInput("A history covers at most \(Self.maximumYears) years.")
+        }
+        var days = hours.sessions(from: start, through: end).map { dayString($0.open) }
+        if days.last != last && last == today { days.append(today) }
+        guard !days.isEmpty else { return [] }
+        // The day before the first, for what was paid in before the range.
+        let anchor = dayString(start.addingTimeInterval(-86_400))
+        let rows = try await store.days(portfolioID: live.id, days: [anchor] + days, timeZone: hours.timeZone.identifier)
+        var inflowBefore = rows.first?.inflowToDate ?? 0
+        var values: [Value] = []
+        for (index, row) in rows.dropFirst().enumerated() {
+            let periodEnds = index == rows.count - 2 || Self.period(row.day, interval) != Self.period(rows[index + 2].day, interval)
+            guard periodEnds else { continue }
+            // Today is valued at live prices, like the portfolio itself.
+            let holdingsValue = row.day == today ? Decimal(exactly: live.holdingsValue) ?? row.holdingsValue : row.holdingsValue
+            values.append(Value(day: row.day, cash: row.cash, holdingsValue: holdingsValue, netInflow: row.inflowToDate - inflowBefore))
+            inflowBefore = row.inflowToDate
+        }
+        return values
+    }
+
+    func history(userID: Int, portfolioID: Int?, from: String?, to: String?, interval: HistoryInterval) async throws -> ValueHistory {
+        let values = try await values(userID: userID, portfolioID: portfolioID, from: from, to: to, interval: interval)
+        return ValueHistory(currency: "USD", points: values.map {
+            ValueHistory.Point(
+                date: $0.day, cash: $0.cash.moneyString, holdingsValue: $0.holdingsValue.moneyString,
+                netWorth: $0.netWorth.moneyString, netInflow: $0.netInflow.moneyString
+            )
+        })
+    }
+
+    /// Which week (from Monday) or month a day falls in.
+    private static func period(_ day: String, _ interval: HistoryInterval) -> String {
+        switch interval {
+        case .day: return day
+        case .month: return String(day.prefix(7))
+        case .week:
+            var calendar = Calendar(identifier: .iso8601)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let components = calendar.dateComponents([.yearForWeekOfYear, .weekOfYear], from: utcDay(day) ?? .distantPast)
+            return "\(components.yearForWeekOfYear ?? 0)-W\(components.weekOfYear ?? 0)"
+        }
+    }
+
+    private static func utcDay(_ day: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.date(from: day)
+    }
+
+    /// Days are counted in the market's time zone.
+    private func formatter() -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = hours.timeZone
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter
+    }
+
+    func dayString(_ date: Date) -> String { formatter().string(from: date) }
+
+    /// Midday of a day, safely inside it whatever the time zone's offset.
+    func date(_ day: String) -> Date? { formatter().date(from: day).map { $0.addingTimeInterval(12 * 3600) } }
+}

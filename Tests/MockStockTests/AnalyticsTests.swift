@@ -1,0 +1,138 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import MockStock
+import Postgres
+import Testing
+import TestSupport
+
+struct ValueHistoryBody: Decodable {
+    struct Point: Decodable, Equatable {
+        let date: String
+        let cash: String
+        let holdingsValue: String
+        let netWorth: String
+        let netInflow: String
+    }
+
+    let currency: String
+    let points: [Point]
+}
+
+@Suite("Analytics")
+struct AnalyticsTests {
+    /// A portfolio with a week of history: see below.
+    static func withHistory(_ body: @Sendable @escaping (any TestClientProtocol, _ token: String, _ portfolioID: Int) async throws -> Void) async throws {
+        try await TemporaryDatabase.with { database in
+            let (token, portfolioID) = try await TestApp.run(on: database) { client in
+                try await client.seedTradingMarket()
+                let token = try await client.register("historian").token
+                try await client.setPrice("AAPL", "100")
+                _ = try await client.tradeOK("buy", "AAPL", 10, token: token)
+                try await client.setPrice("AAPL", "120")
+                _ = try await client.tradeOK("sell", "AAPL", 4, token: token)
+                let portfolio = try await client.decode(ReservedPortfolioIDBody.self, "/api/portfolio", token: token)
+                return (token, portfolio.id)
+            }
+            // The same history, moved into the past: created on Sunday 2026-01-04 with 10,000;
+            // 10 AAPL bought at 100 on Monday (with the first trades' rewards, 350, moved there too); 1,000
+            // deposited on Wednesday, a day without a close; 4 sold at 120 on Thursday.
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            for statement: PostgresQuery in [
+                "UPDATE portfolios SET created_at = '2026-01-04T09:00:00Z', cash = cash + 1000 WHERE id = \(portfolioID)",
+                "UPDATE cash_movements SET created_at = '2026-01-04T10:00:00Z' WHERE portfolio_id = \(portfolioID) AND kind = 'starting_cash'",
+                "UPDATE cash_movements SET created_at = '2026-01-05T15:00:00Z' WHERE portfolio_id = \(portfolioID) AND kind = 'reward'",
+                "INSERT INTO cash_movements (portfolio_id, kind, amount, created_at) VALUES (\(portfolioID), 'deposit', 1000, '2026-01-07T12:00:00Z')",
+                "UPDATE trades SET created_at = '2026-01-05T15:00:00Z' WHERE portfolio_id = \(portfolioID) AND side = 'buy'",
+                "UPDATE trades SET created_at = '2026-01-08T15:00:00Z' WHERE portfolio_id = \(portfolioID) AND side = 'sell'",
+                "INSERT INTO daily_bars (symbol, day, close) VALUES ('AAPL', '2026-01-02', 90), ('AAPL', '2026-01-05', 100), ('AAPL', '2026-01-06', 110), ('AAPL', '2026-01-08', 120)",
+            ] {
+                _ = try await pool.execute(statement)
+            }
+            await pool.close()
+            try await TestApp.run(on: database) { client in try await body(client, token, portfolioID) }
+        }
+    }
+
+    @Test("value history is rebuilt from the trades, cash movements and each day's close; weeks and months take their last day")
+    func valueHistory() async throws {
+        try await Self.withHistory { client, token, portfolioID in
+            let path = "/api/portfolios/\(portfolioID)/history?from=2026-01-01&to=2026-01-09"
+            let daily = try await client.decode(ValueHistoryBody.self, path, token: token)
+            func point(_ date: String, _ cash: String, _ held: String, _ worth: String, _ inflow: String) -> ValueHistoryBody.Point {
+                .init(date: date, cash: cash, holdingsValue: held, netWorth: worth, netInflow: inflow)
+            }
+            // From the portfolio's creation on; 01-07 and 01-09 carry the last close forward.
+            #expect(daily.currency == "USD")
+            #expect(daily.points == [
+                point("2026-01-04", "10000.00", "0.00", "10000.00", "10000.00"),
+                point("2026-01-05", "9350.00", "1000.00", "10350.00", "350.00"),
+                point("2026-01-06", "9350.00", "1100.00", "10450.00", "0.00"),
+                point("2026-01-07", "10350.00", "1100.00", "11450.00", "1000.00"),
+                point("2026-01-08", "10830.00", "720.00", "11550.00", "0.00"),
+                point("2026-01-09", "10830.00", "720.00", "11550.00", "0.00"),
+            ])
+            let weekly = try await client.decode(ValueHistoryBody.self, path + "&interval=week", token: token)
+            #expect(weekly.points == [
+                point("2026-01-04", "10000.00", "0.00", "10000.00", "10000.00"),
+                point("2026-01-09", "10830.00", "720.00", "11550.00", "1350.00"),
+            ])
+            let monthly = try await client.decode(ValueHistoryBody.self, path + "&interval=month", token: token)
+            #expect(monthly.points == [point("2026-01-09", "10830.00", "720.00", "11550.00", "11350.00")])
+            // A range that starts later counts what was paid in before it as already there.
+            let later = try await client.decode(ValueHistoryBody.self, "/api/portfolios/\(portfolioID)/history?from=2026-01-06&to=2026-01-07", token: token)
+            #expect(later.points.map(\.netInflow) == ["0.00", "1000.00"])
+
+            // Today is valued at live prices, like the portfolio.
+            let live = try await client.decode(ValueHistoryBody.self, "/api/portfolios/\(portfolioID)/history?from=2026-01-09", token: token)
+            let portfolio = try await client.decode(NetWorthBody.self, "/api/portfolio", token: token)
+            #expect(live.points.last?.netWorth == portfolio.netWorth && live.points.last?.holdingsValue == "720.00")
+
+            let other = try await client.register("snoop").token
+            #expect(try await client.get(path, token: other).status == .notFound)
+            for bad in ["interval=hour", "from=2026-13-01", "to=yesterday", "currency=EUR", "from=2026-01-09&to=2026-01-04"] {
+                let response = try await client.get("/api/portfolios/\(portfolioID)/history?\(bad)", token: token)
+                #expect(try response.status == .unprocessableContent && decodeProblem(response).code == "validation_failed", "\(bad)")
+            }
+        }
+    }
+
+    @Test("/v2/account/portfolio/history: equity per day, profit and loss against the first day leaving out what was paid in since")
+    func alpacaPortfolioHistory() async throws {
+        struct History: Decodable {
+            let timestamp: [Int]
+            let equity: [Decimal]
+            let profit_loss: [Decimal]
+            let profit_loss_pct: [Decimal?]
+            let base_value: Decimal
+            let timeframe: String
+        }
+        try await Self.withHistory { client, token, _ in
+            let history = try await client.decode(History.self, "/v2/account/portfolio/history?start=2026-01-04T00:00:00Z&end=2026-01-09", token: token)
+            #expect(history.equity == [10000, 10350, 10450, 11450, 11550, 11550])
+            #expect(history.base_value == 10000 && history.timeframe == "1D")
+            // Paid in since the first day: 350 of rewards, then 1,000 deposited.
+            #expect(history.profit_loss == [0, 0, 100, 100, 200, 200])
+            #expect(history.profit_loss_pct == [0, 0, Decimal(string: "0.009662"), Decimal(string: "0.008811"),
+                                                Decimal(string: "0.017621"), Decimal(string: "0.017621")])
+            // New York's midnight of each day.
+            #expect(history.timestamp.first == Int(ISO8601DateFormatter().date(from: "2026-01-04T05:00:00Z")!.timeIntervalSince1970))
+            #expect(Set(zip(history.timestamp, history.timestamp.dropFirst()).map { $1 - $0 }) == [86_400])
+            let week = try await client.decode(History.self, "/v2/account/portfolio/history?period=2D&date_end=2026-01-08", token: token)
+            #expect(week.equity == [10450, 11450, 11550] && week.base_value == 10450 && week.profit_loss == [0, 0, 100])
+            for bad in ["timeframe=1Min", "period=3X", "extended_hours=true", "cashflow_types=ALL"] {
+                let response = try await client.get("/v2/account/portfolio/history?\(bad)", token: token)
+                #expect(response.status == .unprocessableContent, "\(bad)")
+            }
+        }
+    }
+}
+
+struct ReservedPortfolioIDBody: Decodable {
+    let id: Int
+}
+
+struct NetWorthBody: Decodable {
+    let netWorth: String
+}
