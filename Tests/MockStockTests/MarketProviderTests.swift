@@ -69,6 +69,32 @@ struct MarketProviderTests {
         }
     }
 
+    @Test("every simulated tick updates its minute's bar: open, high, low, close and the number of ticks")
+    func simulatedMinuteBars() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { client in _ = try await client.seedMarket() }
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            var settings = SimulatedMarket.Settings()
+            settings.seed = 42
+            let market = SimulatedMarket(pool: pool, settings: settings, logger: Logger(label: "test"))
+            // A minute's start, a tick 30 s into it, and one in the next minute.
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            var prices: [Decimal] = []
+            for offset in [0.0, 30, 70] {
+                #expect(try await market.tick(now: start.addingTimeInterval(offset)))
+                prices.append(try #require(try await quotes(pool)["AAPL"]?.price))
+            }
+            let bars = try await pool.query(
+                "SELECT extract(epoch FROM minute)::int8, open, high, low, close, ticks FROM minute_bars WHERE symbol = 'AAPL' ORDER BY minute"
+            ).decode((Int, Decimal, Decimal, Decimal, Decimal, Int).self)
+            #expect(bars.count == 2)
+            #expect(bars[0].0 == 1_800_000_000 && bars[0].1 == prices[0] && bars[0].4 == prices[1] && bars[0].5 == 2)
+            #expect(bars[0].2 == max(prices[0], prices[1]) && bars[0].3 == min(prices[0], prices[1]))
+            #expect(bars[1].0 == 1_800_000_060 && bars[1].1 == prices[2] && bars[1].4 == prices[2] && bars[1].5 == 1)
+            await pool.close()
+        }
+    }
+
     @Test("simulated prices are reproducible: the same seed and ticks give the same market")
     func simulatedReproducible() async throws {
         var markets: [[String: StoredQuote]] = []

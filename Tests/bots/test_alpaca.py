@@ -359,8 +359,8 @@ class MarketDataTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        key = new_key(player("quant"))
-        cls.data = StockHistoricalDataClient(key["keyId"], key["secret"], url_override=BASE)
+        cls.key = new_key(player("quant"))
+        cls.data = StockHistoricalDataClient(cls.key["keyId"], cls.key["secret"], url_override=BASE)
 
     def daily(self, symbols, adjustment, **window):
         return self.data.get_stock_bars(StockBarsRequest(symbol_or_symbols=symbols, timeframe=TimeFrame.Day, adjustment=adjustment, **window))
@@ -400,13 +400,30 @@ class MarketDataTest(unittest.TestCase):
         apple = snapshots["AAPL"]
         self.assertEqual((apple.latest_trade.price, apple.latest_quote.ask_price), (170.0, 170.0))
         self.assertEqual((apple.daily_bar.timestamp.date(), apple.previous_daily_bar.timestamp.date()), (date(2021, 4, 21), date(2021, 4, 20)))
-        self.assertIsNone(apple.minute_bar)
+        # The price just set is this minute's bar.
+        self.assertEqual(apple.minute_bar.close, 170.0)
+        self.assertLess(abs(apple.minute_bar.timestamp - datetime.now(timezone.utc)).total_seconds(), 120)
         self.assertIn("MSFT", snapshots)
 
-    def test_minute_bars_are_refused(self):
-        with self.assertRaises(APIError) as refused:
-            self.data.get_stock_bars(StockBarsRequest(symbol_or_symbols="AAPL", timeframe=TimeFrame.Minute))
-        self.assertEqual(refused.exception.status_code, 422)
+    def test_minute_and_hour_bars_from_price_changes(self):
+        start = datetime.now(timezone.utc).replace(second=0, microsecond=0)
+        prices = ["50.00", "54.50", "49.25", "51.75"]
+        for price in prices:
+            set_price("INTC", price)
+        minutes = self.data.get_stock_bars(StockBarsRequest(symbol_or_symbols="INTC", timeframe=TimeFrame.Minute, start=start)).data["INTC"]
+        # One bar, or two if a minute ended meanwhile: the first opens at 50, the last closes at 51.75.
+        self.assertIn(len(minutes), (1, 2))
+        self.assertEqual((minutes[0].open, minutes[-1].close), (50.0, 51.75))
+        self.assertEqual((max(b.high for b in minutes), min(b.low for b in minutes)), (54.5, 49.25))
+        self.assertTrue(all(b.timestamp.second == 0 and b.timestamp >= start for b in minutes))
+        hours = self.data.get_stock_bars(StockBarsRequest(
+            symbol_or_symbols="INTC", timeframe=TimeFrame.Hour, start=start.replace(minute=0))).data["INTC"]
+        self.assertEqual((hours[-1].close, hours[-1].timestamp.minute), (51.75, 0))
+        # Timeframes the SDK itself would refuse to send.
+        headers = {"APCA-API-KEY-ID": self.key["keyId"], "APCA-API-SECRET-KEY": self.key["secret"]}
+        for timeframe in ("90Min", "24Hour", "0Min"):
+            status, body = call("GET", f"/v2/stocks/bars?symbols=INTC&timeframe={timeframe}", headers=headers)
+            self.assertEqual((status, body["code"]), (422, 40010001), timeframe)
 
 
 class TradeUpdatesTest(unittest.TestCase):

@@ -287,4 +287,9 @@ SELECT
        WHERE o.portfolio_id = h.portfolio_id AND o.symbol = h.symbol AND o.status = 'new'))
 + (SELECT count(*) FROM orders o JOIN trades t ON t.id = o.trade_id
    WHERE (t.portfolio_id, t.symbol, t.side, t.quantity) IS DISTINCT FROM (o.portfolio_id, o.symbol, o.side, o.quantity))
+-- A replacement is all or nothing: each replaced order and its successor name each other.
++ (SELECT count(*) FROM orders o WHERE o.status = 'replaced' AND NOT EXISTS (
+      SELECT 1 FROM orders n WHERE n.id = o.replaced_by AND n.replaces = o.id))
++ (SELECT count(*) FROM orders n WHERE n.replaces IS NOT NULL AND NOT EXISTS (
+      SELECT 1 FROM orders o WHERE o.id = n.replaces AND o.status = 'replaced' AND o.replaced_by = n.id))
 """

@@ -318,7 +318,7 @@ async def run(result, client, database, server, log_path):
     cases += await alpaca_stream_attacks(result, client, victim_key, answers)
     for path in ["/v2/assets?status=everything", "/v2/assets?attributes=x", "/v2/calendar?start=2026-02-30",
                  "/v2/calendar?start=2026-01-01&end=2035-01-01", "/v2/assets/%27%3B%20DROP%20TABLE%20instruments%3B--", "/v2/clock?x=1",
-                 "/v2/stocks/bars?symbols=AAPL&timeframe=1Min", "/v2/stocks/bars?symbols=AAPL&timeframe=1Day&page_token=%27%20OR%201",
+                 "/v2/stocks/bars?symbols=AAPL&timeframe=90Min", "/v2/stocks/bars?symbols=AAPL&timeframe=1Min&start=yesterday", "/v2/stocks/bars?symbols=AAPL&timeframe=1Day&page_token=%27%20OR%201",
                  "/v2/stocks/bars?symbols=" + ",".join(f"S{n}" for n in range(101)) + "&timeframe=1Day",
                  "/v2/stocks/bars?symbols=AAPL&timeframe=1Day&start=2021-01-01&end=2020-01-01",
                  "/v2/stocks/bars?symbols=AAPL&timeframe=1Day&limit=0", "/v2/stocks/bars?symbols=AAPL&timeframe=1Day&adjustment=dividend",

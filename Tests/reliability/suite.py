@@ -148,7 +148,7 @@ async def conservation(args, profile):
         deadline = time.monotonic() + profile["load_seconds"]
         latencies = []
         counts = {"trades": 0, "refused": 0, "reads": 0, "joins": 0, "orders": 0, "refused orders": 0, "cancels": 0,
-                  "league trades": 0, "refused league trades": 0}
+                  "league trades": 0, "refused league trades": 0, "replacements": 0, "refused replacements": 0}
 
         async def player_loop():
             while time.monotonic() < deadline:
@@ -165,6 +165,16 @@ async def conservation(args, profile):
                     status, answer, _ = await client.request("POST", f"/api/stock/{side}", token, {**body, "portfolioId": portfolio})
                     counts["league trades" if status == 200 else "refused league trades"] += 1
                     result.check(status in (200, 422), f"league trade answered {status}: {answer}")
+                elif roll < 0.28:
+                    # Replacing one of the player's open orders (racing its fill, a cancel, another replacement).
+                    status, page, _ = await client.request("GET", "/api/orders", token)
+                    if status == 200 and page["items"]:
+                        mine = random.choice(page["items"])
+                        price = float(mine["limitPrice"]) * random.choice([0.95, 1.0, 1.05])
+                        change = {"quantity": random.randint(1, 8), "limitPrice": f"{price:.2f}"}
+                        status, answer, _ = await client.request("PATCH", f"/api/orders/{mine['id']}", token, change)
+                        counts["replacements" if status == 200 else "refused replacements"] += 1
+                        result.check(status in (200, 409, 422), f"replacement answered {status}: {answer}")
                 elif roll < 0.3:
                     status, answer, _ = await client.request("DELETE", "/api/orders", token)
                     counts["cancels"] += len(answer.get("canceled", [])) if isinstance(answer, dict) else 0
@@ -216,6 +226,7 @@ async def conservation(args, profile):
             "users": profile["users"], "clients": profile["clients"], "seconds": profile["load_seconds"],
             "trades": counts["trades"], "refused trades": counts["refused"], "reads": counts["reads"], "joins": counts["joins"],
             "orders placed": counts["orders"], "orders refused": counts["refused orders"], "orders cancelled": counts["cancels"],
+            "orders replaced": counts["replacements"], "replacements refused": counts["refused replacements"],
             "orders open at the end": int(setup.database.scalar("SELECT count(*) FROM orders WHERE status = 'new'")),
             "league trades": counts["league trades"], "refused league trades": counts["refused league trades"],
             "short positions at the end": int(setup.database.scalar("SELECT count(*) FROM holdings WHERE quantity < 0")),
@@ -399,7 +410,19 @@ async def resting_flow(client, admin, players, deadline, figures):
             figures["resting orders placed"] += status == 201
             await asyncio.sleep(0.05)
 
-    await asyncio.gather(mover(), placer(), placer())
+    async def replacer():
+        # Open FLIP orders replaced with another quantity while fills and kills happen.
+        while time.monotonic() < deadline:
+            token, _ = random.choice(players)
+            status, page, _ = await client.request("GET", "/api/orders", token, timeout=10)
+            if status == 200 and page["items"]:
+                order = random.choice(page["items"])
+                status, _, _ = await client.request("PATCH", f"/api/orders/{order['id']}", token,
+                                                    {"quantity": random.randint(1, 3)}, timeout=10)
+                figures["resting orders replaced"] += status == 200
+            await asyncio.sleep(0.1)
+
+    await asyncio.gather(mover(), placer(), placer(), replacer())
     for _ in range(30):
         status, _, _ = await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "FLIP", "price": FLIP_PRICES[1]}], timeout=10)
         if status == 200:
@@ -448,7 +471,7 @@ async def crashes(args, profile):
                         break
                     await asyncio.sleep(0.5)
 
-        flow = {"resting orders placed": 0}
+        flow = {"resting orders placed": 0, "resting orders replaced": 0}
         await asyncio.gather(killer(), dividends(), resting_flow(client, admin, players, deadline, flow),
                              *(keyed_trader(client, players, ledger, deadline, lambda: False) for _ in range(32)))
         left = await orders_left_open(setup.database)

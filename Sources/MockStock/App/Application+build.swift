@@ -74,6 +74,7 @@ public func buildApplication(
     services.append(HousekeepingService(
         chores: [
             .init(name: "forget old idempotency keys") { try await trading.forgetOldKeys() },
+            .init(name: "forget old minute bars") { try await market.forgetOldMinuteBars() },
             .init(name: "forget ended throttle windows") { [store = accounts.throttles.store] in try await store.forgetEndedWindows() },
             .init(name: "forget delivered stream payloads") { _ = try await pool.execute(StreamFeed.forgetDeliveredPayloads) },
         ],

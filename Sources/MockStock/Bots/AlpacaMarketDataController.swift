@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 
 /// Market data v2 (`/v2/stocks/...`) from the stored prices: daily bars (weeks and months
-/// built from them), adjusted as asked, and the current price as the latest quote and
-/// trade. Every parameter alpaca-py's `StockHistoricalDataClient` sends is understood or
+/// built from them), adjusted as asked; minute and hour bars from the minute bars every
+/// stored price change keeps; the current price as the latest quote and trade. Every parameter alpaca-py's `StockHistoricalDataClient` sends is understood or
 /// refused.
 struct AlpacaMarketDataController {
     let store: AlpacaStore
@@ -26,13 +26,7 @@ struct AlpacaMarketDataController {
         )
         let parameters = request.uri.queryParameters
         let symbols = try Self.symbols(parameters.get("symbols"))
-        let period: String = switch parameters.get("timeframe") {
-        case "1Day", "1D": "day"
-        case "1Week", "1W": "week"
-        case "1Month", "1M": "month"
-        case nil: throw InvalidInput("timeframe is required: 1Day, 1Week or 1Month.")
-        default: throw InvalidInput("timeframe must be 1Day, 1Week or 1Month: prices are stored per day here.")
-        }
+        let timeframe = try Self.timeframe(parameters.get("timeframe"))
         let adjusted: AdjustedHistory = switch parameters.get("adjustment") ?? "raw" {
         case "raw": .none
         case "split": .split
@@ -45,16 +39,36 @@ struct AlpacaMarketDataController {
             guard let limit = Int($0), (1...10_000).contains(limit) else { throw InvalidInput("limit must be from 1 to 10000.") }
             return limit
         } ?? 1000
-        let end = try parameters.get("end").map { try Self.day($0, "end", roundingUp: false) } ?? Self.dayString(now())
-        let start = try parameters.get("start").map { try Self.day($0, "start", roundingUp: true) } ?? Self.dayString(
-            Calendar(identifier: .gregorian).date(byAdding: .day, value: -30, to: now())!
-        )
-        guard start <= end else { throw InvalidInput("start must not be after end.") }
-        let after = try parameters.get("page_token").map(Self.position(in:))
-        let records = try await store.bars(
-            symbols: symbols, from: start, to: end, through: try await quotes.historyEnd(), adjusted: adjusted,
-            period: period, after: after, limit: limit + 1
-        )
+        let token = try parameters.get("page_token").map(Self.position(in:))
+        let records: [AlpacaStore.BarRecord]
+        switch timeframe {
+        case .intraday(let seconds):
+            // Minute bars are as traded: no split or dividend falls within the seven days kept.
+            let end = try parameters.get("end").map { try Self.instant($0, "end") } ?? now()
+            let start = try parameters.get("start").map { try Self.instant($0, "start") }
+                ?? Calendar(identifier: .gregorian).startOfDay(for: end)
+            guard start <= end else { throw InvalidInput("start must not be after end.") }
+            records = try await store.intradayBars(
+                symbols: symbols, from: start, to: end, seconds: seconds,
+                after: try token.map { token in
+                    guard let epoch = Int(token.position) else { throw Self.invalidToken }
+                    return (token.symbol, epoch)
+                }, limit: limit + 1
+            )
+        case .period(let period):
+            let end = try parameters.get("end").map { try Self.day($0, "end", roundingUp: false) } ?? Self.dayString(now())
+            let start = try parameters.get("start").map { try Self.day($0, "start", roundingUp: true) } ?? Self.dayString(
+                Calendar(identifier: .gregorian).date(byAdding: .day, value: -30, to: now())!
+            )
+            guard start <= end else { throw InvalidInput("start must not be after end.") }
+            records = try await store.bars(
+                symbols: symbols, from: start, to: end, through: try await quotes.historyEnd(), adjusted: adjusted,
+                period: period, after: try token.map { token in
+                    guard CalendarDay.isValid(token.position) else { throw Self.invalidToken }
+                    return (token.symbol, token.position)
+                }, limit: limit + 1
+            )
+        }
         var bars: [String: [AlpacaBar]] = [:]
         for record in records.prefix(limit) { bars[record.symbol, default: []].append(AlpacaBar(record)) }
         let next = records.count > limit ? records[limit - 1] : nil
@@ -89,13 +103,14 @@ struct AlpacaMarketDataController {
         let symbols = try Self.symbols(request.uri.queryParameters.get("symbols"))
         let prices = try await quotes.quotes(for: symbols)
         let bars = Dictionary(grouping: try await store.latestBars(symbols: symbols, through: try await quotes.historyEnd(), count: 2), by: \.symbol)
+        let minutes = Dictionary(try await store.latestMinuteBars(symbols: symbols).map { ($0.symbol, $0) }) { first, _ in first }
         var snapshots: [String: AlpacaSnapshot] = [:]
         for symbol in symbols where prices[symbol] != nil || bars[symbol] != nil {
             let price = prices[symbol]
             let days = bars[symbol] ?? []
             snapshots[symbol] = AlpacaSnapshot(
                 latestTrade: price.map(AlpacaTrade.init), latestQuote: price.map(AlpacaQuote.init),
-                minuteBar: nil, dailyBar: days.first.map(AlpacaBar.init), prevDailyBar: days.dropFirst().first.map(AlpacaBar.init)
+                minuteBar: minutes[symbol].map(AlpacaBar.init), dailyBar: days.first.map(AlpacaBar.init), prevDailyBar: days.dropFirst().first.map(AlpacaBar.init)
             )
         }
         return AlpacaResponse(snapshots, snakeCase: false)
@@ -139,18 +154,46 @@ struct AlpacaMarketDataController {
         return formatter.string(from: date)
     }
 
-    static func token(_ symbol: String, _ day: String) -> String {
-        Data("\(symbol)|\(day)".utf8).base64EncodedString()
+    /// A page token: the last bar's symbol and day (or, for intraday bars, epoch second).
+    static func token(_ symbol: String, _ position: String) -> String {
+        Data("\(symbol)|\(position)".utf8).base64EncodedString()
     }
 
-    static func position(in token: String) throws -> (symbol: String, day: String) {
+    static let invalidToken = InvalidInput("page_token is not one this server gave.")
+
+    static func position(in token: String) throws -> (symbol: String, position: String) {
         guard token.count <= 64, let data = Data(base64Encoded: token), let text = String(data: data, encoding: .utf8) else {
-            throw InvalidInput("page_token is not one this server gave.")
+            throw invalidToken
         }
         let parts = text.split(separator: "|").map(String.init)
-        guard parts.count == 2, Symbol.isValid(parts[0]), CalendarDay.isValid(parts[1]) else {
-            throw InvalidInput("page_token is not one this server gave.")
-        }
+        guard parts.count == 2, Symbol.isValid(parts[0]), parts[1].count <= 12 else { throw invalidToken }
         return (parts[0], parts[1])
+    }
+
+    /// Bars per day, week or month (from the daily prices), or per so many seconds (from
+    /// the minute bars): `1Day`, `1Week`, `1Month`, `<1–59>Min`, `<1–23>Hour` (and `T`/`H`).
+    enum Timeframe: Equatable {
+        case period(String)
+        case intraday(seconds: Int)
+    }
+
+    static func timeframe(_ text: String?) throws -> Timeframe {
+        guard let text else { throw InvalidInput("timeframe is required: 1Day, 1Week, 1Month, <n>Min or <n>Hour.") }
+        switch text {
+        case "1Day", "1D": return .period("day")
+        case "1Week", "1W": return .period("week")
+        case "1Month", "1M": return .period("month")
+        default: break
+        }
+        for (suffix, unit, most) in [("Min", 60, 59), ("T", 60, 59), ("Hour", 3600, 23), ("H", 3600, 23)] where text.hasSuffix(suffix) {
+            if let count = Int(text.dropLast(suffix.count)), (1...most).contains(count) { return .intraday(seconds: count * unit) }
+        }
+        throw InvalidInput("timeframe must be 1Day, 1Week, 1Month, 1–59Min or 1–23Hour.")
+    }
+
+    /// A moment: an RFC 3339 time, or a day (its midnight, UTC).
+    static func instant(_ text: String, _ name: String) throws -> Date {
+        guard let moment = try AlpacaOrdersController.moment(text, name) else { throw InvalidInput("\(name) is empty.") }
+        return moment
     }
 }

@@ -111,6 +111,44 @@ extension AlpacaStore {
         return try rows.map(Self.bar)
     }
 
+    /// Bars of `seconds` (a minute to a day) from the stored minute bars in [from, to),
+    /// by symbol and time; `after` is the last bar of the previous page (its epoch second).
+    /// Volume is 0 (the game has none); `day` holds the bar's epoch second, for paging.
+    func intradayBars(
+        symbols: [String], from: Date, to: Date, seconds: Int, after: (symbol: String, epoch: Int)?, limit: Int
+    ) async throws -> [BarRecord] {
+        let rows = try await pool.query(
+            """
+            WITH periods AS (
+                SELECT symbol, (floor(extract(epoch FROM minute) / \(seconds)) * \(seconds))::int8 AS epoch,
+                       (array_agg(open ORDER BY minute))[1] AS open, max(high) AS high, min(low) AS low,
+                       (array_agg(close ORDER BY minute DESC))[1] AS close
+                FROM minute_bars
+                WHERE symbol = ANY(\(symbols)::text[]) AND minute >= \(from) AND minute < \(to)
+                GROUP BY 1, 2
+            )
+            SELECT symbol, epoch::text, to_char(to_timestamp(epoch) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                   open, high, low, close, 0::int8
+            FROM periods
+            WHERE \(after?.symbol)::text IS NULL OR (symbol, epoch) > (\(after?.symbol)::text, \(after?.epoch)::int8)
+            ORDER BY symbol, epoch LIMIT \(limit)
+            """
+        )
+        return try rows.map(Self.bar)
+    }
+
+    /// Each symbol's latest minute bar (of the seven days kept).
+    func latestMinuteBars(symbols: [String]) async throws -> [BarRecord] {
+        try await pool.query(
+            """
+            SELECT DISTINCT ON (symbol) symbol, extract(epoch FROM minute)::int8::text,
+                   to_char(minute AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), open, high, low, close, 0::int8
+            FROM minute_bars WHERE symbol = ANY(\(symbols)::text[])
+            ORDER BY symbol, minute DESC
+            """
+        ).map(Self.bar)
+    }
+
     /// Columns: symbol, day, timestamp, open, high, low, close, volume.
     private static func bar(_ row: PostgresRow) throws -> BarRecord {
         let (symbol, day, timestamp, open, high, low, close, volume) =

@@ -1,9 +1,14 @@
 import Foundation
 import Postgres
 
-/// Instruments, quotes and daily bars.
+/// Instruments, quotes, daily bars and minute bars.
 struct MarketStore: Sendable {
     let pool: PostgresConnectionPool
+
+    /// Forgets minute bars older than seven days (run by `HousekeepingService`).
+    func forgetOldMinuteBars() async throws {
+        try await pool.execute("DELETE FROM minute_bars WHERE minute < now() - interval '7 days'")
+    }
 
     /// An instrument with its current price from `instrument_prices`.
     struct PricedInstrument: Sendable {
