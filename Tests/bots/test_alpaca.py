@@ -515,5 +515,47 @@ class TradeStreamProtocolTest(unittest.TestCase):
         self.assertEqual(call("GET", "/stream")[0], 426)
 
 
+class ReadmeExampleTest(unittest.TestCase):
+    """The README's alpaca-py examples, run as written but for the key, secret and address."""
+
+    @staticmethod
+    def blocks():
+        with open(os.path.join(os.path.dirname(__file__), "..", "..", "README.md")) as readme:
+            section = readme.read().split("## Bring your Alpaca bot", 1)[1].split("\n## ", 1)[0]
+        return [block.split("```", 1)[0] for block in section.split("```python\n")[1:]]
+
+    def test_the_examples_trade_and_hear_the_fill(self):
+        import contextlib
+        import io
+        key = new_key(player("readme"))
+        set_price("AAPL", "150.00")
+        example, stream_example = self.blocks()
+        placeholder = '"PK…", "…secret…", "http://127.0.0.1:8080"'
+        self.assertIn(placeholder, example)
+        example = example.replace(placeholder, f'"{key["keyId"]}", "{key["secret"]}", "{BASE}"')
+        printed = io.StringIO()
+        scope = {}
+        with contextlib.redirect_stdout(printed):
+            exec(compile(example, "README example", "exec"), scope)
+        lines = printed.getvalue().splitlines()
+        self.assertTrue(lines[0].startswith("20-day average "), lines)
+        self.assertIn("OrderStatus.FILLED 150.00 OrderStatus.NEW [('AAPL', '3')]", lines[1])
+
+        self.assertTrue(stream_example.rstrip().endswith("stream.run()   # blocks; stream.stop() from another thread ends it"))
+        stream_example = stream_example.replace("ws://127.0.0.1:8080", BASE.replace("http", "ws", 1))
+        with contextlib.redirect_stdout(printed):
+            exec(compile(stream_example.replace("stream.run()", "pass"), "README stream example", "exec"), scope)
+            stream = scope["stream"]
+            thread = threading.Thread(target=stream.run, daemon=True)
+            thread.start()
+            self.assertTrue(wait_for(lambda: stream._running))
+            time.sleep(0.3)
+            set_price("AAPL", "120.00")  # below the example's limit order (90 % of the last close, 133.50): it fills
+            heard = wait_for(lambda: "fill AAPL 2 120.0" in printed.getvalue())
+            stream.stop()
+            thread.join(timeout=10)
+        self.assertTrue(heard, printed.getvalue())
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
