@@ -127,6 +127,97 @@ struct AnalyticsTests {
             }
         }
     }
+
+    @Test("returns: time-weighted and money-weighted over a range with a mid-period deposit, against a benchmark")
+    func performance() async throws {
+        struct Body: Decodable {
+            struct Benchmark: Decodable { let symbol: String; let twr: String? }
+            let from: String?
+            let to: String?
+            let currency: String
+            let twr: String?
+            let irr: String?
+            let benchmark: Benchmark?
+        }
+        try await Self.withHistory { client, token, portfolioID in
+            let path = "/api/portfolios/\(portfolioID)/performance?from=2026-01-01&to=2026-01-09"
+            let body = try await client.decode(Body.self, path + "&benchmark=aapl", token: token)
+            #expect(body.from == "2026-01-04" && body.to == "2026-01-09" && body.currency == "USD")
+            // Spreadsheet-style: each day's growth (V − F) / V of the day before, chained.
+            let worth: [Decimal] = [10000, 10350, 10450, 11450, 11550, 11550]
+            let paidIn: [Decimal] = [10000, 350, 0, 1000, 0, 0]
+            var growth = Decimal(1)
+            for day in 1..<worth.count { growth *= (worth[day] - paidIn[day]) / worth[day - 1] }
+            var twr = growth - 1, rounded = Decimal()
+            NSDecimalRound(&rounded, &twr, 6, .plain)
+            #expect(body.twr.flatMap { Decimal(string: $0) } == rounded && body.twr == "0.018480")
+            // The money-weighted rate makes the flows' present value zero: −10,000 at the start,
+            // −350 a fifth of the way, −1,000 three fifths of the way, +11,550 at the end.
+            let irr = try #require(body.irr.flatMap(Double.init))
+            let value = -10_000 - 350 * pow(1 + irr, -0.2) - 1_000 * pow(1 + irr, -0.6) + 11_550 / (1 + irr)
+            #expect(abs(value) < 0.01, "present value \(value) at \(irr)")
+            #expect(irr > 0.0184 && irr < 0.0200)
+            // AAPL from the close on or before the start (90 on 01-02) to the last (120 on 01-08).
+            #expect(body.benchmark?.symbol == "AAPL" && body.benchmark?.twr == "0.333333")
+            let market = try await client.decode(Body.self, path + "&benchmark=market", token: token)
+            #expect(market.benchmark?.symbol == "market" && market.benchmark?.twr == "0.333333")
+            #expect(try await client.decode(Body.self, path, token: token).benchmark == nil)
+
+            let unknown = try await client.get(path + "&benchmark=NOSUCH", token: token)
+            #expect(try decodeProblem(unknown).code == "unknown_symbol")
+            let bad = try await client.get(path + "&benchmark=%27%3B--", token: token)
+            #expect(try bad.status == .unprocessableContent && decodeProblem(bad).code == "validation_failed")
+            let other = try await client.register("peeker").token
+            #expect(try await client.get(path, token: other).status == .notFound)
+        }
+    }
+
+
+    @Test("P&L: a partial sale after buys at two prices realizes differently by FIFO, LIFO and average; totals agree once closed")
+    func profitAndLoss() async throws {
+        struct Body: Decodable {
+            struct Holding: Decodable { let symbol: String; let quantity: Int; let realized: String; let unrealized: String; let costBasis: String }
+            let method: String
+            let realized: String
+            let unrealized: String
+            let dividends: String
+            let fees: String
+            let holdings: [Holding]
+        }
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("accountant").token
+            try await client.setPrice("AAPL", "100")
+            _ = try await client.tradeOK("buy", "AAPL", 10, token: token)
+            try await client.setPrice("AAPL", "120")
+            _ = try await client.tradeOK("buy", "AAPL", 10, token: token)
+            try await client.setPrice("AAPL", "130")
+            _ = try await client.tradeOK("sell", "AAPL", 10, token: token)
+            let portfolio = try await client.decode(ReservedPortfolioIDBody.self, "/api/portfolio", token: token).id
+            func pnl(_ method: String) async throws -> Body {
+                try await client.decode(Body.self, "/api/portfolios/\(portfolio)/pnl?method=\(method)", token: token)
+            }
+            // Sold 10 at 130 (1,300) after 10 at 100 and 10 at 120; 10 left, worth 1,300.
+            for (method, realized, basis) in [("fifo", "300.00", "1200.00"), ("lifo", "100.00", "1000.00"), ("average", "200.00", "1100.00")] {
+                let body = try await pnl(method)
+                let unrealized = (Decimal(1300) - Decimal(string: basis)!).moneyText
+                #expect(body.method == method && body.realized == realized && body.unrealized == unrealized, "\(method)")
+                #expect(body.holdings.map(\.symbol) == ["AAPL"] && body.holdings[0].quantity == 10 && body.holdings[0].costBasis == basis)
+                #expect(body.fees == "0.00" && body.dividends == "0.00")
+            }
+            // Closed: every method has realized the same 400.
+            _ = try await client.tradeOK("sell", "AAPL", 10, token: token)
+            for method in ["fifo", "lifo", "average"] {
+                let body = try await pnl(method)
+                #expect(body.realized == "400.00" && body.unrealized == "0.00" && body.holdings[0].quantity == 0, "\(method)")
+            }
+            let bad = try await client.get("/api/portfolios/\(portfolio)/pnl?method=hifo", token: token)
+            #expect(try bad.status == .unprocessableContent && decodeProblem(bad).code == "validation_failed")
+            let other = try await client.register("auditor").token
+            #expect(try await client.get("/api/portfolios/\(portfolio)/pnl", token: other).status == .notFound)
+        }
+    }
+
 }
 
 struct ReservedPortfolioIDBody: Decodable {
@@ -135,4 +226,13 @@ struct ReservedPortfolioIDBody: Decodable {
 
 struct NetWorthBody: Decodable {
     let netWorth: String
+}
+
+extension Decimal {
+    /// As the API writes money: at least two digits after the point.
+    var moneyText: String {
+        let text = "\(self)"
+        guard let dot = text.firstIndex(of: ".") else { return text + ".00" }
+        return text.distance(from: dot, to: text.endIndex) < 3 ? text + "0" : text
+    }
 }

@@ -315,6 +315,16 @@ async def run(result, client, database, server, log_path):
     for body in [{"quantity": 2}, {"quantity": -1}, {"limitPrice": "1e9999"}, {"timeInForce": "fok"}, {"quantity": [1]}]:
         await expect("PATCH", f"/api/orders/{victim_order['id']}", attacker, {400, 404, 422}, body=body)
         cases += 1
+    # Figures of another user's portfolio, and bad ranges, methods and benchmarks on one's own.
+    for query in ["history", "performance", "pnl"]:
+        await expect("GET", f"/api/portfolios/{victim_portfolio}/{query}", attacker, {404})
+        cases += 1
+    own = (await client.request("GET", "/api/portfolio", attacker))[1]["id"]
+    for query in ["history?from=2026-02-30", "history?interval=hourly", "history?from=2026-02-01&to=2026-01-01",
+                  "history?to=%27%3B%20DROP%20TABLE%20trades%3B--", "history?currency=XXX", "performance?benchmark=%27%20OR%201%3D1",
+                  "performance?benchmark=NOSUCH", "performance?from=0000-00-00", "pnl?method=hifo", "pnl?method=" + "x" * 5000]:
+        await expect("GET", f"/api/portfolios/{own}/{query}", attacker, {404, 414, 422, 431})
+        cases += 1
     cases += await alpaca_stream_attacks(result, client, victim_key, answers)
     for path in ["/v2/assets?status=everything", "/v2/assets?attributes=x", "/v2/calendar?start=2026-02-30",
                  "/v2/calendar?start=2026-01-01&end=2035-01-01", "/v2/assets/%27%3B%20DROP%20TABLE%20instruments%3B--", "/v2/clock?x=1",

@@ -1,28 +1,60 @@
 import Foundation
 import Hummingbird
 
-/// Figures about a portfolio's past: its value over time.
+/// Figures about a portfolio's past: its value over time, its returns, its gains.
 struct AnalyticsController {
     let history: ValueHistoryService
+    let performance: PerformanceService
+    let profitAndLoss: ProfitAndLossService
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.get("portfolios/{id}/history", use: valueHistory)
+        api.get("portfolios/{id}/performance", use: returns)
+        api.get("portfolios/{id}/pnl", use: pnl)
     }
 
     /// `?from=&to=` (days, default: the portfolio's creation to today), `interval=day|week|month`.
     @Sendable func valueHistory(_ request: Request, context: AppRequestContext) async throws -> ValueHistory {
         let parameters = request.uri.queryParameters
-        guard let id = context.parameters.get("id").flatMap(Int.init), id > 0 else { throw TradingError.noSuchPortfolio }
-        let from = try Self.day(parameters.get("from"), "from")
-        let to = try Self.day(parameters.get("to"), "to")
-        if let from, let to, from > to { throw InvalidInput("from must not be after to.") }
+        let (id, from, to) = try Self.range(request, context)
         guard let interval = HistoryInterval(rawValue: parameters.get("interval") ?? "day") else {
             throw InvalidInput("interval must be day, week or month.")
         }
+        return try await history.history(userID: context.requireIdentity().userID, portfolioID: id, from: from, to: to, interval: interval)
+    }
+
+    /// `?from=&to=&benchmark=SYMBOL|market`: time- and money-weighted returns (see `Returns`).
+    @Sendable func returns(_ request: Request, context: AppRequestContext) async throws -> Performance {
+        let (id, from, to) = try Self.range(request, context)
+        let benchmark = request.uri.queryParameters.get("benchmark")
+        if let benchmark, benchmark != "market", !Symbol.isValid(Symbol.normalize(benchmark)) {
+            throw InvalidInput("benchmark must be a symbol or market.")
+        }
+        return try await performance.performance(
+            userID: context.requireIdentity().userID, portfolioID: id, from: from, to: to, benchmark: benchmark
+        )
+    }
+
+    /// `?method=average|fifo|lifo` (default average, as `averageCost` in the portfolio).
+    @Sendable func pnl(_ request: Request, context: AppRequestContext) async throws -> ProfitAndLoss {
+        let (id, _, _) = try Self.range(request, context)
+        guard let method = CostMethod(rawValue: request.uri.queryParameters.get("method") ?? "average") else {
+            throw InvalidInput("method must be average, fifo or lifo.")
+        }
+        return try await profitAndLoss.profitAndLoss(userID: context.requireIdentity().userID, portfolioID: id, method: method)
+    }
+
+    /// The portfolio, `from` and `to` of a figures request; only USD is served so far.
+    private static func range(_ request: Request, _ context: AppRequestContext) throws -> (id: Int, from: String?, to: String?) {
+        let parameters = request.uri.queryParameters
+        guard let id = context.parameters.get("id").flatMap(Int.init), id > 0 else { throw TradingError.noSuchPortfolio }
+        let from = try day(parameters.get("from"), "from")
+        let to = try day(parameters.get("to"), "to")
+        if let from, let to, from > to { throw InvalidInput("from must not be after to.") }
         if let currency = parameters.get("currency"), currency != "USD" {
             throw InvalidInput("currency must be USD: values in other currencies are not served yet.")
         }
-        return try await history.history(userID: context.requireIdentity().userID, portfolioID: id, from: from, to: to, interval: interval)
+        return (id, from, to)
     }
 
     static func day(_ text: String?, _ name: String) throws -> String? {

@@ -113,7 +113,11 @@ public func buildApplication(
             trading: tradingService, orders: orderService, alpaca: alpacaStore
         ),
         alpacaMarketData: AlpacaMarketDataController(store: alpacaStore, quotes: quotes, now: configuration.clock),
-        analytics: AnalyticsController(history: valueHistory)
+        analytics: AnalyticsController(
+            history: valueHistory,
+            performance: PerformanceService(history: valueHistory, benchmarks: BenchmarkStore(pool: pool), market: market),
+            profitAndLoss: ProfitAndLossService(pool: pool, trading: tradingService)
+        )
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
     let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)
