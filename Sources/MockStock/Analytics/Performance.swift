@@ -67,10 +67,10 @@ enum Returns {
     }
 }
 
-/// Benchmarks: a symbol's total return over a range, from the total-return series
-/// (`adjusted_bars(..., 'total')`, the one definition of adjusted history), each end taken
-/// at the last close on or before it; or the equal-weighted market, the average of every
-/// active instrument's.
+/// Benchmarks: a symbol's total return over a range, from the total-return series (the
+/// adjusted closes `adjusted_bars(..., 'total')` gives, read through its
+/// `adjustment_factor` at the two ends only), each end taken at the last close on or
+/// before it; or the equal-weighted market, the average of every active instrument's.
 struct BenchmarkStore: Sendable {
     let pool: PostgresConnectionPool
 
@@ -88,10 +88,13 @@ struct BenchmarkStore: Sendable {
                        (SELECT b.day FROM daily_bars b WHERE b.symbol = c.symbol AND b.day <= \(to)::date ORDER BY b.day DESC LIMIT 1) AS last
                 FROM chosen c
             )
-            SELECT e.symbol, (array_agg(a.close ORDER BY a.day DESC))[1] / (array_agg(a.close ORDER BY a.day))[1] - 1
-            FROM ends e CROSS JOIN LATERAL adjusted_bars(e.symbol, e.first, \(to)::date, 'total') a
-            WHERE e.first < e.last AND a.day IN (e.first, e.last)
-            GROUP BY e.symbol
+            SELECT e.symbol, round(l.close * lf.factor, 4) / round(f.close * ff.factor, 4) - 1
+            FROM ends e
+            JOIN daily_bars f ON f.symbol = e.symbol AND f.day = e.first
+            JOIN daily_bars l ON l.symbol = e.symbol AND l.day = e.last
+            CROSS JOIN LATERAL adjustment_factor(e.symbol, e.first, \(to)::date, 'total') ff
+            CROSS JOIN LATERAL adjustment_factor(e.symbol, e.last, \(to)::date, 'total') lf
+            WHERE e.first < e.last
             """
         )
         return Dictionary(uniqueKeysWithValues: try rows.decode((String, Decimal).self).map { ($0.0, $0.1) })
