@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run migrate test test-browser test-bots test-reliability bench bench-driver bench-seed bench-leaderboard bench-orders bench-stream db-start db-stop db-destroy deps clean
+.PHONY: all build run migrate test test-browser test-bots test-reliability bench bench-driver bench-seed bench-leaderboard bench-orders bench-stream bench-history db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -94,6 +94,12 @@ bench-orders:
 bench-stream:
 	@scripts/install-deps bench
 	scripts/bench-stream
+
+# Five years of daily trading (2,000 trades): the value-history route by day and by month
+# beside GET /api/portfolio.
+bench-history:
+	@scripts/install-deps bench
+	scripts/bench-history
 
 db-start:
 	$(PG_LOCAL) start dev

@@ -25,34 +25,39 @@ struct AnalyticsTests {
     /// A portfolio with a week of history: see below.
     static func withHistory(_ body: @Sendable @escaping (any TestClientProtocol, _ token: String, _ portfolioID: Int) async throws -> Void) async throws {
         try await TemporaryDatabase.with { database in
-            let (token, portfolioID) = try await TestApp.run(on: database) { client in
-                try await client.seedTradingMarket()
-                let token = try await client.register("historian").token
-                try await client.setPrice("AAPL", "100")
-                _ = try await client.tradeOK("buy", "AAPL", 10, token: token)
-                try await client.setPrice("AAPL", "120")
-                _ = try await client.tradeOK("sell", "AAPL", 4, token: token)
-                let portfolio = try await client.decode(ReservedPortfolioIDBody.self, "/api/portfolio", token: token)
-                return (token, portfolio.id)
-            }
-            // The same history, moved into the past: created on Sunday 2026-01-04 with 10,000;
-            // 10 AAPL bought at 100 on Monday (with the first trades' rewards, 350, moved there too); 1,000
-            // deposited on Wednesday, a day without a close; 4 sold at 120 on Thursday.
-            let pool = PostgresConnectionPool(configuration: database.configuration)
-            for statement: PostgresQuery in [
-                "UPDATE portfolios SET created_at = '2026-01-04T09:00:00Z', cash = cash + 1000 WHERE id = \(portfolioID)",
-                "UPDATE cash_movements SET created_at = '2026-01-04T10:00:00Z' WHERE portfolio_id = \(portfolioID) AND kind = 'starting_cash'",
-                "UPDATE cash_movements SET created_at = '2026-01-05T15:00:00Z' WHERE portfolio_id = \(portfolioID) AND kind = 'reward'",
-                "INSERT INTO cash_movements (portfolio_id, kind, amount, created_at) VALUES (\(portfolioID), 'deposit', 1000, '2026-01-07T12:00:00Z')",
-                "UPDATE trades SET created_at = '2026-01-05T15:00:00Z' WHERE portfolio_id = \(portfolioID) AND side = 'buy'",
-                "UPDATE trades SET created_at = '2026-01-08T15:00:00Z' WHERE portfolio_id = \(portfolioID) AND side = 'sell'",
-                "INSERT INTO daily_bars (symbol, day, close) VALUES ('AAPL', '2026-01-02', 90), ('AAPL', '2026-01-05', 100), ('AAPL', '2026-01-06', 110), ('AAPL', '2026-01-08', 120)",
-            ] {
-                _ = try await pool.execute(statement)
-            }
-            await pool.close()
-            try await TestApp.run(on: database) { client in try await body(client, token, portfolioID) }
+            let setup = try await historySetup(database)
+            try await TestApp.run(on: database) { client in try await body(client, setup.token, setup.portfolioID) }
         }
+    }
+
+    static func historySetup(_ database: TemporaryDatabase) async throws -> (token: String, portfolioID: Int) {
+        let (token, portfolioID) = try await TestApp.run(on: database) { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("historian").token
+            try await client.setPrice("AAPL", "100")
+            _ = try await client.tradeOK("buy", "AAPL", 10, token: token)
+            try await client.setPrice("AAPL", "120")
+            _ = try await client.tradeOK("sell", "AAPL", 4, token: token)
+            let portfolio = try await client.decode(ReservedPortfolioIDBody.self, "/api/portfolio", token: token)
+            return (token, portfolio.id)
+        }
+        // The same history, moved into the past: created on Sunday 2026-01-04 with 10,000;
+        // 10 AAPL bought at 100 on Monday (with the first trades' rewards, 350, moved there too); 1,000
+        // deposited on Wednesday, a day without a close; 4 sold at 120 on Thursday.
+        let pool = PostgresConnectionPool(configuration: database.configuration)
+        for statement: PostgresQuery in [
+            "UPDATE portfolios SET created_at = '2026-01-04T09:00:00Z', cash = cash + 1000 WHERE id = \(portfolioID)",
+            "UPDATE cash_movements SET created_at = '2026-01-04T10:00:00Z' WHERE portfolio_id = \(portfolioID) AND kind = 'starting_cash'",
+            "UPDATE cash_movements SET created_at = '2026-01-05T15:00:00Z' WHERE portfolio_id = \(portfolioID) AND kind = 'reward'",
+            "INSERT INTO cash_movements (portfolio_id, kind, amount, created_at) VALUES (\(portfolioID), 'deposit', 1000, '2026-01-07T12:00:00Z')",
+            "UPDATE trades SET created_at = '2026-01-05T15:00:00Z' WHERE portfolio_id = \(portfolioID) AND side = 'buy'",
+            "UPDATE trades SET created_at = '2026-01-08T15:00:00Z' WHERE portfolio_id = \(portfolioID) AND side = 'sell'",
+            "INSERT INTO daily_bars (symbol, day, close) VALUES ('AAPL', '2026-01-02', 90), ('AAPL', '2026-01-05', 100), ('AAPL', '2026-01-06', 110), ('AAPL', '2026-01-08', 120)",
+        ] {
+            _ = try await pool.execute(statement)
+        }
+        await pool.close()
+        return (token, portfolioID)
     }
 
     @Test("value history is rebuilt from the trades, cash movements and each day's close; weeks and months take their last day")
@@ -95,6 +100,37 @@ struct AnalyticsTests {
                 let response = try await client.get("/api/portfolios/\(portfolioID)/history?\(bad)", token: token)
                 #expect(try response.status == .unprocessableContent && decodeProblem(response).code == "validation_failed", "\(bad)")
             }
+        }
+    }
+
+    @Test("past days' values are kept once computed, and not used once the history or a past price changes")
+    func keptValues() async throws {
+        try await TemporaryDatabase.with { database in
+            let setup = try await Self.historySetup(database)
+            let path = "/api/portfolios/\(setup.portfolioID)/history?from=2026-01-05&to=2026-01-07"
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            @Sendable func kept() async throws -> Int {
+                try await pool.query("SELECT count(*) FROM portfolio_values WHERE portfolio_id = \(setup.portfolioID)").decodeColumn(Int.self)[0]
+            }
+            try await TestApp.run(on: database) { client in
+                let first = try await client.decode(ValueHistoryBody.self, path, token: setup.token)
+                #expect(first.points.map(\.holdingsValue) == ["1000.00", "1100.00", "1100.00"])
+                // The three days and the day before them are kept.
+                #expect(try await kept() == 4)
+                // A past close corrected: the kept days are not used.
+                _ = try await pool.execute("UPDATE daily_bars SET close = 115 WHERE symbol = 'AAPL' AND day = '2026-01-06'")
+                let repriced = try await client.decode(ValueHistoryBody.self, path, token: setup.token)
+                #expect(repriced.points.map(\.holdingsValue) == ["1000.00", "1150.00", "1150.00"])
+                // A deposit recorded on a past day: the history after it changes.
+                _ = try await pool.execute(
+                    "INSERT INTO cash_movements (portfolio_id, kind, amount, created_at) VALUES (\(setup.portfolioID), 'deposit', 50, '2026-01-06T09:00:00Z')"
+                )
+                let deposited = try await client.decode(ValueHistoryBody.self, path, token: setup.token)
+                #expect(deposited.points.map(\.cash) == ["9350.00", "9400.00", "10400.00"])
+                #expect(deposited.points.map(\.netInflow) == ["350.00", "50.00", "1000.00"])
+                #expect(try await kept() == 4)
+            }
+            await pool.close()
         }
     }
 
@@ -215,6 +251,69 @@ struct AnalyticsTests {
             #expect(try bad.status == .unprocessableContent && decodeProblem(bad).code == "validation_failed")
             let other = try await client.register("auditor").token
             #expect(try await client.get("/api/portfolios/\(portfolio)/pnl", token: other).status == .notFound)
+        }
+    }
+
+
+    @Test("correlation: the Pearson matrix of daily returns equals the direct formula; compare rebases each series to 100")
+    func correlationAndComparison() async throws {
+        struct CorrelationBody: Decodable {
+            let from: String
+            let to: String
+            let symbols: [String]
+            let observations: Int
+            let matrix: [[String?]]
+        }
+        struct ComparisonBody: Decodable {
+            struct Series: Decodable { let symbol: String; let points: [Point] }
+            struct Point: Decodable, Equatable { let date: String; let value: String }
+            let series: [Series]
+        }
+        let apple: [Decimal] = [100, 102, 101, 105, 104, 108]
+        let one: [Decimal] = [10, 10.1, 10.3, 10.2, 10.6, 10.5]
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { client in try await client.seedTradingMarket() }
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            for (symbol, closes) in [("AAPL", apple), ("ONE", one), ("TENTH", [Decimal](repeating: 1, count: 6))] {
+                for (index, close) in closes.enumerated() {
+                    _ = try await pool.execute(
+                        "INSERT INTO daily_bars (symbol, day, close) VALUES (\(symbol), \("2026-02-0\(index + 2)")::date, \(close))"
+                    )
+                }
+            }
+            await pool.close()
+            try await TestApp.run(on: database) { client in
+                let token = try await client.register("statistician").token
+                let body = try await client.decode(
+                    CorrelationBody.self, "/api/analytics/correlation?symbols=aapl,ONE,TENTH&from=2026-02-01&to=2026-02-28", token: token)
+                // The direct formula over the five daily returns.
+                func returns(_ closes: [Decimal]) -> [Double] {
+                    zip(closes, closes.dropFirst()).map { NSDecimalNumber(decimal: $1 / $0 - 1).doubleValue }
+                }
+                let x = returns(apple), y = returns(one)
+                let mx = x.reduce(0, +) / 5, my = y.reduce(0, +) / 5
+                let covariance = zip(x, y).map { ($0 - mx) * ($1 - my) }.reduce(0, +)
+                let pearson = covariance / (x.map { ($0 - mx) * ($0 - mx) }.reduce(0, +).squareRoot()
+                                            * y.map { ($0 - my) * ($0 - my) }.reduce(0, +).squareRoot())
+                #expect(body.symbols == ["AAPL", "ONE", "TENTH"] && body.observations == 5)
+                #expect(body.matrix[0][0] == "1.0000" && body.matrix[1][1] == "1.0000")
+                #expect(body.matrix[0][1] == String(format: "%.4f", pearson) && body.matrix[1][0] == body.matrix[0][1])
+                // A price that never moves correlates with nothing.
+                #expect(body.matrix[0][2] == nil && body.matrix[2][2] == nil)
+
+                let compared = try await client.decode(
+                    ComparisonBody.self, "/api/analytics/compare?symbols=ONE,AAPL&from=2026-02-03&to=2026-02-05", token: token)
+                #expect(compared.series.map(\.symbol) == ["ONE", "AAPL"])
+                #expect(compared.series[1].points == [
+                    .init(date: "2026-02-03", value: "100.00"), .init(date: "2026-02-04", value: "99.0196"),
+                    .init(date: "2026-02-05", value: "102.9412"),
+                ])
+                for bad in ["symbols=AAPL", "symbols=AAPL,NOSUCH", "symbols=AAPL,ONE&from=2026-03-01&to=2026-02-01",
+                            "symbols=" + (1...21).map { "S\($0)" }.joined(separator: ","), "symbols=AAPL,ONE&from=2026-02-30"] {
+                    let response = try await client.get("/api/analytics/correlation?\(bad)", token: token)
+                    #expect([.unprocessableContent, .notFound].contains(response.status), "\(bad)")
+                }
+            }
         }
     }
 

@@ -325,6 +325,11 @@ async def run(result, client, database, server, log_path):
                   "performance?benchmark=NOSUCH", "performance?from=0000-00-00", "pnl?method=hifo", "pnl?method=" + "x" * 5000]:
         await expect("GET", f"/api/portfolios/{own}/{query}", attacker, {404, 414, 422, 431})
         cases += 1
+    for query in ["correlation?symbols=R1", "correlation?symbols=R1,%27%3B--", "correlation?symbols=R1,R2&from=2026-01-02&to=2025-01-01",
+                  "correlation?symbols=" + ",".join(f"R{n}" for n in range(1, 30)), "compare?symbols=", "compare?symbols=R1&to=tomorrow",
+                  "compare?symbols=NOSUCH", "correlation?symbols=R1,R2&from=1900-01-01&to=2026-01-01"]:
+        await expect("GET", f"/api/analytics/{query}", attacker, {404, 422})
+        cases += 1
     cases += await alpaca_stream_attacks(result, client, victim_key, answers)
     for path in ["/v2/assets?status=everything", "/v2/assets?attributes=x", "/v2/calendar?start=2026-02-30",
                  "/v2/calendar?start=2026-01-01&end=2035-01-01", "/v2/assets/%27%3B%20DROP%20TABLE%20instruments%3B--", "/v2/clock?x=1",

@@ -1,16 +1,20 @@
 import Foundation
 import Hummingbird
 
-/// Figures about a portfolio's past: its value over time, its returns, its gains.
+/// Figures about a portfolio's past (its value over time, its returns, its gains) and
+/// about symbols side by side (correlation, rebased comparison).
 struct AnalyticsController {
     let history: ValueHistoryService
     let performance: PerformanceService
     let profitAndLoss: ProfitAndLossService
+    let comparison: ComparisonService
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.get("portfolios/{id}/history", use: valueHistory)
         api.get("portfolios/{id}/performance", use: returns)
         api.get("portfolios/{id}/pnl", use: pnl)
+        api.get("analytics/correlation", use: correlation)
+        api.get("analytics/compare", use: compare)
     }
 
     /// `?from=&to=` (days, default: the portfolio's creation to today), `interval=day|week|month`.
@@ -42,6 +46,22 @@ struct AnalyticsController {
             throw InvalidInput("method must be average, fifo or lifo.")
         }
         return try await profitAndLoss.profitAndLoss(userID: context.requireIdentity().userID, portfolioID: id, method: method)
+    }
+
+    /// `?symbols=A,B,C&from=&to=`: the Pearson matrix of daily total returns.
+    @Sendable func correlation(_ request: Request, context: AppRequestContext) async throws -> Correlation {
+        let parameters = request.uri.queryParameters
+        return try await comparison.correlation(
+            symbols: parameters.get("symbols"), from: try Self.day(parameters.get("from"), "from"), to: try Self.day(parameters.get("to"), "to")
+        )
+    }
+
+    /// `?symbols=A,B&from=&to=`: total-return series rebased to 100 at `from`.
+    @Sendable func compare(_ request: Request, context: AppRequestContext) async throws -> Comparison {
+        let parameters = request.uri.queryParameters
+        return try await comparison.comparison(
+            symbols: parameters.get("symbols"), from: try Self.day(parameters.get("from"), "from"), to: try Self.day(parameters.get("to"), "to")
+        )
     }
 
     /// The portfolio, `from` and `to` of a figures request; only USD is served so far.

@@ -110,7 +110,7 @@ struct PerformanceService: Sendable {
     /// `benchmark`: a symbol, or `market` for the equal-weighted market.
     func performance(userID: Int, portfolioID: Int, from: String?, to: String?, benchmark: String?) async throws -> Performance {
         let values = try await history.values(userID: userID, portfolioID: portfolioID, from: from, to: to, interval: .day)
-        let days = values.compactMap { history.date($0.day).map { Int($0.timeIntervalSince1970 / 86_400) } }
+        let days = values.compactMap { ValueHistoryService.dayNumber($0.day) }
         var result = Performance(
             from: values.first?.day, to: values.last?.day, currency: "USD",
             twr: Returns.timeWeighted(values)?.rate,

@@ -56,12 +56,13 @@ struct ValueHistoryService: Sendable {
         guard end.timeIntervalSince(start) <= Double(Self.maximumYears) * 366 * 86_400 else {
             throw InvalidInput("A history covers at most \(Self.maximumYears) years.")
         }
-        var days = hours.sessions(from: start, through: end).map { dayString($0.open) }
+        let format = formatter()
+        var days = hours.sessions(from: start, through: end).map { format.string(from: $0.open) }
         if days.last != last && last == today { days.append(today) }
         guard !days.isEmpty else { return [] }
         // The day before the first, for what was paid in before the range.
         let anchor = dayString(start.addingTimeInterval(-86_400))
-        let rows = try await store.days(portfolioID: live.id, days: [anchor] + days, timeZone: hours.timeZone.identifier)
+        let rows = try await store.days(portfolioID: live.id, days: [anchor] + days, timeZone: hours.timeZone.identifier, today: today)
         var inflowBefore = rows.first?.inflowToDate ?? 0
         var values: [Value] = []
         for (index, row) in rows.dropFirst().enumerated() {
@@ -91,19 +92,24 @@ struct ValueHistoryService: Sendable {
         case .day: return day
         case .month: return String(day.prefix(7))
         case .week:
-            var calendar = Calendar(identifier: .iso8601)
-            calendar.timeZone = TimeZone(identifier: "UTC")!
-            let components = calendar.dateComponents([.yearForWeekOfYear, .weekOfYear], from: utcDay(day) ?? .distantPast)
-            return "\(components.yearForWeekOfYear ?? 0)-W\(components.weekOfYear ?? 0)"
+            // Day 0 (1970-01-01) was a Thursday: weeks counted from Mondays.
+            let number = dayNumber(day) ?? 0
+            return String((number + 3 >= 0 ? number + 3 : number - 3) / 7)
         }
     }
 
-    private static func utcDay(_ day: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.date(from: day)
+    /// Days since 1970-01-01 of a `YYYY-MM-DD` day (proleptic Gregorian, by arithmetic: a
+    /// history has thousands of days, too many for a formatter each).
+    static func dayNumber(_ day: String) -> Int? {
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        let (month, dayOfMonth) = (parts[1], parts[2])
+        let year = month <= 2 ? parts[0] - 1 : parts[0]
+        let era = (year >= 0 ? year : year - 399) / 400
+        let yearOfEra = year - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + dayOfMonth - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
     /// Days are counted in the market's time zone.

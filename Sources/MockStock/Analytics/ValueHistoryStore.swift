@@ -5,7 +5,8 @@ import Postgres
 /// movement and split (the `activities` view) up to the end of each day, with each held
 /// symbol valued at that day's close (or the last close before it). Closes are the
 /// stored, unadjusted ones: the shares held before a split are the shares of that time,
-/// so no adjustment is needed, and dividends are in the cash.
+/// so no adjustment is needed, and dividends are in the cash. Days once computed are
+/// kept (`portfolio_values`, see its migration) for as long as the history is unchanged.
 struct ValueHistoryStore: Sendable {
     let pool: PostgresConnectionPool
 
@@ -26,54 +27,102 @@ struct ValueHistoryStore: Sendable {
     }
 
     /// The portfolio at the end of each of `days` (`YYYY-MM-DD`, ascending), counting
-    /// activities in the market's time zone `timeZone`.
-    ///
-    /// One statement: running sums over the activities give cash, inflows and shares per
-    /// symbol on every day that matters; closes are carried forward over days without one
-    /// (a holiday, a gap in the data) by numbering the closes seen so far.
-    func days(portfolioID: Int, days: [String], timeZone: String) async throws -> [Day] {
-        guard let last = days.last else { return [] }
-        let rows = try await pool.query(
+    /// activities in the market's time zone `timeZone`: the days kept in
+    /// `portfolio_values` for the history as it is now, the others computed (and those
+    /// before `today` kept).
+    func days(portfolioID: Int, days: [String], timeZone: String, today: String) async throws -> [Day] {
+        guard let first = days.first, let last = days.last else { return [] }
+        // A range of the primary key (a list of days as `= ANY` would be compared row by row).
+        let stored = try await pool.query(
             """
-            WITH days AS (
-                SELECT unnest(\(days)::date[]) AS day
-            ), moves AS (
-                SELECT (a.at AT TIME ZONE \(timeZone))::date AS day, a.symbol, coalesce(a.amount, 0) AS amount,
-                       CASE WHEN a.type = ANY(\(Self.inflowKinds)::text[]) THEN a.amount ELSE 0 END AS inflow,
-                       CASE a.type WHEN 'fill' THEN CASE a.side WHEN 'buy' THEN a.quantity ELSE -a.quantity END
-                                   WHEN 'split' THEN a.quantity ELSE 0 END AS shares
-                FROM activities a
-                WHERE a.portfolio_id = \(portfolioID) AND a.at < ((\(last)::date + 1)::timestamp AT TIME ZONE \(timeZone))
-            ), ledger AS (
-                SELECT day, sum(sum(amount)) OVER (ORDER BY day) AS cash, sum(sum(inflow)) OVER (ORDER BY day) AS inflow
-                FROM (SELECT day, amount, inflow FROM moves UNION ALL SELECT day, 0, 0 FROM days) x
-                GROUP BY day
-            ), symbols AS (
-                SELECT DISTINCT symbol FROM moves WHERE symbol IS NOT NULL
-            ), positions AS (
-                SELECT g.day, g.symbol, sum(sum(g.shares)) OVER (PARTITION BY g.symbol ORDER BY g.day) AS shares
-                FROM (SELECT day, symbol, shares FROM moves WHERE symbol IS NOT NULL
-                      UNION ALL SELECT d.day, s.symbol, 0 FROM days d CROSS JOIN symbols s) g
-                GROUP BY g.day, g.symbol
-            ), closes AS (
-                SELECT p.day, p.symbol, p.shares, b.close, count(b.close) OVER (PARTITION BY p.symbol ORDER BY p.day) AS seen
-                FROM positions p LEFT JOIN daily_bars b ON b.symbol = p.symbol AND b.day = p.day
-            ), carried AS (
-                SELECT c.day, c.shares,
-                       coalesce(first_value(c.close) OVER (PARTITION BY c.symbol, c.seen ORDER BY c.day),
-                                (SELECT b.close FROM daily_bars b WHERE b.symbol = c.symbol AND b.day < c.day
-                                 ORDER BY b.day DESC LIMIT 1)) AS price
-                FROM closes c
-            ), valued AS (
-                SELECT day, sum(shares * price) AS value FROM carried WHERE shares <> 0 GROUP BY day
-            )
-            SELECT d.day::text, l.cash, coalesce(v.value, 0), l.inflow
-            FROM days d JOIN ledger l ON l.day = d.day LEFT JOIN valued v ON v.day = d.day
-            ORDER BY d.day
+            SELECT v.day::text, v.cash, v.holdings_value, v.inflow_to_date FROM portfolio_values v
+            WHERE v.portfolio_id = \(portfolioID) AND v.time_zone = \(timeZone) AND v.day BETWEEN \(first)::date AND \(last)::date
+              AND v.mark = \(Self.mark(portfolioID))
             """
-        )
-        return try rows.decode((String, Decimal, Decimal, Decimal).self).map {
-            Day(day: $0.0, cash: $0.1, holdingsValue: $0.2, inflowToDate: $0.3)
+        ).decode((String, Decimal, Decimal, Decimal).self)
+        let wanted = Set(days)
+        var byDay: [String: Day] = [:]
+        for row in stored where wanted.contains(row.0) {
+            byDay[row.0] = Day(day: row.0, cash: row.1, holdingsValue: row.2, inflowToDate: row.3)
         }
+        let missing = days.filter { byDay[$0] == nil }
+        if !missing.isEmpty {
+            for day in try await compute(portfolioID: portfolioID, days: missing, timeZone: timeZone, today: today) {
+                byDay[day.day] = day
+            }
+        }
+        return days.compactMap { byDay[$0] }
+    }
+
+    /// What a portfolio's history is now: its trades, cash movements and applied actions
+    /// counted, and the price-history epoch.
+    private static func mark(_ portfolioID: Int) -> PostgresQuery {
+        """
+        ((SELECT count(*) FROM trades WHERE portfolio_id = \(portfolioID)) || ':'
+         || (SELECT count(*) FROM cash_movements WHERE portfolio_id = \(portfolioID)) || ':'
+         || (SELECT count(*) FROM corporate_action_applications WHERE portfolio_id = \(portfolioID)) || ':'
+         || (SELECT epoch FROM price_history_epoch))
+        """
+    }
+
+    /// One statement: running sums over the activities give cash, inflows and shares per
+    /// symbol on every day that matters; each held symbol is valued at the close of the
+    /// last day with one (the running latest priced day, joined back to its bar). The
+    /// values are kept with the history's mark read in the same statement, so they always
+    /// belong to the history they were computed from.
+    private func compute(portfolioID: Int, days: [String], timeZone: String, today: String) async throws -> [Day] {
+        guard let last = days.last else { return [] }
+        let rows = try await pool.withTransaction { session in
+            // The planner's estimate of the day × symbol grid would have it compiled (JIT)
+            // at a cost above the query's own.
+            try await session.execute("SET LOCAL jit = off")
+            return try await session.query(
+                """
+                WITH days AS (
+                    SELECT unnest(\(days)::date[]) AS day
+                ), moves AS (
+                    SELECT (a.at AT TIME ZONE \(timeZone))::date AS day, a.symbol, coalesce(a.amount, 0) AS amount,
+                           CASE WHEN a.type = ANY(\(Self.inflowKinds)::text[]) THEN a.amount ELSE 0 END AS inflow,
+                           CASE a.type WHEN 'fill' THEN CASE a.side WHEN 'buy' THEN a.quantity ELSE -a.quantity END
+                                       WHEN 'split' THEN a.quantity ELSE 0 END AS shares
+                    FROM activities a
+                    WHERE a.portfolio_id = \(portfolioID) AND a.at < ((\(last)::date + 1)::timestamp AT TIME ZONE \(timeZone))
+                ), ledger AS (
+                    SELECT day, sum(sum(amount)) OVER (ORDER BY day) AS cash, sum(sum(inflow)) OVER (ORDER BY day) AS inflow
+                    FROM (SELECT day, amount, inflow FROM moves UNION ALL SELECT day, 0, 0 FROM days) x
+                    GROUP BY day
+                ), symbols AS (
+                    SELECT DISTINCT symbol FROM moves WHERE symbol IS NOT NULL
+                ), grid AS (
+                    SELECT day, symbol, sum(shares) AS shares
+                    FROM (SELECT day, symbol, shares FROM moves WHERE symbol IS NOT NULL
+                          UNION ALL SELECT d.day, s.symbol, 0 FROM days d CROSS JOIN symbols s) g
+                    GROUP BY day, symbol
+                ), running AS (
+                    SELECT r.day, r.symbol, sum(r.shares) OVER w AS held, max(b.day) OVER w AS priced_on
+                    FROM grid r LEFT JOIN daily_bars b ON b.symbol = r.symbol AND b.day = r.day
+                    WINDOW w AS (PARTITION BY r.symbol ORDER BY r.day)
+                ), valued AS (
+                    SELECT r.day, sum(r.held * coalesce(b.close, (SELECT p.close FROM daily_bars p WHERE p.symbol = r.symbol
+                                                                  AND p.day < r.day ORDER BY p.day DESC LIMIT 1))) AS value
+                    FROM running r LEFT JOIN daily_bars b ON b.symbol = r.symbol AND b.day = r.priced_on
+                    WHERE r.held <> 0
+                    GROUP BY r.day
+                ), computed AS (
+                    SELECT d.day, l.cash, coalesce(v.value, 0) AS holdings_value, l.inflow
+                    FROM days d JOIN ledger l ON l.day = d.day LEFT JOIN valued v ON v.day = d.day
+                ), kept AS (
+                    INSERT INTO portfolio_values (portfolio_id, time_zone, day, mark, cash, holdings_value, inflow_to_date)
+                    SELECT \(portfolioID), \(timeZone), day, \(Self.mark(portfolioID)), cash, holdings_value, inflow
+                    FROM computed WHERE day < \(today)::date
+                    ON CONFLICT (portfolio_id, time_zone, day) DO UPDATE
+                        SET mark = EXCLUDED.mark, cash = EXCLUDED.cash, holdings_value = EXCLUDED.holdings_value,
+                            inflow_to_date = EXCLUDED.inflow_to_date
+                )
+                SELECT day::text, cash, holdings_value, inflow FROM computed ORDER BY day
+                """
+            ).decode((String, Decimal, Decimal, Decimal).self)
+        }
+        return rows.map { Day(day: $0.0, cash: $0.1, holdingsValue: $0.2, inflowToDate: $0.3) }
     }
 }

@@ -116,7 +116,8 @@ public func buildApplication(
         analytics: AnalyticsController(
             history: valueHistory,
             performance: PerformanceService(history: valueHistory, benchmarks: BenchmarkStore(pool: pool), market: market),
-            profitAndLoss: ProfitAndLossService(pool: pool, trading: tradingService)
+            profitAndLoss: ProfitAndLossService(pool: pool, trading: tradingService),
+            comparison: ComparisonService(store: ComparisonStore(pool: pool), history: valueHistory)
         )
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
