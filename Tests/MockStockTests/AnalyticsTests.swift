@@ -317,6 +317,45 @@ struct AnalyticsTests {
         }
     }
 
+
+    @Test("composition by symbol and sector, at a past day's closes and now at live prices, with weights of the holdings' value")
+    func composition() async throws {
+        struct Body: Decodable {
+            struct Position: Decodable, Equatable { let symbol: String; let sector: String; let quantity: Int; let price: String; let value: String; let weight: String? }
+            struct Sector: Decodable, Equatable { let sector: String; let value: String; let weight: String? }
+            let date: String?
+            let cash: String
+            let holdingsValue: String
+            let netWorth: String
+            let bySymbol: [Position]
+            let bySector: [Sector]
+        }
+        try await TemporaryDatabase.with { database in
+            let setup = try await Self.historySetup(database)
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            _ = try await pool.execute("UPDATE instruments SET sector = 'Information Technology' WHERE symbol = 'AAPL'")
+            await pool.close()
+            try await TestApp.run(on: database) { client in
+                let path = "/api/portfolios/\(setup.portfolioID)/composition"
+                let past = try await client.decode(Body.self, path + "?date=2026-01-06", token: setup.token)
+                #expect(past.date == "2026-01-06" && past.cash == "9350.00" && past.holdingsValue == "1100.00" && past.netWorth == "10450.00")
+                #expect(past.bySymbol == [.init(symbol: "AAPL", sector: "Information Technology", quantity: 10, price: "110.00", value: "1100.00", weight: "1.000000")])
+                let before = try await client.decode(Body.self, path + "?date=2026-01-03", token: setup.token)
+                #expect(before.cash == "0.00" && before.bySymbol.isEmpty && before.bySector.isEmpty)
+
+                // Now: 6 AAPL at 120 and 100 ONE bought at 1.
+                _ = try await client.tradeOK("buy", "ONE", 100, token: setup.token)
+                let now = try await client.decode(Body.self, path, token: setup.token)
+                #expect(now.date == nil && now.holdingsValue == "820.00")
+                #expect(now.bySymbol.map(\.symbol) == ["AAPL", "ONE"] && now.bySymbol.map(\.weight) == ["0.878049", "0.121951"])
+                #expect(now.bySector == [.init(sector: "Information Technology", value: "720.00", weight: "0.878049"),
+                                         .init(sector: "Unclassified", value: "100.00", weight: "0.121951")])
+                let bad = try await client.get(path + "?date=yesterday", token: setup.token)
+                #expect(bad.status == .unprocessableContent)
+            }
+        }
+    }
+
 }
 
 struct ReservedPortfolioIDBody: Decodable {

@@ -316,13 +316,14 @@ async def run(result, client, database, server, log_path):
         await expect("PATCH", f"/api/orders/{victim_order['id']}", attacker, {400, 404, 422}, body=body)
         cases += 1
     # Figures of another user's portfolio, and bad ranges, methods and benchmarks on one's own.
-    for query in ["history", "performance", "pnl"]:
+    for query in ["history", "performance", "pnl", "composition", "composition?date=2026-01-01"]:
         await expect("GET", f"/api/portfolios/{victim_portfolio}/{query}", attacker, {404})
         cases += 1
     own = (await client.request("GET", "/api/portfolio", attacker))[1]["id"]
     for query in ["history?from=2026-02-30", "history?interval=hourly", "history?from=2026-02-01&to=2026-01-01",
                   "history?to=%27%3B%20DROP%20TABLE%20trades%3B--", "history?currency=XXX", "performance?benchmark=%27%20OR%201%3D1",
-                  "performance?benchmark=NOSUCH", "performance?from=0000-00-00", "pnl?method=hifo", "pnl?method=" + "x" * 5000]:
+                  "performance?benchmark=NOSUCH", "performance?from=0000-00-00", "pnl?method=hifo", "pnl?method=" + "x" * 5000,
+                  "composition?date=2026-13-40", "composition?date=%27%3B--"]:
         await expect("GET", f"/api/portfolios/{own}/{query}", attacker, {404, 414, 422, 431})
         cases += 1
     for query in ["correlation?symbols=R1", "correlation?symbols=R1,%27%3B--", "correlation?symbols=R1,R2&from=2026-01-02&to=2025-01-01",

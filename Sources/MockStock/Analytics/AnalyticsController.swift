@@ -8,11 +8,13 @@ struct AnalyticsController {
     let performance: PerformanceService
     let profitAndLoss: ProfitAndLossService
     let comparison: ComparisonService
+    let composition: CompositionService
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.get("portfolios/{id}/history", use: valueHistory)
         api.get("portfolios/{id}/performance", use: returns)
         api.get("portfolios/{id}/pnl", use: pnl)
+        api.get("portfolios/{id}/composition", use: allocation)
         api.get("analytics/correlation", use: correlation)
         api.get("analytics/compare", use: compare)
     }
@@ -46,6 +48,13 @@ struct AnalyticsController {
             throw InvalidInput("method must be average, fifo or lifo.")
         }
         return try await profitAndLoss.profitAndLoss(userID: context.requireIdentity().userID, portfolioID: id, method: method)
+    }
+
+    /// `?date=` (default now): allocation by symbol and by sector.
+    @Sendable func allocation(_ request: Request, context: AppRequestContext) async throws -> Composition {
+        let (id, _, _) = try Self.range(request, context)
+        let date = try Self.day(request.uri.queryParameters.get("date"), "date")
+        return try await composition.composition(userID: context.requireIdentity().userID, portfolioID: id, date: date)
     }
 
     /// `?symbols=A,B,C&from=&to=`: the Pearson matrix of daily total returns.

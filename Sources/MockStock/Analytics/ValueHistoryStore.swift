@@ -2,17 +2,14 @@ import Foundation
 import Postgres
 
 /// A portfolio's value on past days, rebuilt from its history alone: every fill, cash
-/// movement and split (the `activities` view) up to the end of each day, with each held
+/// movement and split (`portfolio_moves`: what each activity does to cash, inflows and
+/// shares) up to the end of each day, with each held
 /// symbol valued at that day's close (or the last close before it). Closes are the
 /// stored, unadjusted ones: the shares held before a split are the shares of that time,
 /// so no adjustment is needed, and dividends are in the cash. Days once computed are
 /// kept (`portfolio_values`, see its migration) for as long as the history is unchanged.
 struct ValueHistoryStore: Sendable {
     let pool: PostgresConnectionPool
-
-    /// Cash movements that bring money in or take it out (not returns: dividends and cash
-    /// in lieu are earned by the holdings).
-    static let inflowKinds = ["starting_cash", "reward", "adjustment", "deposit", "withdrawal"]
 
     struct Day: Sendable {
         let day: String
@@ -81,12 +78,9 @@ struct ValueHistoryStore: Sendable {
                 WITH days AS (
                     SELECT unnest(\(days)::date[]) AS day
                 ), moves AS (
-                    SELECT (a.at AT TIME ZONE \(timeZone))::date AS day, a.symbol, coalesce(a.amount, 0) AS amount,
-                           CASE WHEN a.type = ANY(\(Self.inflowKinds)::text[]) THEN a.amount ELSE 0 END AS inflow,
-                           CASE a.type WHEN 'fill' THEN CASE a.side WHEN 'buy' THEN a.quantity ELSE -a.quantity END
-                                       WHEN 'split' THEN a.quantity ELSE 0 END AS shares
-                    FROM activities a
-                    WHERE a.portfolio_id = \(portfolioID) AND a.at < ((\(last)::date + 1)::timestamp AT TIME ZONE \(timeZone))
+                    SELECT (m.at AT TIME ZONE \(timeZone))::date AS day, m.symbol, m.amount, m.inflow, m.shares
+                    FROM portfolio_moves m
+                    WHERE m.portfolio_id = \(portfolioID) AND m.at < ((\(last)::date + 1)::timestamp AT TIME ZONE \(timeZone))
                 ), ledger AS (
                     SELECT day, sum(sum(amount)) OVER (ORDER BY day) AS cash, sum(sum(inflow)) OVER (ORDER BY day) AS inflow
                     FROM (SELECT day, amount, inflow FROM moves UNION ALL SELECT day, 0, 0 FROM days) x

@@ -117,7 +117,8 @@ public func buildApplication(
             history: valueHistory,
             performance: PerformanceService(history: valueHistory, benchmarks: BenchmarkStore(pool: pool), market: market),
             profitAndLoss: ProfitAndLossService(pool: pool, trading: tradingService),
-            comparison: ComparisonService(store: ComparisonStore(pool: pool), history: valueHistory)
+            comparison: ComparisonService(store: ComparisonStore(pool: pool), history: valueHistory),
+            composition: CompositionService(pool: pool, trading: tradingService, history: valueHistory)
         )
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
