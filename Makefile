@@ -19,7 +19,7 @@ build: deps
 	$(SWIFT) build -c $(CONFIG) --product mockstock
 
 DEMO_SEED := --instruments data/sp500-constituents.csv --instruments data/extra-instruments.csv \
-	--prices data/demo-prices-daily.csv.gz
+	--prices data/demo-prices-daily.csv.gz --fx data/ecb-fx-daily.csv.gz
 
 # Starts the embedded PostgreSQL under .data/ unless DATABASE_URL points elsewhere,
 # keeps a generated JWT secret in .data/jwt-secret unless JWT_SECRET is set, seeds the

@@ -87,15 +87,24 @@ struct Seed: AsyncParsableCommand {
     @Option(name: .customLong("prices"), help: "CSV with symbol,date,open,high,low,close,volume[,dividend,split]. Repeatable.")
     var priceFiles: [String] = []
 
-    @Flag(help: "Do nothing when the database already has instruments (for a first start).")
+    @Option(name: .customLong("fx"), help: "The ECB's daily exchange rates: Date,USD,JPY,... (units per euro, N/A where none).")
+    var fxFiles: [String] = []
+
+    @Flag(help: "Do nothing when the database already has instruments (for a first start); rates only when it has none.")
     var ifEmpty = false
 
     func run() async throws {
         let (configuration, logger) = try loadConfiguration()
         try await withDatabase(configuration, logger) { pool in
             let seeder = MarketSeeder(pool: pool)
+            var fxWanted = !ifEmpty
+            if !fxWanted { fxWanted = try await seeder.hasNoFX() }
+            for file in fxFiles where fxWanted {
+                let count = try await seeder.seedFX(csv: try Self.text(file))
+                print("\(file): \(count) exchange rates")
+            }
             if ifEmpty, try await !seeder.isEmpty() {
-                print("The market already has instruments; nothing seeded.")
+                print("The market already has instruments; nothing more seeded.")
                 return
             }
             for file in instrumentFiles {
@@ -108,6 +117,23 @@ struct Seed: AsyncParsableCommand {
                 print("\(file): \(count) daily bars in \(ContinuousClock.now - started)")
             }
         }
+    }
+}
+
+extension Seed {
+    /// A text file's contents, decompressed when it ends `.gz`.
+    static func text(_ path: String) throws -> String {
+        guard path.hasSuffix(".gz") else { return try String(contentsOfFile: path, encoding: .utf8) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["gzip", "-dc", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ValidationError("\(path) could not be decompressed.") }
+        return String(decoding: data, as: UTF8.self)
     }
 }
 

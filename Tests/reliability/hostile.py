@@ -331,6 +331,15 @@ async def run(result, client, database, server, log_path):
                   "compare?symbols=NOSUCH", "correlation?symbols=R1,R2&from=1900-01-01&to=2026-01-01"]:
         await expect("GET", f"/api/analytics/{query}", attacker, {404, 422})
         cases += 1
+    for query in ["convert?from=EUR&to=USD&amount=1e999", "convert?from=%27%3B--&to=USD&amount=1", "convert?from=EUR&to=USD&amount=1&date=2020-13-01",
+                  "rates?base=EURO", "rates?base=XXX", "EURUS/chart", "EURUSD/chart?range=forever", "XXXYYY/chart"]:
+        await expect("GET", f"/api/fx/{query}", attacker, {404, 422})
+        cases += 1
+    for csv in ["Date,USD\n2020-01-02,abc\n", "Date,EUR\n2020-01-02,1\n", "Date;USD\n", "Date,USD\n2020-01-02,1e9999\n"]:
+        await expect("POST", "/api/admin/fx", admin, {422}, raw=csv.encode(), content_type="text/csv")
+        cases += 1
+    await expect("POST", "/api/admin/fx", attacker, {403}, raw=b"Date,USD\n2020-01-02,1.1\n", content_type="text/csv")
+    cases += 1
     cases += await alpaca_stream_attacks(result, client, victim_key, answers)
     for path in ["/v2/assets?status=everything", "/v2/assets?attributes=x", "/v2/calendar?start=2026-02-30",
                  "/v2/calendar?start=2026-01-01&end=2035-01-01", "/v2/assets/%27%3B%20DROP%20TABLE%20instruments%3B--", "/v2/clock?x=1",

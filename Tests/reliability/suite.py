@@ -216,6 +216,7 @@ async def conservation(args, profile):
         await asyncio.gather(snapshot_loop(), dividend_loop(), *(player_loop() for _ in range(profile["clients"])))
         await asyncio.sleep(2)
         await check_stream(result, setup.database, watchers)
+        figures = await check_figures(result, client, setup.database, random.sample(players, 10))
         for _, watcher in watchers:
             await watcher.stop()
         replay = int(setup.database.scalar(REPLAY))
@@ -232,7 +233,7 @@ async def conservation(args, profile):
             "short positions at the end": int(setup.database.scalar("SELECT count(*) FROM holdings WHERE quantity < 0")),
             "dividends applied": int(setup.database.scalar("SELECT count(*) FROM corporate_action_applications")),
             "snapshots": snapshots["taken"], "snapshot violations": snapshots["violations"],
-            "replay mismatches": replay, "final violations": final, "5xx or failed": server_errors,
+            "replay mismatches": replay, "final violations": final, "5xx or failed": server_errors, **figures,
             "trade p50 ms": round(latencies[len(latencies) // 2] * 1000, 1) if latencies else None,
             "trade p99 ms": round(latencies[int(len(latencies) * 0.99)] * 1000, 1) if latencies else None,
         })
@@ -243,6 +244,29 @@ async def conservation(args, profile):
         result.check(server_errors == 0, f"{server_errors} 5xx or failed requests")
         result.check(not client.problems, f"non-problem errors: {client.problems[:3]}")
     return result
+
+
+async def check_figures(result, client, database, players):
+    """After the load: each player's value history ends at the net worth the portfolio
+    shows, and net worth = paid in + realized + unrealized gain + dividends, by every
+    cost method (fees are in the gains)."""
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    mismatches = 0
+    for token, _ in players:
+        portfolio = (await client.request("GET", "/api/portfolio", token))[1]
+        history = (await client.request("GET", f"/api/portfolios/{portfolio['id']}/history?from={today}", token))[1]
+        paid_in = float(database.scalar(f"SELECT paid_in FROM portfolios WHERE id = {int(portfolio['id'])}"))
+        worth = float(portfolio["netWorth"])
+        if not history["points"] or abs(float(history["points"][-1]["netWorth"]) - worth) > 0.005:
+            mismatches += 1
+        for method in ("average", "fifo", "lifo"):
+            pnl = (await client.request("GET", f"/api/portfolios/{portfolio['id']}/pnl?method={method}", token))[1]
+            explained = paid_in + float(pnl["realized"]) + float(pnl["unrealized"]) + float(pnl["dividends"])
+            if abs(explained - worth) > 0.05:
+                mismatches += 1
+                result.check(False, f"{method}: paid in {paid_in} + gains {pnl} != net worth {worth}")
+    result.check(mismatches == 0, f"{mismatches} portfolios whose figures disagree with their net worth")
+    return {"figures checked": len(players), "figures mismatches": mismatches}
 
 
 def stream_view(watcher):

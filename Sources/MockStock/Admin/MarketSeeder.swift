@@ -23,6 +23,17 @@ public struct MarketSeeder: Sendable {
         try await admin.upsert(try Instrument.fromCSV(csv))
     }
 
+    /// Loads the ECB's daily exchange rates (`FxStore.parse`); how many rates.
+    public func seedFX(csv: String) async throws -> Int {
+        let store = FxStore(pool: admin.pool)
+        return try await store.store(try FxStore.parse(csv))
+    }
+
+    /// Whether no exchange rate is stored yet.
+    public func hasNoFX() async throws -> Bool {
+        try await FxStore(pool: admin.pool).isEmpty()
+    }
+
     /// Loads daily bars; see `PriceImporter`.
     public func seedPrices<Chunks: AsyncSequence>(_ chunks: Chunks) async throws -> Int where Chunks.Element == ByteBuffer {
         try await prices.load(chunks)

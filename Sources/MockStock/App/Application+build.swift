@@ -119,7 +119,8 @@ public func buildApplication(
             profitAndLoss: ProfitAndLossService(pool: pool, trading: tradingService),
             comparison: ComparisonService(store: ComparisonStore(pool: pool), history: valueHistory),
             composition: CompositionService(pool: pool, trading: tradingService, history: valueHistory)
-        )
+        ),
+        fx: FxController(store: FxStore(pool: pool), history: valueHistory, maxUpload: configuration.adminUploadLimit)
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
     let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)
@@ -180,6 +181,7 @@ struct Features {
     let alpacaPositions: AlpacaPositionsController
     let alpacaMarketData: AlpacaMarketDataController
     let analytics: AnalyticsController
+    let fx: FxController
 }
 
 /// The account rules wired to their stores; also used by the `admin` command.
@@ -261,6 +263,7 @@ func buildRouter(
     features.admin.addRoutes(to: authenticated)
     ApiKeysController(keys: features.apiKeys).addRoutes(to: json)
     features.analytics.addRoutes(to: json)
+    features.fx.addRoutes(to: json, admin: authenticated)
     // The Alpaca-compatible API: API keys or tokens, Alpaca's error bodies.
     let v2 = router.group("v2")
         .add(middleware: AlpacaErrorMiddleware())

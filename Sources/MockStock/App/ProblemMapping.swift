@@ -36,6 +36,11 @@ extension AppError {
             case .tooManyKeys(let limit): return AppError(.conflict, code: "too_many_keys", detail: "A user has at most \(limit) API keys; revoke one first.")
             case .noSuchKey: return .notFound("No such API key of yours.")
             }
+        case let error as FxError:
+            switch error {
+            case .noRate(let from, let to):
+                return AppError(.notFound, code: "unknown_currency", detail: "No exchange rate from \(from) to \(to) is known for that day.")
+            }
         case let error as PostgresError: return problem(for: error, logger: logger)
         case is DecodingError: return .badRequest("The request body is not valid JSON of the expected shape.")
         case is NIOTooManyBytesError: return .payloadTooLarge

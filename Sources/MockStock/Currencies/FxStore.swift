@@ -1,0 +1,115 @@
+import Foundation
+import Postgres
+
+/// The European Central Bank's daily reference rates (units of a currency per euro) and
+/// every pair derived from them through the euro (`fx_rate` in SQL, the one definition).
+struct FxStore: Sendable {
+    let pool: PostgresConnectionPool
+
+    /// One currency's rate on one day, as the file gives it.
+    struct Rate: Sendable {
+        let currency: String
+        let day: String
+        let perEuro: Decimal
+    }
+
+    /// Rates from the ECB's CSV: a `Date` column, then one column per currency, `N/A` (or
+    /// nothing) where none was published. All or nothing; a bad cell is named by its line.
+    static func parse(_ csv: String) throws -> [Rate] {
+        var lines = csv.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).makeIterator()
+        guard let header = lines.next()?.split(separator: ",", omittingEmptySubsequences: false).map(String.init),
+              header.first?.trimmingCharacters(in: .whitespaces) == "Date"
+        else { throw InvalidInput("line 1: the header must start with Date, then the currencies (USD,JPY,...).") }
+        let currencies = Array(header.dropFirst()).map { $0.trimmingCharacters(in: .whitespaces) }
+        for currency in currencies where !currency.isEmpty && (!FxCurrency.isCode(currency) || currency == "EUR") {
+            throw InvalidInput("line 1: \(currency.prefix(10)) is not a currency code (three capital letters, not EUR).")
+        }
+        var rates: [Rate] = []
+        var number = 1
+        while let line = lines.next() {
+            number += 1
+            if line.allSatisfy(\.isWhitespace) { continue }
+            let cells = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let day = cells.first, CalendarDay.isValid(day) else {
+                throw InvalidInput("line \(number): the date must be YYYY-MM-DD.")
+            }
+            guard cells.count - 1 <= currencies.count else { throw InvalidInput("line \(number): more cells than the header names.") }
+            for (currency, cell) in zip(currencies, cells.dropFirst()) where !cell.isEmpty && cell != "N/A" {
+                guard !currency.isEmpty, let value = Decimal(exactly: cell), value > 0, value < 1_000_000_000 else {
+                    throw InvalidInput("line \(number): \(currency) must be a positive decimal number or N/A.")
+                }
+                rates.append(Rate(currency: currency, day: day, perEuro: value))
+            }
+        }
+        guard !rates.isEmpty else { throw InvalidInput("The file holds no rates.") }
+        return rates
+    }
+
+    /// Stores rates, replacing those of the same currency and day; how many.
+    @discardableResult
+    func store(_ rates: [Rate]) async throws -> Int {
+        try await pool.withTransaction { session in
+            var stored = 0
+            for start in stride(from: 0, to: rates.count, by: 20_000) {
+                let batch = rates[start..<min(start + 20_000, rates.count)]
+                stored += try await session.execute(
+                    """
+                    INSERT INTO fx_rates (currency, day, per_euro)
+                    SELECT * FROM unnest(\(batch.map(\.currency))::text[], \(batch.map(\.day))::date[], \(batch.map(\.perEuro))::numeric[])
+                    ON CONFLICT (currency, day) DO UPDATE SET per_euro = EXCLUDED.per_euro
+                    """
+                )
+            }
+            return stored
+        }
+    }
+
+    func isEmpty() async throws -> Bool {
+        try await pool.query("SELECT NOT EXISTS (SELECT 1 FROM fx_rates)").decodeColumn(Bool.self) == [true]
+    }
+
+    /// The currencies with a rate on or before `day` (EUR always).
+    func currencies(on day: String) async throws -> [String] {
+        try await pool.query(
+            "SELECT DISTINCT currency FROM fx_rates WHERE day <= \(day)::date ORDER BY currency"
+        ).decodeColumn(String.self)
+    }
+
+    /// Units of `to` per one `from` on `day` (the latest rates by then), with their day.
+    func rate(from: String, to: String, on day: String) async throws -> (rate: Decimal, day: String)? {
+        try await pool.query("SELECT rate, day::text FROM fx_rate(\(from), \(to), \(day)::date)")
+            .decode((Decimal, String).self).first.map { (rate: $0.0, day: $0.1) }
+    }
+
+    /// Every currency's rate against `base` on `day`.
+    func rates(base: String, on day: String) async throws -> [(currency: String, rate: Decimal, day: String)] {
+        try await pool.query(
+            """
+            SELECT c.currency, r.rate, r.day::text
+            FROM (SELECT DISTINCT currency FROM fx_rates UNION SELECT 'EUR') c
+            CROSS JOIN LATERAL fx_rate(\(base), c.currency, \(day)::date) r
+            WHERE c.currency <> \(base)
+            ORDER BY c.currency
+            """
+        ).decode((String, Decimal, String).self).map { (currency: $0.0, rate: $0.1, day: $0.2) }
+    }
+
+    /// A pair's rate on each day one of its currencies was published, from `first` to `last`.
+    func series(from: String, to: String, first: String, last: String) async throws -> [(day: String, rate: Decimal)] {
+        try await pool.query(
+            """
+            SELECT d.day::text, r.rate
+            FROM (SELECT DISTINCT day FROM fx_rates WHERE currency IN (\(from), \(to)) AND day BETWEEN \(first)::date AND \(last)::date) d
+            CROSS JOIN LATERAL fx_rate(\(from), \(to), d.day) r
+            ORDER BY d.day
+            """
+        ).decode((String, Decimal).self).map { (day: $0.0, rate: $0.1) }
+    }
+}
+
+enum FxCurrency {
+    /// Three capital letters.
+    static func isCode(_ text: String) -> Bool {
+        text.utf8.count == 3 && text.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+    }
+}
