@@ -96,7 +96,7 @@ struct AnalyticsTests {
 
             let other = try await client.register("snoop").token
             #expect(try await client.get(path, token: other).status == .notFound)
-            for bad in ["interval=hour", "from=2026-13-01", "to=yesterday", "currency=EUR", "from=2026-01-09&to=2026-01-04"] {
+            for bad in ["interval=hour", "from=2026-13-01", "to=yesterday", "currency=EURO", "from=2026-01-09&to=2026-01-04"] {
                 let response = try await client.get("/api/portfolios/\(portfolioID)/history?\(bad)", token: token)
                 #expect(try response.status == .unprocessableContent && decodeProblem(response).code == "validation_failed", "\(bad)")
             }
@@ -353,6 +353,30 @@ struct AnalyticsTests {
                 let bad = try await client.get(path + "?date=yesterday", token: setup.token)
                 #expect(bad.status == .unprocessableContent)
             }
+        }
+    }
+
+
+    @Test("a history in euros converts each day at that day's rate (the last published by then); returns come in euros too")
+    func historyInEuros() async throws {
+        try await Self.withHistory { client, token, portfolioID in
+            let rates = "Date,USD,\n2026-01-09,1.25,\n2026-01-05,1.2,\n2026-01-02,1.1,\n"
+            #expect(try await CurrencyTests.load(client, rates).status == .ok)
+            let path = "/api/portfolios/\(portfolioID)/history?from=2026-01-01&to=2026-01-09&currency=eur"
+            let history = try await client.decode(ValueHistoryBody.self, path, token: token)
+            #expect(history.currency == "EUR")
+            // 01-04 at 01-02's rate (1.1 dollars a euro), 01-05 at its own (1.2), 01-09 at 1.25.
+            #expect(history.points.first == .init(date: "2026-01-04", cash: "9090.91", holdingsValue: "0.00", netWorth: "9090.91", netInflow: "9090.91"))
+            #expect(history.points[1] == .init(date: "2026-01-05", cash: "7791.67", holdingsValue: "833.33", netWorth: "8625.00", netInflow: "291.67"))
+            #expect(history.points.last == .init(date: "2026-01-09", cash: "8664.00", holdingsValue: "576.00", netWorth: "9240.00", netInflow: "0.00"))
+            struct Returns: Decodable { let currency: String; let twr: String? }
+            let returns = try await client.decode(
+                Returns.self, "/api/portfolios/\(portfolioID)/performance?from=2026-01-05&to=2026-01-09&currency=EUR", token: token)
+            #expect(returns.currency == "EUR" && returns.twr != nil)
+            let unknown = try await client.get(path.replacingOccurrences(of: "eur", with: "GBP"), token: token)
+            #expect(try unknown.status == .notFound && decodeProblem(unknown).code == "unknown_currency")
+            let pnl = try await client.get("/api/portfolios/\(portfolioID)/pnl?currency=EUR", token: token)
+            #expect(pnl.status == .unprocessableContent)
         }
     }
 

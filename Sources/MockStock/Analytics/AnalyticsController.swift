@@ -22,28 +22,30 @@ struct AnalyticsController {
     /// `?from=&to=` (days, default: the portfolio's creation to today), `interval=day|week|month`.
     @Sendable func valueHistory(_ request: Request, context: AppRequestContext) async throws -> ValueHistory {
         let parameters = request.uri.queryParameters
-        let (id, from, to) = try Self.range(request, context)
+        let (id, from, to, currency) = try Self.range(request, context)
         guard let interval = HistoryInterval(rawValue: parameters.get("interval") ?? "day") else {
             throw InvalidInput("interval must be day, week or month.")
         }
-        return try await history.history(userID: context.requireIdentity().userID, portfolioID: id, from: from, to: to, interval: interval)
+        return try await history.history(
+            userID: context.requireIdentity().userID, portfolioID: id, from: from, to: to, interval: interval, currency: currency
+        )
     }
 
     /// `?from=&to=&benchmark=SYMBOL|market`: time- and money-weighted returns (see `Returns`).
     @Sendable func returns(_ request: Request, context: AppRequestContext) async throws -> Performance {
-        let (id, from, to) = try Self.range(request, context)
+        let (id, from, to, currency) = try Self.range(request, context)
         let benchmark = request.uri.queryParameters.get("benchmark")
         if let benchmark, benchmark != "market", !Symbol.isValid(Symbol.normalize(benchmark)) {
             throw InvalidInput("benchmark must be a symbol or market.")
         }
         return try await performance.performance(
-            userID: context.requireIdentity().userID, portfolioID: id, from: from, to: to, benchmark: benchmark
+            userID: context.requireIdentity().userID, portfolioID: id, from: from, to: to, benchmark: benchmark, currency: currency
         )
     }
 
     /// `?method=average|fifo|lifo` (default average, as `averageCost` in the portfolio).
     @Sendable func pnl(_ request: Request, context: AppRequestContext) async throws -> ProfitAndLoss {
-        let (id, _, _) = try Self.range(request, context)
+        let id = try Self.dollarsOnly(request, context)
         guard let method = CostMethod(rawValue: request.uri.queryParameters.get("method") ?? "average") else {
             throw InvalidInput("method must be average, fifo or lifo.")
         }
@@ -52,7 +54,7 @@ struct AnalyticsController {
 
     /// `?date=` (default now): allocation by symbol and by sector.
     @Sendable func allocation(_ request: Request, context: AppRequestContext) async throws -> Composition {
-        let (id, _, _) = try Self.range(request, context)
+        let id = try Self.dollarsOnly(request, context)
         let date = try Self.day(request.uri.queryParameters.get("date"), "date")
         return try await composition.composition(userID: context.requireIdentity().userID, portfolioID: id, date: date)
     }
@@ -73,17 +75,26 @@ struct AnalyticsController {
         )
     }
 
-    /// The portfolio, `from` and `to` of a figures request; only USD is served so far.
-    private static func range(_ request: Request, _ context: AppRequestContext) throws -> (id: Int, from: String?, to: String?) {
+    /// The portfolio, `from`, `to` and `currency` (default USD) of a figures request.
+    private static func range(
+        _ request: Request, _ context: AppRequestContext
+    ) throws -> (id: Int, from: String?, to: String?, currency: String) {
         let parameters = request.uri.queryParameters
         guard let id = context.parameters.get("id").flatMap(Int.init), id > 0 else { throw TradingError.noSuchPortfolio }
         let from = try day(parameters.get("from"), "from")
         let to = try day(parameters.get("to"), "to")
         if let from, let to, from > to { throw InvalidInput("from must not be after to.") }
-        if let currency = parameters.get("currency"), currency != "USD" {
-            throw InvalidInput("currency must be USD: values in other currencies are not served yet.")
+        let currency = try parameters.get("currency").map { try FxController.currency($0, "currency") } ?? ValueHistoryService.currency
+        return (id, from, to, currency)
+    }
+
+    /// The portfolio of a figure served in dollars only so far.
+    private static func dollarsOnly(_ request: Request, _ context: AppRequestContext) throws -> Int {
+        let (id, _, _, currency) = try range(request, context)
+        guard currency == ValueHistoryService.currency else {
+            throw InvalidInput("currency must be USD here: P&L and composition are not converted yet.")
         }
-        return (id, from, to)
+        return id
     }
 
     static func day(_ text: String?, _ name: String) throws -> String? {

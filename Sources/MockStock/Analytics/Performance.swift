@@ -108,11 +108,17 @@ struct PerformanceService: Sendable {
     let market: MarketStore
 
     /// `benchmark`: a symbol, or `market` for the equal-weighted market.
-    func performance(userID: Int, portfolioID: Int, from: String?, to: String?, benchmark: String?) async throws -> Performance {
-        let values = try await history.values(userID: userID, portfolioID: portfolioID, from: from, to: to, interval: .day)
+    /// In another `currency` the values are converted day by day first, so the returns
+    /// include the exchange rate's moves (the benchmark's stay in dollars).
+    func performance(
+        userID: Int, portfolioID: Int, from: String?, to: String?, benchmark: String?, currency: String = ValueHistoryService.currency
+    ) async throws -> Performance {
+        let values = try await history.converted(
+            try await history.values(userID: userID, portfolioID: portfolioID, from: from, to: to, interval: .day), to: currency
+        )
         let days = values.compactMap { ValueHistoryService.dayNumber($0.day) }
         var result = Performance(
-            from: values.first?.day, to: values.last?.day, currency: "USD",
+            from: values.first?.day, to: values.last?.day, currency: currency,
             twr: Returns.timeWeighted(values)?.rate,
             irr: Returns.moneyWeighted(values, days: days)?.rate
         )

@@ -30,6 +30,7 @@ struct ValueHistoryService: Sendable {
     let store: ValueHistoryStore
     let trading: TradingService
     let hours: MarketHours
+    let fx: FxStore
     let now: @Sendable () -> Date
 
     /// The longest range one request may cover.
@@ -76,9 +77,30 @@ struct ValueHistoryService: Sendable {
         return values
     }
 
-    func history(userID: Int, portfolioID: Int?, from: String?, to: String?, interval: HistoryInterval) async throws -> ValueHistory {
-        let values = try await values(userID: userID, portfolioID: portfolioID, from: from, to: to, interval: interval)
-        return ValueHistory(currency: "USD", points: values.map {
+    /// Portfolios are valued in US dollars (every instrument's currency).
+    static let currency = "USD"
+
+    /// The values in `currency`, each converted at its own day's rate (`fx_rate`) and
+    /// rounded to the cent; a day without a rate is `FxError.noRate`.
+    func converted(_ values: [Value], to currency: String) async throws -> [Value] {
+        guard currency != Self.currency, !values.isEmpty else { return values }
+        let rates = try await fx.rates(from: Self.currency, to: currency, days: values.map(\.day))
+        return try values.map { value in
+            guard let rate = rates[value.day] else { throw FxError.noRate(Self.currency, currency) }
+            return Value(
+                day: value.day, cash: (value.cash * rate).rounded(2), holdingsValue: (value.holdingsValue * rate).rounded(2),
+                netInflow: (value.netInflow * rate).rounded(2)
+            )
+        }
+    }
+
+    func history(
+        userID: Int, portfolioID: Int?, from: String?, to: String?, interval: HistoryInterval, currency: String = currency
+    ) async throws -> ValueHistory {
+        let values = try await converted(
+            try await values(userID: userID, portfolioID: portfolioID, from: from, to: to, interval: interval), to: currency
+        )
+        return ValueHistory(currency: currency, points: values.map {
             ValueHistory.Point(
                 date: $0.day, cash: $0.cash.moneyString, holdingsValue: $0.holdingsValue.moneyString,
                 netWorth: $0.netWorth.moneyString, netInflow: $0.netInflow.moneyString

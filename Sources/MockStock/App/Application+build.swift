@@ -86,7 +86,7 @@ public func buildApplication(
     )
     let tradingService = TradingService(store: trading, market: market, quotes: quotes, rules: rules)
     let valueHistory = ValueHistoryService(
-        store: ValueHistoryStore(pool: pool), trading: tradingService, hours: hours, now: configuration.clock
+        store: ValueHistoryStore(pool: pool), trading: tradingService, hours: hours, fx: FxStore(pool: pool), now: configuration.clock
     )
     let alpacaStore = AlpacaStore(pool: pool)
     let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading)

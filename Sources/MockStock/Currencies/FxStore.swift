@@ -81,6 +81,17 @@ struct FxStore: Sendable {
             .decode((Decimal, String).self).first.map { (rate: $0.0, day: $0.1) }
     }
 
+    /// Units of `to` per one `from` on each of `days` (the latest rates by each); days
+    /// without one are left out.
+    func rates(from: String, to: String, days: [String]) async throws -> [String: Decimal] {
+        let rows = try await pool.query(
+            """
+            SELECT d::text, r.rate FROM unnest(\(days)::date[]) d CROSS JOIN LATERAL fx_rate(\(from), \(to), d) r
+            """
+        ).decode((String, Decimal).self)
+        return Dictionary(rows.map { ($0.0, $0.1) }) { first, _ in first }
+    }
+
     /// Every currency's rate against `base` on `day`.
     func rates(base: String, on day: String) async throws -> [(currency: String, rate: Decimal, day: String)] {
         try await pool.query(
