@@ -14,6 +14,8 @@ import { ordersView } from './js/views/orders.js';
 import { leaguesView, leagueView } from './js/views/leagues.js';
 import { achievementsView, notificationsView } from './js/views/notices.js';
 import { adminView } from './js/views/admin.js';
+import { analyticsView } from './js/views/analytics.js';
+import { fxView } from './js/views/fx.js';
 
 const view = document.getElementById('view');
 const flashBox = document.getElementById('flash');
@@ -40,6 +42,8 @@ const routes = [
   [/^#\/achievements$/, () => achievementsView],
   [/^#\/notifications$/, () => notificationsView],
   [/^#\/admin$/, () => adminView],
+  [/^#\/analytics$/, () => analyticsView],
+  [/^#\/fx$/, () => fxView],
 ];
 
 /** The route's path and query: "#/market?search=app" → ["#/market", URLSearchParams]. */

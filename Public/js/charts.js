@@ -42,3 +42,21 @@ export function doughnutChart(label, labels, values) {
     options: { animation: false, maintainAspectRatio: false, plugins: { legend: { position: 'right' } } },
   }));
 }
+
+/** Several series over the same labels: [{label, values}]. */
+export function linesChart(label, labels, series) {
+  return chartBox(label, (canvas) => new window.Chart(canvas, {
+    type: 'line',
+    data: {
+      labels,
+      datasets: series.map((s, i) => ({
+        label: s.label, data: s.values.map((v) => (v === null ? null : Number(v))), borderColor: palette[i % palette.length],
+        backgroundColor: palette[i % palette.length], pointRadius: labels.length < 30 ? 3 : 0, borderWidth: 2, tension: 0.1, stepped: s.stepped ?? false,
+      })),
+    },
+    options: {
+      animation: false, maintainAspectRatio: false, interaction: { mode: 'index', intersect: false },
+      scales: { x: { ticks: { maxTicksLimit: 6, autoSkip: true } } },
+    },
+  }));
+}

@@ -71,3 +71,19 @@ export function price(text) {
   const fraction = String(text).split('.')[1] || '';
   return money(text, Math.min(Math.max(fraction.replace(/0+$/, '').length, 2), 4));
 }
+
+const CURRENCY_SIGNS = { USD: '$', EUR: '€', GBP: '£', JPY: '¥' };
+
+/** Money in a currency: "€1,234.50", or "CHF 1,234.50" for a currency without a sign. */
+export function inCurrency(text, currency = 'USD') {
+  const shown = money(text);
+  if (currency === 'USD' || shown === '—') return shown;
+  const sign = CURRENCY_SIGNS[currency];
+  return shown.replace('$', sign ?? `${currency} `);
+}
+
+/** A decimal fraction from the API ("0.018480") as a signed percent: "+1.85%". */
+export function fractionPercent(text) {
+  if (text === null || text === undefined) return '—';
+  return percent(unscaled(scaled(text) * 100n, 4));
+}

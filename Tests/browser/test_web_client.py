@@ -398,6 +398,61 @@ class WebClientTest(unittest.TestCase):
             self.driver = this
             driver.quit()
 
+    def test_analytics_and_currencies(self):
+        """The analytics page (value, returns, P&L by method, allocation, comparison) in
+        dollars and in euros, and the currencies page's rates, converter and chart."""
+        driver = self.driver
+        driver.get(f"{BASE}/")
+        driver.execute_script("sessionStorage.clear()")
+        self.sign_in(f"dora_{self.suffix}", register=True)
+        self.set_price("KO", "50.00")
+        self.go("#/stock/KO")
+        self.text_in("#stock-price", "50.00")
+        self.trade("buy", 10)
+        self.text_in("#flash", "Bought 10")
+        self.set_price("KO", "60.00")
+        self.go("#/stock/KO")
+        self.text_in("#stock-price", "60.00")
+        self.trade("sell", 4)
+        self.text_in("#flash", "Sold 4")
+
+        self.go("#/analytics")
+        self.text_in("#history-worth", "$")
+        self.text_in("#returns", "Time-weighted return")
+        self.text_in("#returns", "the market, equal-weighted")
+        # Sold 4 at 60 after buying 10 at 50: 40 realized, 6 × 10 unrealized, by any method here.
+        self.text_in("#pnl-realized", "+$40.00")
+        self.text_in("#pnl-unrealized", "+$60.00")
+        self.text_in("#allocation-symbols", "KO")
+        self.text_in("#allocation-symbols", "100.00%")
+        self.text_in("#correlation", "AAPL")
+        self.text_in("#correlation", "1.0000")
+        self.shot("21-analytics")
+        driver.execute_script("document.querySelector('#pnl').scrollIntoView()")
+        self.shot("21b-analytics-pnl")
+        driver.execute_script("document.querySelector('#compare').scrollIntoView()")
+        self.shot("21c-analytics-compare")
+        self.click("#method-fifo")
+        self.wait(lambda d: d.find_element(By.CSS_SELECTOR, "#method-fifo").get_attribute("aria-current") == "page")
+        self.text_in("#pnl-realized", "+$40.00")
+        Select(self.find("#analytics-currency")).select_by_value("EUR")
+        self.text_in("#history-worth", "€")
+        self.shot("22-analytics-euros")
+
+        self.go("#/fx")
+        self.text_in("#fx-rates", "USD")
+        field = self.find("#fx-amount")
+        field.clear()
+        field.send_keys("100")
+        Select(self.find("#fx-from")).select_by_value("USD")
+        Select(self.find("#fx-to")).select_by_value("EUR")
+        self.find("#fx-date").send_keys("03022020")  # 2020-03-02 in the date input's month-first order
+        self.click("#fx-convert-button")
+        # 100 / 1.1122, the ECB's dollar rate of that day.
+        self.text_in("#fx-result", "100.00 USD = 89.91 EUR")
+        self.find("#fx-chart canvas")
+        self.shot("23-currencies")
+
     def test_orders(self):
         """Placing, seeing and cancelling a limit order, seeing one fill after a price move,
         and a league with house rules."""

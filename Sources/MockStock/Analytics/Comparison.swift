@@ -48,6 +48,11 @@ struct ComparisonStore: Sendable {
         ).decodeColumn(String.self)
     }
 
+    /// The last day any of the symbols has a close.
+    func lastDay(_ symbols: [String]) async throws -> String? {
+        try await pool.query("SELECT max(day)::text FROM daily_bars WHERE symbol = ANY(\(symbols)::text[])").decodeColumn(String?.self).first ?? nil
+    }
+
     /// Each pair's Pearson coefficient (binary floating point: a statistic, not money)
     /// and the number of common days.
     func correlations(_ symbols: [String], from: String, to: String) async throws -> (pairs: [String: Double?], days: Int) {
@@ -89,7 +94,7 @@ struct ComparisonService: Sendable {
 
     func correlation(symbols text: String?, from: String?, to: String?) async throws -> Correlation {
         let symbols = try await checked(text, least: 2)
-        let (first, last) = try range(from, to)
+        let (first, last) = try range(from, try await lastDay(to, symbols))
         let (pairs, days) = try await store.correlations(symbols, from: first, to: last)
         let matrix = symbols.map { row in
             symbols.map { column -> String? in
@@ -102,7 +107,7 @@ struct ComparisonService: Sendable {
 
     func comparison(symbols text: String?, from: String?, to: String?) async throws -> Comparison {
         let symbols = try await checked(text, least: 1)
-        let (first, last) = try range(from, to)
+        let (first, last) = try range(from, try await lastDay(to, symbols))
         let rows = try await store.rebased(symbols, from: first, to: last)
         let series = symbols.map { symbol in
             Comparison.Series(symbol: symbol, points: rows.filter { $0.symbol == symbol }.map {
@@ -125,7 +130,13 @@ struct ComparisonService: Sendable {
         return symbols
     }
 
-    /// `to` defaults to today, `from` to a year before it; at most ten years.
+    private func lastDay(_ to: String?, _ symbols: [String]) async throws -> String? {
+        if let to { return to }
+        return try await store.lastDay(symbols)
+    }
+
+    /// `to` defaults to the symbols' last close (else today), `from` to a year before it;
+    /// at most ten years.
     private func range(_ from: String?, _ to: String?) throws -> (String, String) {
         let last = to ?? history.dayString(history.now())
         guard let end = history.date(last) else { throw InvalidInput("to must be a day, YYYY-MM-DD.") }
