@@ -362,12 +362,14 @@ struct TradingTests {
     }
 }
 
-struct PortfolioSummaryBody: Decodable {
+struct PortfolioSummaryBody: Decodable, Equatable {
     let id: Int
     let leagueId: Int?
     let name: String
     let cash: String
     let netWorth: String
+    var practice = false
+    var baseCurrency = "USD"
 }
 
 struct CashMovementPageBody: Decodable {

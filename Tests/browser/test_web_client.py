@@ -452,6 +452,7 @@ class WebClientTest(unittest.TestCase):
         self.text_in("#fx-result", "100.00 USD = 89.91 EUR")
         self.find("#fx-chart canvas")
         self.shot("23-currencies")
+        self.sign_out()
 
     def test_orders(self):
         """Placing, seeing and cancelling a limit order, seeing one fill after a price move,

@@ -340,6 +340,18 @@ async def run(result, client, database, server, log_path):
         cases += 1
     await expect("POST", "/api/admin/fx", attacker, {403}, raw=b"Date,USD\n2020-01-02,1.1\n", content_type="text/csv")
     cases += 1
+    # Practice portfolios: another user's, bad bodies, the limit.
+    for method, path, body in [("PATCH", f"/api/portfolios/{victim_portfolio}", {"name": "mine"}),
+                               ("DELETE", f"/api/portfolios/{victim_portfolio}", None),
+                               ("POST", f"/api/portfolios/{victim_portfolio}/cash", {"amount": "1000000"}),
+                               ("POST", "/api/portfolios", {"name": "x" * 500}), ("POST", "/api/portfolios", {"name": ""}),
+                               ("POST", "/api/portfolios", {"name": "x", "startingCash": "-5"}),
+                               ("POST", "/api/portfolios", {"name": "x", "startingCash": "1e99"}),
+                               ("POST", "/api/portfolios", {"name": "x", "startedAt": "1066-10-14"}),
+                               ("POST", "/api/portfolios", {"name": "x", "currency": "'; DROP TABLE portfolios;--"}),
+                               ("POST", "/api/portfolios", {"name": ["x"]})]:
+        await expect(method, path, attacker, {400, 404, 422}, body=body)
+        cases += 1
     cases += await alpaca_stream_attacks(result, client, victim_key, answers)
     for path in ["/v2/assets?status=everything", "/v2/assets?attributes=x", "/v2/calendar?start=2026-02-30",
                  "/v2/calendar?start=2026-01-01&end=2035-01-01", "/v2/assets/%27%3B%20DROP%20TABLE%20instruments%3B--", "/v2/clock?x=1",

@@ -142,7 +142,9 @@ export async function analyticsView(root, context) {
   if (!context.current()) return;
   const q = context.query;
   const id = q.get('id') || String(portfolios[0]?.id ?? '');
-  const currency = CURRENCIES.includes(q.get('currency')) ? q.get('currency') : 'USD';
+  const base = portfolios.find((p) => String(p.id) === id)?.baseCurrency ?? 'USD';
+  if (!CURRENCIES.includes(base)) CURRENCIES.push(base);
+  const currency = CURRENCIES.includes(q.get('currency')) ? q.get('currency') : base;
   const method = METHODS[q.get('method')] ? q.get('method') : 'average';
   const benchmark = q.get('benchmark') || 'market';
   const date = q.get('date') || null;

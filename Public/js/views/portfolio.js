@@ -12,7 +12,7 @@ export async function portfolioChoices() {
 export function portfolioSelect(portfolios, selected, onchange, id = 'portfolio-select') {
   return h('select', { id, onchange: (event) => onchange(event.target.value) },
     portfolios.map((p) => h('option', { value: p.id, selected: String(p.id) === String(selected) },
-      p.leagueId === null ? 'Personal portfolio' : `League: ${p.name}`)));
+      p.practice ? `Practice: ${p.name}` : p.leagueId === null ? 'Personal portfolio' : `League: ${p.name}`)));
 }
 
 export async function portfolioView(root, context) {

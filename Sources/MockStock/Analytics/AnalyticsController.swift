@@ -75,23 +75,24 @@ struct AnalyticsController {
         )
     }
 
-    /// The portfolio, `from`, `to` and `currency` (default USD) of a figures request.
+    /// The portfolio, `from`, `to` and `currency` (nil: the portfolio's base currency) of a
+    /// figures request.
     private static func range(
         _ request: Request, _ context: AppRequestContext
-    ) throws -> (id: Int, from: String?, to: String?, currency: String) {
+    ) throws -> (id: Int, from: String?, to: String?, currency: String?) {
         let parameters = request.uri.queryParameters
         guard let id = context.parameters.get("id").flatMap(Int.init), id > 0 else { throw TradingError.noSuchPortfolio }
         let from = try day(parameters.get("from"), "from")
         let to = try day(parameters.get("to"), "to")
         if let from, let to, from > to { throw InvalidInput("from must not be after to.") }
-        let currency = try parameters.get("currency").map { try FxController.currency($0, "currency") } ?? ValueHistoryService.currency
+        let currency = try parameters.get("currency").map { try FxController.currency($0, "currency") }
         return (id, from, to, currency)
     }
 
     /// The portfolio of a figure served in dollars only so far.
     private static func dollarsOnly(_ request: Request, _ context: AppRequestContext) throws -> Int {
         let (id, _, _, currency) = try range(request, context)
-        guard currency == ValueHistoryService.currency else {
+        guard currency == nil || currency == ValueHistoryService.currency else {
             throw InvalidInput("currency must be USD here: P&L and composition are not converted yet.")
         }
         return id

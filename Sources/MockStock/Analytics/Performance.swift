@@ -111,8 +111,9 @@ struct PerformanceService: Sendable {
     /// In another `currency` the values are converted day by day first, so the returns
     /// include the exchange rate's moves (the benchmark's stay in dollars).
     func performance(
-        userID: Int, portfolioID: Int, from: String?, to: String?, benchmark: String?, currency: String = ValueHistoryService.currency
+        userID: Int, portfolioID: Int, from: String?, to: String?, benchmark: String?, currency requested: String? = nil
     ) async throws -> Performance {
+        let currency = try await history.currency(requested, userID: userID, portfolioID: portfolioID)
         let values = try await history.converted(
             try await history.values(userID: userID, portfolioID: portfolioID, from: from, to: to, interval: .day), to: currency
         )

@@ -94,9 +94,16 @@ struct ValueHistoryService: Sendable {
         }
     }
 
+    /// `requested`, else the portfolio's base currency.
+    func currency(_ requested: String?, userID: Int, portfolioID: Int?) async throws -> String {
+        if let requested { return requested }
+        return try await store.baseCurrency(userID: userID, portfolioID: portfolioID) ?? Self.currency
+    }
+
     func history(
-        userID: Int, portfolioID: Int?, from: String?, to: String?, interval: HistoryInterval, currency: String = currency
+        userID: Int, portfolioID: Int?, from: String?, to: String?, interval: HistoryInterval, currency requested: String? = nil
     ) async throws -> ValueHistory {
+        let currency = try await currency(requested, userID: userID, portfolioID: portfolioID)
         let values = try await converted(
             try await values(userID: userID, portfolioID: portfolioID, from: from, to: to, interval: interval), to: currency
         )

@@ -19,6 +19,17 @@ struct ValueHistoryStore: Sendable {
         let inflowToDate: Decimal
     }
 
+    /// The currency the user's portfolio (nil: the personal one) is shown in by default.
+    func baseCurrency(userID: Int, portfolioID: Int?) async throws -> String? {
+        try await pool.query(
+            """
+            SELECT base_currency FROM portfolios
+            WHERE user_id = \(userID)
+              AND CASE WHEN \(portfolioID)::int8 IS NULL THEN league_id IS NULL AND NOT practice ELSE id = \(portfolioID)::int8 END
+            """
+        ).decodeColumn(String.self).first
+    }
+
     func createdAt(portfolioID: Int) async throws -> Date? {
         try await pool.query("SELECT created_at FROM portfolios WHERE id = \(portfolioID)").decodeColumn(Date.self).first
     }

@@ -120,7 +120,10 @@ public func buildApplication(
             comparison: ComparisonService(store: ComparisonStore(pool: pool), history: valueHistory),
             composition: CompositionService(pool: pool, trading: tradingService, history: valueHistory)
         ),
-        fx: FxController(store: FxStore(pool: pool), history: valueHistory, maxUpload: configuration.adminUploadLimit)
+        fx: FxController(store: FxStore(pool: pool), history: valueHistory, maxUpload: configuration.adminUploadLimit),
+        practice: PracticePortfolios(
+            pool: pool, trading: tradingService, hours: hours, now: configuration.clock, startingCash: configuration.startingCash
+        )
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
     let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)
@@ -182,6 +185,7 @@ struct Features {
     let alpacaMarketData: AlpacaMarketDataController
     let analytics: AnalyticsController
     let fx: FxController
+    let practice: PracticePortfolios
 }
 
 /// The account rules wired to their stores; also used by the `admin` command.
@@ -254,7 +258,9 @@ func buildRouter(
     let json = authenticated.group().add(middleware: BodyLimitMiddleware())
     accountsController.addRoutes(to: json)
     features.market.addRoutes(to: json)
-    TradingController(trading: features.trading).addRoutes(to: json)
+    let tradingController = TradingController(trading: features.trading)
+    tradingController.addRoutes(to: json)
+    tradingController.addPracticeRoutes(to: json, practice: features.practice)
     OrdersController(orders: features.orders).addRoutes(to: json)
     LeagueController(leagues: features.leagues).addRoutes(to: json)
     AchievementController(store: features.achievements).addRoutes(to: json)

@@ -86,6 +86,8 @@ extension AppError {
         case .insufficientShares:
             return AppError(.unprocessableContent, code: "insufficient_shares", detail: "The portfolio does not hold that many shares.")
         case .leagueNotRunning: return .conflict("This league portfolio trades only while its league runs.")
+        case .tooManyPortfolios(let limit):
+            return AppError(.conflict, code: "too_many_portfolios", detail: "A user has at most \(limit) practice portfolios; delete one first.")
         case .idempotencyKeyReused:
             return AppError(.unprocessableContent, code: "idempotency_key_reused",
                             detail: "This Idempotency-Key was used for a different request.")

@@ -152,7 +152,7 @@ struct OrderStore: Sendable {
                        (l.id IS NULL OR (now() >= l.starts_at AND (l.ends_at IS NULL OR now() < l.ends_at))) AS open
                 FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
                 WHERE p.user_id = \(userID) AND p.archived_at IS NULL
-                  AND CASE WHEN \(ticket.portfolioID)::int8 IS NULL THEN p.league_id IS NULL ELSE p.id = \(ticket.portfolioID)::int8 END
+                  AND CASE WHEN \(ticket.portfolioID)::int8 IS NULL THEN p.league_id IS NULL AND NOT p.practice ELSE p.id = \(ticket.portfolioID)::int8 END
                 FOR UPDATE OF p
             ), \(reserve), placed AS (
                 INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type, time_in_force,

@@ -130,7 +130,7 @@ public enum TradeStatement {
                     SELECT p.id, \(open)
                     FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
                     WHERE p.user_id = \(order.userID) AND p.archived_at IS NULL
-                      AND CASE WHEN \(order.portfolioID)::int8 IS NULL THEN p.league_id IS NULL ELSE p.id = \(order.portfolioID)::int8 END
+                      AND CASE WHEN \(order.portfolioID)::int8 IS NULL THEN p.league_id IS NULL AND NOT p.practice ELSE p.id = \(order.portfolioID)::int8 END
                     FOR UPDATE OF p
                 )
                 """

@@ -45,6 +45,10 @@ struct PortfolioSummary: ResponseEncodable {
     let name: String
     let cash: String
     let netWorth: String
+    /// A practice portfolio: the user's own, never ranked.
+    let practice: Bool
+    /// The currency its figures are shown in by default.
+    let baseCurrency: String
 }
 
 /// A portfolio valued at current prices (API.md `Portfolio`).
@@ -142,6 +146,8 @@ enum TradingError: Error, Equatable {
     case insufficientMargin
     /// A league portfolio trades only while its league runs.
     case leagueNotRunning
+    /// A user has at most this many practice portfolios.
+    case tooManyPortfolios(Int)
     /// The Idempotency-Key was first used for a different request.
     case idempotencyKeyReused
     /// The Idempotency-Key's first request is still being answered.

@@ -63,7 +63,8 @@ struct TradingService: Sendable {
             let value = held.reduce(Decimal(0)) { $0 + (prices[$1.symbol]?.price ?? 0) * Decimal($1.quantity) }
             return PortfolioSummary(
                 id: portfolio.id, leagueId: portfolio.leagueID, name: portfolio.name,
-                cash: portfolio.cash.moneyString, netWorth: (portfolio.cash + value).moneyString
+                cash: portfolio.cash.moneyString, netWorth: (portfolio.cash + value).moneyString,
+                practice: portfolio.practice, baseCurrency: portfolio.baseCurrency
             )
         }
     }

@@ -90,6 +90,8 @@ struct TradingStore: Sendable {
         let cash: Decimal
         /// Cash held back by open buy orders.
         let reserved: Decimal
+        var practice = false
+        var baseCurrency = "USD"
     }
 
     struct HoldingRecord: Sendable {
@@ -115,21 +117,24 @@ struct TradingStore: Sendable {
         }
         let rows = try await pool.query(
             """
-            SELECT p.id, p.league_id, p.name, p.cash, p.reserved_cash, h.symbol, i.name, h.quantity, h.cost_basis
+            SELECT p.id, p.league_id, p.name, p.cash, p.reserved_cash, h.symbol, i.name, h.quantity, h.cost_basis,
+                   p.practice, p.base_currency
             FROM portfolios p
             LEFT JOIN holdings h ON h.portfolio_id = p.id AND h.quantity <> 0
             LEFT JOIN instruments i ON i.symbol = h.symbol
             WHERE p.user_id = \(userID) AND p.archived_at IS NULL
-              AND (\(all)::bool OR CASE WHEN \(id)::int8 IS NULL THEN p.league_id IS NULL ELSE p.id = \(id)::int8 END)
-            ORDER BY p.league_id NULLS FIRST, p.id, h.symbol
+              AND (\(all)::bool OR CASE WHEN \(id)::int8 IS NULL THEN p.league_id IS NULL AND NOT p.practice ELSE p.id = \(id)::int8 END)
+            ORDER BY p.league_id NULLS FIRST, p.practice, p.id, h.symbol
             """
         )
         var result: [(PortfolioRecord, [HoldingRecord])] = []
         for row in rows {
-            let (id, league, name, cash, reserved, symbol, instrument, quantity, basis) =
-                try row.decode((Int, Int?, String, Decimal, Decimal, String?, String?, Int?, Decimal?).self)
+            let (id, league, name, cash, reserved, symbol, instrument, quantity, basis, practice, currency) =
+                try row.decode((Int, Int?, String, Decimal, Decimal, String?, String?, Int?, Decimal?, Bool, String).self)
             if result.last?.0.id != id {
-                result.append((PortfolioRecord(id: id, leagueID: league, name: name, cash: cash, reserved: reserved), []))
+                result.append((PortfolioRecord(
+                    id: id, leagueID: league, name: name, cash: cash, reserved: reserved, practice: practice, baseCurrency: currency
+                ), []))
             }
             if let symbol, let instrument, let quantity, let basis {
                 result[result.count - 1].1.append(HoldingRecord(symbol: symbol, name: instrument, quantity: quantity, costBasis: basis))
@@ -144,7 +149,7 @@ struct TradingStore: Sendable {
             """
             SELECT id, league_id, name, cash, reserved_cash FROM portfolios
             WHERE user_id = \(userID) AND archived_at IS NULL
-              AND CASE WHEN \(id)::int8 IS NULL THEN league_id IS NULL ELSE id = \(id)::int8 END
+              AND CASE WHEN \(id)::int8 IS NULL THEN league_id IS NULL AND NOT practice ELSE id = \(id)::int8 END
             """
         ).decode((Int, Int?, String, Decimal, Decimal).self).first.map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3, reserved: $0.4) }
     }
@@ -157,7 +162,7 @@ struct TradingStore: Sendable {
             SELECT coalesce(sum(v.value) FILTER (WHERE v.symbol = \(symbol)), 0), p.cash + coalesce(sum(v.value), 0)
             FROM portfolios p LEFT JOIN holding_values v ON v.portfolio_id = p.id
             WHERE p.user_id = \(userID) AND p.archived_at IS NULL
-              AND CASE WHEN \(portfolioID)::int8 IS NULL THEN p.league_id IS NULL ELSE p.id = \(portfolioID)::int8 END
+              AND CASE WHEN \(portfolioID)::int8 IS NULL THEN p.league_id IS NULL AND NOT p.practice ELSE p.id = \(portfolioID)::int8 END
             GROUP BY p.id, p.cash
             """
         ).decode((Decimal, Decimal).self).first.map { (position: $0.0, netWorth: $0.1) }

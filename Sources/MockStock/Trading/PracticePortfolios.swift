@@ -1,0 +1,201 @@
+import Foundation
+import Hummingbird
+import Postgres
+
+/// `POST /api/portfolios` and `PATCH /api/portfolios/{id}` as sent.
+struct PracticePortfolioRequest: Decodable, Sendable {
+    let name: String?
+    let startingCash: DecimalInput?
+    let currency: String?
+    /// The day the portfolio starts (its starting cash is dated then), for replaying the
+    /// past; default today.
+    let startedAt: String?
+}
+
+/// `POST /api/portfolios/{id}/cash`: a deposit (positive) or a withdrawal (negative).
+struct CashRequest: Decodable, Sendable {
+    let amount: DecimalInput
+    let at: String?
+}
+
+/// Practice portfolios: a user's own portfolios besides the personal one, never ranked,
+/// earning no achievements (see `sql/0025_practice_portfolios.sql`), each with a chosen
+/// starting cash, base currency and start day. Cash moves in and out by deposits and
+/// withdrawals, in date order.
+struct PracticePortfolios: Sendable {
+    let pool: PostgresConnectionPool
+    let trading: TradingService
+    let hours: MarketHours
+    let now: @Sendable () -> Date
+    let startingCash: Decimal
+
+    static let maximum = 10
+    static let earliestDay = "1990-01-01"
+
+    func create(userID: Int, _ request: PracticePortfolioRequest) async throws -> PortfolioSummary {
+        let name = try Self.name(request.name ?? "")
+        let cash = try request.startingCash.map { try Self.amount($0.value, "startingCash", positive: true) } ?? startingCash
+        let currency = try Self.currency(request.currency)
+        let started = try request.startedAt.map { try day($0, "startedAt") }
+        let id: Int? = try await pool.withTransaction { session in
+            // The user's row is the lock that keeps two creations from passing the limit together.
+            let count = try await session.query(
+                """
+                SELECT (SELECT count(*) FROM portfolios WHERE user_id = u.id AND practice)
+                FROM users u WHERE u.id = \(userID) FOR UPDATE
+                """
+            ).decodeColumn(Int.self).first ?? 0
+            guard count < Self.maximum else { return nil }
+            return try await session.query(
+                """
+                WITH created AS (
+                    INSERT INTO portfolios (user_id, name, cash, practice, base_currency, created_at)
+                    VALUES (\(userID), \(name), \(cash), true, \(currency),
+                            coalesce((\(started)::date::timestamp AT TIME ZONE \(hours.timeZone.identifier)), now()))
+                    RETURNING id, created_at
+                ), funded AS (
+                    INSERT INTO cash_movements (portfolio_id, kind, amount, note, created_at)
+                    SELECT id, \(CashMovementKind.startingCash), \(cash), 'Starting cash', created_at FROM created
+                )
+                SELECT id FROM created
+                """
+            ).decodeColumn(Int.self).first
+        }
+        guard let id else { throw TradingError.tooManyPortfolios(Self.maximum) }
+        return try await summary(userID: userID, id: id)
+    }
+
+    /// Renames a practice portfolio, or changes its base currency.
+    func update(userID: Int, id: Int, _ request: PracticePortfolioRequest) async throws -> PortfolioSummary {
+        if request.startingCash != nil || request.startedAt != nil {
+            throw InvalidInput("Only name and currency change; starting cash and start day are the portfolio's history.")
+        }
+        let name = try request.name.map(Self.name)
+        let currency = try request.currency.map { try Self.currency($0) }
+        let changed = try await pool.execute(
+            """
+            UPDATE portfolios SET name = coalesce(\(name)::text, name), base_currency = coalesce(\(currency)::text, base_currency)
+            WHERE id = \(id) AND user_id = \(userID) AND practice
+            """
+        )
+        guard changed == 1 else { throw TradingError.noSuchPortfolio }
+        return try await summary(userID: userID, id: id)
+    }
+
+    /// Deletes a practice portfolio with its history (trades, orders, cash movements, keys).
+    func delete(userID: Int, id: Int) async throws {
+        guard try await pool.execute("DELETE FROM portfolios WHERE id = \(id) AND user_id = \(userID) AND practice") == 1 else {
+            throw TradingError.noSuchPortfolio
+        }
+    }
+
+    /// A deposit or withdrawal in a practice portfolio, dated `at` (default now): not before
+    /// anything already in its history, and a withdrawal only of cash free now.
+    func move(userID: Int, id: Int, _ request: CashRequest) async throws -> CashMovement {
+        let amount = try Self.amount(request.amount.value, "amount", positive: false)
+        guard amount != 0 else { throw InvalidInput("amount must not be zero: positive deposits, negative withdraws.") }
+        let at = try request.at.map { try day($0, "at") }
+        let kind: CashMovementKind = amount > 0 ? .deposit : .withdrawal
+        let rows = try await pool.query(
+            """
+            WITH target AS (
+                SELECT p.id, coalesce((\(at)::date::timestamp AT TIME ZONE \(hours.timeZone.identifier)), now()) AS at,
+                       (SELECT max(a.at) FROM activities a WHERE a.portfolio_id = p.id) AS latest
+                FROM portfolios p WHERE p.id = \(id) AND p.user_id = \(userID) AND p.practice
+                FOR UPDATE OF p
+            ), moved AS (
+                UPDATE portfolios p SET cash = p.cash + \(amount)
+                FROM target t
+                WHERE p.id = t.id AND t.at >= date_trunc('day', t.latest) AND p.cash - p.reserved_cash + \(amount) >= 0
+                RETURNING p.id, t.at
+            ), recorded AS (
+                INSERT INTO cash_movements (portfolio_id, kind, amount, note, created_at)
+                SELECT id, \(kind), \(amount), \(kind == .deposit ? "Deposit" : "Withdrawal"), at FROM moved
+                RETURNING id, portfolio_id, kind, amount, note, created_at
+            )
+            SELECT (SELECT count(*) FROM target)::int, (SELECT at >= date_trunc('day', latest) FROM target),
+                   r.id, r.kind, r.amount, r.note, r.created_at
+            FROM (SELECT 1) one LEFT JOIN recorded r ON true
+            """
+        ).decode((Int, Bool?, Int?, CashMovementKind?, Decimal?, String?, Date?).self)
+        guard let row = rows.first, row.0 == 1 else { throw TradingError.noSuchPortfolio }
+        guard row.1 == true else { throw InvalidInput("at must not be before the portfolio's latest activity: history is written in date order.") }
+        guard let movementID = row.2, let kind = row.3, let amount = row.4, let note = row.5, let created = row.6 else {
+            throw TradingError.insufficientFunds
+        }
+        return CashMovement(id: movementID, portfolioId: id, kind: kind, amount: amount.moneyString, note: note, createdAt: created)
+    }
+
+    private func summary(userID: Int, id: Int) async throws -> PortfolioSummary {
+        guard let summary = try await trading.portfolios(userID: userID).first(where: { $0.id == id }) else {
+            throw TradingError.noSuchPortfolio
+        }
+        return summary
+    }
+
+    // MARK: Checks
+
+    private static func name(_ text: String) throws -> String {
+        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        try TextInput.check(name, field: "name", length: 1...100)
+        return name
+    }
+
+    private static func amount(_ value: Decimal, _ field: String, positive: Bool) throws -> Decimal {
+        guard value.rounded(2) == value, abs(value) <= 1_000_000_000, !positive || value > 0 else {
+            throw InvalidInput("\(field) must be \(positive ? "above 0 and " : "")at most 1000000000 in absolute value, in cents.")
+        }
+        return value
+    }
+
+    private static func currency(_ text: String?) throws -> String {
+        guard let text else { return ValueHistoryService.currency }
+        return try FxController.currency(text, "currency")
+    }
+
+    /// A day from `earliestDay` to today.
+    private func day(_ text: String, _ field: String) throws -> String {
+        let today = Self.today(now(), hours)
+        guard CalendarDay.isValid(text), text >= Self.earliestDay, text <= today else {
+            throw InvalidInput("\(field) must be a day (YYYY-MM-DD) from \(Self.earliestDay) to today.")
+        }
+        return text
+    }
+
+    static func today(_ moment: Date, _ hours: MarketHours) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = hours.timeZone
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: moment)
+    }
+}
+
+extension CashMovement: ResponseEncodable {}
+
+extension TradingController {
+    func addPracticeRoutes(to api: RouterGroup<AppRequestContext>, practice: PracticePortfolios) {
+        api.post("portfolios") { request, context -> EditedResponse<PortfolioSummary> in
+            let body = try await request.decodeJSON(as: PracticePortfolioRequest.self, context: context)
+            return EditedResponse(status: .created, response: try await practice.create(userID: context.requireIdentity().userID, body))
+        }
+        api.patch("portfolios/{id}") { request, context -> PortfolioSummary in
+            let body = try await request.decodeJSON(as: PracticePortfolioRequest.self, context: context)
+            return try await practice.update(userID: context.requireIdentity().userID, id: try Self.portfolioID(context), body)
+        }
+        api.delete("portfolios/{id}") { _, context -> HTTPResponse.Status in
+            try await practice.delete(userID: context.requireIdentity().userID, id: try Self.portfolioID(context))
+            return .noContent
+        }
+        api.post("portfolios/{id}/cash") { request, context -> EditedResponse<CashMovement> in
+            let body = try await request.decodeJSON(as: CashRequest.self, context: context)
+            let movement = try await practice.move(userID: context.requireIdentity().userID, id: try Self.portfolioID(context), body)
+            return EditedResponse(status: .created, response: movement)
+        }
+    }
+
+    private static func portfolioID(_ context: AppRequestContext) throws -> Int {
+        guard let id = context.parameters.get("id").flatMap(Int.init), id > 0 else { throw TradingError.noSuchPortfolio }
+        return id
+    }
+}
