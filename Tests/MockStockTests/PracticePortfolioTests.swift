@@ -45,6 +45,14 @@ struct PracticePortfolioTests {
                 let refused = try await client.send(.patch, "/api/portfolios/\(practice.id)", body: body, token: token)
                 #expect(try refused.status == .unprocessableContent && decodeProblem(refused).code == code, "\(body)")
             }
+            // Its trades as CSV, oldest first, in the import format.
+            _ = try await client.tradeOK("sell", "AAPL", 4, token: token, portfolioID: practice.id)
+            let exported = try await client.get("/api/portfolios/\(practice.id)/export", token: token)
+            #expect(exported.headers[.contentType] == "text/csv; charset=utf-8")
+            let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+            #expect(String(buffer: exported.body) == "date,symbol,side,quantity,price,fee\n\(today),AAPL,buy,10,100,0\n\(today),AAPL,sell,4,100,0\n")
+            #expect(try await client.get("/api/portfolios/\(practice.id)/export", token: other).status == .notFound)
+
             #expect(try await client.delete("/api/portfolios/\(practice.id)", token: token).status == .noContent)
             #expect(try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: token).count == 1)
         }

@@ -154,8 +154,10 @@ class WebClientTest(unittest.TestCase):
         driver = self.driver
         alice, bob = f"alice_{self.suffix}", f"bob_{self.suffix}"
 
-        # Registration lands on the demo market.
+        # Registration lands on the demo market (signed out, whatever ran before).
         self.go("")
+        driver.execute_script("sessionStorage.clear()")
+        self.go("#/login")
         self.find("#auth-form")
         self.shot("01-login")
         self.sign_in(alice, register=True)
@@ -433,7 +435,8 @@ class WebClientTest(unittest.TestCase):
         driver.execute_script("document.querySelector('#compare').scrollIntoView()")
         self.shot("21c-analytics-compare")
         self.click("#method-fifo")
-        self.wait(lambda d: d.find_element(By.CSS_SELECTOR, "#method-fifo").get_attribute("aria-current") == "page")
+        # Read in one go: the section redraws itself.
+        self.wait(lambda d: d.execute_script("return document.querySelector('#method-fifo')?.getAttribute('aria-current')") == "page")
         self.text_in("#pnl-realized", "+$40.00")
         Select(self.find("#analytics-currency")).select_by_value("EUR")
         self.text_in("#history-worth", "€")

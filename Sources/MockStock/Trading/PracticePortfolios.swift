@@ -126,6 +126,23 @@ struct PracticePortfolios: Sendable {
         return CashMovement(id: movementID, portfolioId: id, kind: kind, amount: amount.moneyString, note: note, createdAt: created)
     }
 
+    /// The columns of the trade file players export (and, later, import): one trade a line,
+    /// oldest first, the day in the market's time zone.
+    static let csvHeader = "date,symbol,side,quantity,price,fee"
+
+    /// Any of the user's portfolios' trades as CSV (`csvHeader`).
+    func export(userID: Int, id: Int) async throws -> String {
+        guard try await trading.portfolios(userID: userID).contains(where: { $0.id == id }) else { throw TradingError.noSuchPortfolio }
+        let rows = try await pool.query(
+            """
+            SELECT to_char(t.created_at AT TIME ZONE \(hours.timeZone.identifier), 'YYYY-MM-DD'), t.symbol, t.side, t.quantity, t.price, t.fee
+            FROM trades t WHERE t.portfolio_id = \(id)
+            ORDER BY t.created_at, t.id
+            """
+        ).decode((String, String, String, Int, Decimal, Decimal).self)
+        return ([Self.csvHeader] + rows.map { "\($0.0),\($0.1),\($0.2),\($0.3),\($0.4),\($0.5)" }).joined(separator: "\n") + "\n"
+    }
+
     private func summary(userID: Int, id: Int) async throws -> PortfolioSummary {
         guard let summary = try await trading.portfolios(userID: userID).first(where: { $0.id == id }) else {
             throw TradingError.noSuchPortfolio
@@ -186,6 +203,15 @@ extension TradingController {
         api.delete("portfolios/{id}") { _, context -> HTTPResponse.Status in
             try await practice.delete(userID: context.requireIdentity().userID, id: try Self.portfolioID(context))
             return .noContent
+        }
+        api.get("portfolios/{id}/export") { _, context -> Response in
+            let id = try Self.portfolioID(context)
+            let csv = try await practice.export(userID: context.requireIdentity().userID, id: id)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"portfolio-\(id)-trades.csv\""],
+                body: .init(byteBuffer: ByteBuffer(string: csv))
+            )
         }
         api.post("portfolios/{id}/cash") { request, context -> EditedResponse<CashMovement> in
             let body = try await request.decodeJSON(as: CashRequest.self, context: context)
