@@ -74,6 +74,9 @@ export function price(text) {
 
 const CURRENCY_SIGNS = { USD: '$', EUR: '€', GBP: '£', JPY: '¥' };
 
+/** The currencies offered by the currency switches (any with ECB rates works). */
+export const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'CAD'];
+
 /** Money in a currency: "€1,234.50", or "CHF 1,234.50" for a currency without a sign. */
 export function inCurrency(text, currency = 'USD') {
   const shown = money(text);

@@ -457,6 +457,50 @@ class WebClientTest(unittest.TestCase):
         self.shot("23-currencies")
         self.sign_out()
 
+    def test_practice_portfolio(self):
+        """Creating a practice portfolio that starts in 2021, deposits and a refused
+        withdrawal, its CSV, its analytics in its own currency, and deleting it."""
+        driver = self.driver
+        driver.get(f"{BASE}/")
+        driver.execute_script("sessionStorage.clear()")
+        self.sign_in(f"gina_{self.suffix}", register=True)
+        self.go("#/portfolio")
+        self.find("#practice-form")
+        self.find("#practice-name").send_keys("Replay 2021")
+        field = self.find("#practice-cash")
+        field.clear()
+        field.send_keys("5000")
+        Select(self.find("#practice-currency")).select_by_value("EUR")
+        self.find("#practice-start").send_keys("01042021")  # 2021-01-04, month first
+        self.click("#practice-create")
+        self.text_in("#flash", "Practice portfolio “Replay 2021” created with $5,000.00.")
+        self.text_in("#cash", "$5,000.00")
+        self.text_in("#portfolio-select", "Practice: Replay 2021")
+
+        self.find("#cash-amount").send_keys("250")
+        self.click("#cash-submit")
+        self.text_in("#flash", "Deposited $250.00.")
+        self.text_in("#cash", "$5,250.00")
+        self.find("#cash-amount").send_keys("-10000")
+        self.click("#cash-submit")
+        self.text_in("#practice-status", "not enough cash free")
+        self.click("#practice-export")
+        self.text_in("#practice-status", "Downloaded portfolio-")
+        self.shot("24-practice-portfolio")
+
+        practice = driver.execute_script("return new URLSearchParams(location.hash.split('?')[1]).get('id')")
+        self.go(f"#/analytics?id={practice}")
+        self.text_in("#history-worth", "€")
+        self.wait(lambda d: d.execute_script("return document.querySelector('#analytics-currency')?.value") == "EUR")
+
+        self.go(f"#/portfolio?id={practice}")
+        self.click("#practice-delete")
+        self.wait(EC.alert_is_present()).accept()
+        self.text_in("#flash", "Practice portfolio “Replay 2021” deleted.")
+        # Only the personal portfolio is left: no switcher.
+        self.wait(lambda d: d.execute_script("return document.querySelector('#practice') !== null && document.querySelector('#portfolio-select') === null"))
+        self.sign_out()
+
     def test_orders(self):
         """Placing, seeing and cancelling a limit order, seeing one fill after a price move,
         and a league with house rules."""

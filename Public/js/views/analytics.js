@@ -2,11 +2,10 @@
 // benchmark, P&L by cost method, allocation now or at a date, and symbols compared.
 import { api } from '../api.js';
 import { h, fill, table, failure, signed } from '../dom.js';
-import { add, inCurrency, fractionPercent, price, signedMoney } from '../decimal.js';
+import { add, CURRENCIES, inCurrency, fractionPercent, price, signedMoney } from '../decimal.js';
 import { linesChart, doughnutChart } from '../charts.js';
 import { portfolioSelect } from './portfolio.js';
 
-export const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'CAD'];
 const METHODS = { average: 'Average cost', fifo: 'FIFO', lifo: 'LIFO' };
 
 /** Each section loads on its own, so one that fails (no exchange rate yet) leaves the rest. */
@@ -143,8 +142,8 @@ export async function analyticsView(root, context) {
   const q = context.query;
   const id = q.get('id') || String(portfolios[0]?.id ?? '');
   const base = portfolios.find((p) => String(p.id) === id)?.baseCurrency ?? 'USD';
-  if (!CURRENCIES.includes(base)) CURRENCIES.push(base);
-  const currency = CURRENCIES.includes(q.get('currency')) ? q.get('currency') : base;
+  const offered = CURRENCIES.includes(base) ? CURRENCIES : [...CURRENCIES, base];
+  const currency = offered.includes(q.get('currency')) ? q.get('currency') : base;
   const method = METHODS[q.get('method')] ? q.get('method') : 'average';
   const benchmark = q.get('benchmark') || 'market';
   const date = q.get('date') || null;
@@ -161,7 +160,7 @@ export async function analyticsView(root, context) {
         portfolioSelect(portfolios, id, (chosen) => context.navigate(`#/analytics?${query({ id: chosen })}`), 'analytics-portfolio')) : null,
       h('label', { class: 'inline' }, 'Currency ', h('select', { id: 'analytics-currency',
         onchange: (event) => context.navigate(`#/analytics?${query({ currency: event.target.value })}`) },
-        CURRENCIES.map((c) => h('option', { value: c, selected: c === currency }, c))))),
+        offered.map((c) => h('option', { value: c, selected: c === currency }, c))))),
     valueSection(id, currency),
     returnsSection(id, currency, benchmark),
     pnlSection(id, method, query),

@@ -2,7 +2,7 @@
 import { api } from '../api.js';
 import { h, fill, table, failure } from '../dom.js';
 import { lineChart } from '../charts.js';
-import { CURRENCIES } from './analytics.js';
+import { CURRENCIES } from '../decimal.js';
 
 const RANGES = ['1m', '3m', '6m', '1y', '5y', 'max'];
 

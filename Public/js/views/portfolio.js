@@ -3,6 +3,7 @@ import { h, fill, table, signed } from '../dom.js';
 import { money, price, signedMoney } from '../decimal.js';
 import { doughnutChart } from '../charts.js';
 import { quoteCell } from '../live.js';
+import { practiceSection } from './practice.js';
 
 /** The portfolios' names for a switcher: personal first, then league portfolios. */
 export async function portfolioChoices() {
@@ -55,5 +56,6 @@ export async function portfolioView(root, context) {
       longs.length > 0
         ? h('section', { class: 'side' }, h('h2', {}, 'Allocation'),
           doughnutChart('Allocation of the portfolio', ['Cash', ...longs.map((x) => x.symbol)], [portfolio.cash, ...longs.map((x) => x.value)]))
-        : null));
+        : null),
+    practiceSection(portfolios, portfolio, context));
 }

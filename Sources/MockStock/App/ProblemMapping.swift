@@ -86,6 +86,9 @@ extension AppError {
         case .insufficientShares:
             return AppError(.unprocessableContent, code: "insufficient_shares", detail: "The portfolio does not hold that many shares.")
         case .leagueNotRunning: return .conflict("This league portfolio trades only while its league runs.")
+        case .insufficientCashToWithdraw:
+            return AppError(.unprocessableContent, code: "insufficient_funds",
+                            detail: "There is not enough cash free (not held for open orders) to withdraw that much.")
         case .tooManyPortfolios(let limit):
             return AppError(.conflict, code: "too_many_portfolios", detail: "A user has at most \(limit) practice portfolios; delete one first.")
         case .idempotencyKeyReused:

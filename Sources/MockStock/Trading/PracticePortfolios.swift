@@ -121,7 +121,7 @@ struct PracticePortfolios: Sendable {
         guard let row = rows.first, row.0 == 1 else { throw TradingError.noSuchPortfolio }
         guard row.1 == true else { throw InvalidInput("at must not be before the portfolio's latest activity: history is written in date order.") }
         guard let movementID = row.2, let kind = row.3, let amount = row.4, let note = row.5, let created = row.6 else {
-            throw TradingError.insufficientFunds
+            throw TradingError.insufficientCashToWithdraw
         }
         return CashMovement(id: movementID, portfolioId: id, kind: kind, amount: amount.moneyString, note: note, createdAt: created)
     }

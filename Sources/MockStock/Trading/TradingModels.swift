@@ -146,6 +146,8 @@ enum TradingError: Error, Equatable {
     case insufficientMargin
     /// A league portfolio trades only while its league runs.
     case leagueNotRunning
+    /// A withdrawal of more than the cash free now.
+    case insufficientCashToWithdraw
     /// A user has at most this many practice portfolios.
     case tooManyPortfolios(Int)
     /// The Idempotency-Key was first used for a different request.

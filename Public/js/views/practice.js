@@ -1,0 +1,83 @@
+// Practice portfolios on the portfolio page: create one (starting cash, currency, start
+// day), and for the one shown, deposit or withdraw, download its trades, or delete it.
+import { api } from '../api.js';
+import { h, fill, failure } from '../dom.js';
+import { CURRENCIES, money } from '../decimal.js';
+
+function download(portfolio, status) {
+  return async () => {
+    status.textContent = 'Preparing the CSV…';
+    try {
+      const response = await api(`/api/portfolios/${portfolio.id}/export`, { raw: true, headers: { Accept: 'text/csv' } });
+      const name = `portfolio-${portfolio.id}-trades.csv`;
+      const url = URL.createObjectURL(await response.blob());
+      const link = h('a', { href: url, download: name });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+      status.textContent = `Downloaded ${name}.`;
+    } catch (error) {
+      fill(status, failure(error));
+    }
+  };
+}
+
+export function practiceSection(portfolios, shown, context) {
+  const status = h('div', { id: 'practice-status', role: 'status' });
+  const current = portfolios.find((p) => String(p.id) === String(shown.id));
+  const report = (error) => fill(status, failure(error));
+
+  async function create(event) {
+    event.preventDefault();
+    const form = event.target.elements;
+    const body = { name: form.name.value, startingCash: form.startingCash.value.trim(), currency: form.currency.value };
+    if (form.startedAt.value) body.startedAt = form.startedAt.value;
+    try {
+      const created = await api('/api/portfolios', { method: 'POST', body });
+      context.flash(`Practice portfolio “${created.name}” created with ${money(created.cash)}.`, 'info', true);
+      context.navigate(`#/portfolio?id=${created.id}`);
+    } catch (error) { report(error); }
+  }
+
+  async function move(event) {
+    event.preventDefault();
+    const form = event.target.elements;
+    const body = { amount: form.amount.value.trim() };
+    if (form.at.value) body.at = form.at.value;
+    try {
+      const movement = await api(`/api/portfolios/${current.id}/cash`, { method: 'POST', body });
+      context.flash(`${movement.kind === 'deposit' ? 'Deposited' : 'Withdrew'} ${money(movement.amount.replace('-', ''))}.`, 'info', true);
+      context.navigate(`#/portfolio?id=${current.id}&t=${Date.now()}`);
+    } catch (error) { report(error); }
+  }
+
+  async function remove() {
+    if (!window.confirm(`Delete the practice portfolio “${current.name}” and all its history?`)) return;
+    try {
+      await api(`/api/portfolios/${current.id}`, { method: 'DELETE' });
+      context.flash(`Practice portfolio “${current.name}” deleted.`, 'info', true);
+      context.navigate('#/portfolio');
+    } catch (error) { report(error); }
+  }
+
+  return h('section', { class: 'card', id: 'practice' },
+    h('h2', {}, 'Practice portfolios'),
+    h('p', { class: 'muted' }, 'Your own portfolios to try things out: never ranked in leagues, earning no achievements.'),
+    current?.practice ? h('div', { id: 'practice-current' },
+      h('form', { class: 'inline', id: 'cash-form', onsubmit: move },
+        h('label', {}, 'Deposit (+) or withdraw (−) $', h('input', { name: 'amount', id: 'cash-amount', inputmode: 'decimal', required: true, size: 10 })),
+        h('label', {}, 'On ', h('input', { type: 'date', name: 'at', id: 'cash-at' })),
+        h('button', { type: 'submit', id: 'cash-submit' }, 'Record')),
+      h('p', {},
+        h('button', { type: 'button', id: 'practice-export', onclick: download(current, status) }, 'Download trades (CSV)'), ' ',
+        h('button', { type: 'button', id: 'practice-delete', class: 'danger', onclick: remove }, 'Delete this practice portfolio'))) : null,
+    h('h3', {}, 'New practice portfolio'),
+    h('form', { class: 'inline', id: 'practice-form', onsubmit: create },
+      h('label', {}, 'Name ', h('input', { name: 'name', id: 'practice-name', required: true, maxlength: 100, size: 16 })),
+      h('label', {}, 'Starting cash $', h('input', { name: 'startingCash', id: 'practice-cash', value: '10000', inputmode: 'decimal', size: 10 })),
+      h('label', {}, 'Shown in ', h('select', { name: 'currency', id: 'practice-currency' }, CURRENCIES.map((c) => h('option', { value: c }, c)))),
+      h('label', {}, 'Starting on ', h('input', { type: 'date', name: 'startedAt', id: 'practice-start' })),
+      h('button', { type: 'submit', id: 'practice-create' }, 'Create')),
+    status);
+}
