@@ -352,6 +352,11 @@ struct AnalyticsTests {
                                          .init(sector: "Unclassified", value: "100.00", weight: "0.121951")])
                 let bad = try await client.get(path + "?date=yesterday", token: setup.token)
                 #expect(bad.status == .unprocessableContent)
+                // In euros at the day's rate (1.1 dollars a euro on 2026-01-06): weights unchanged.
+                #expect(try await CurrencyTests.load(client, "Date,USD\n2026-01-05,1.1\n").status == .ok)
+                let euros = try await client.decode(Body.self, path + "?date=2026-01-06&currency=EUR", token: setup.token)
+                #expect(euros.holdingsValue == "1000.00" && euros.cash == "8500.00" && euros.bySymbol.first?.price == "100.00")
+                #expect(euros.bySymbol.first?.weight == "1.000000")
             }
         }
     }

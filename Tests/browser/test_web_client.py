@@ -440,6 +440,7 @@ class WebClientTest(unittest.TestCase):
         self.text_in("#pnl-realized", "+$40.00")
         Select(self.find("#analytics-currency")).select_by_value("EUR")
         self.text_in("#history-worth", "€")
+        self.text_in("#allocation", "€")
         self.shot("22-analytics-euros")
 
         self.go("#/fx")

@@ -76,9 +76,10 @@ function pnlSection(id, method, query) {
   });
 }
 
-function allocationSection(id, date, query) {
+function allocationSection(id, date, query, currency) {
   return section('Allocation', 'allocation', async () => {
-    const composition = await api(`/api/portfolios/${id}/composition${date ? `?date=${date}` : ''}`);
+    const composition = await api(`/api/portfolios/${id}/composition?currency=${currency}${date ? `&date=${date}` : ''}`);
+    const shown = (text) => inCurrency(text, composition.currency);
     const weight = (w) => (w === null ? '—' : fractionPercent(w).replace('+', ''));
     return [
       h('form', { class: 'inline', onsubmit: (event) => {
@@ -86,14 +87,15 @@ function allocationSection(id, date, query) {
         window.location.hash = `#/analytics?${query({ date: event.target.elements.date.value })}`;
       } }, h('label', {}, 'At the end of ', h('input', { type: 'date', name: 'date', id: 'allocation-date', value: date ?? '' })),
         h('button', { type: 'submit' }, 'Show'), date ? h('a', { href: `#/analytics?${query({ date: '' })}` }, ' Now') : null),
-      h('p', { class: 'muted' }, `${composition.date ? `On ${composition.date}` : 'Now'}: holdings ${inCurrency(composition.holdingsValue)}, cash ${inCurrency(composition.cash)}.`),
+      h('p', { class: 'muted' }, `${composition.date ? `On ${composition.date}` : 'Now'}: holdings ${shown(composition.holdingsValue)}, cash ${shown(composition.cash)}.`),
       composition.bySymbol.length === 0 ? h('p', { class: 'empty' }, 'Nothing held.') : h('div', { class: 'split' },
         doughnutChart('By sector', composition.bySector.map((s) => s.sector), composition.bySector.map((s) => s.value)),
         h('div', {},
-          table([{ title: 'Sector', cell: (s) => s.sector }, { title: 'Value', class: 'num', cell: (s) => inCurrency(s.value) },
+          table([{ title: 'Sector', cell: (s) => s.sector }, { title: 'Value', class: 'num', cell: (s) => shown(s.value) },
             { title: 'Weight', class: 'num', cell: (s) => weight(s.weight) }], composition.bySector, { caption: 'By sector' }),
           h('div', { id: 'allocation-symbols' }, table([{ title: 'Stock', cell: (p) => p.symbol }, { title: 'Shares', class: 'num', cell: (p) => String(p.quantity) },
-            { title: 'Price', class: 'num', cell: (p) => price(p.price) }, { title: 'Value', class: 'num', cell: (p) => inCurrency(p.value) },
+            { title: 'Price', class: 'num', cell: (p) => (composition.currency === 'USD' ? price(p.price) : shown(p.price)) },
+            { title: 'Value', class: 'num', cell: (p) => shown(p.value) },
             { title: 'Weight', class: 'num', cell: (p) => weight(p.weight) }], composition.bySymbol, { caption: 'By stock' })))),
     ];
   });
@@ -164,6 +166,6 @@ export async function analyticsView(root, context) {
     valueSection(id, currency),
     returnsSection(id, currency, benchmark),
     pnlSection(id, method, query),
-    allocationSection(id, date, query),
+    allocationSection(id, date, query, currency),
     compareSection(symbols, query));
 }

@@ -52,11 +52,13 @@ struct AnalyticsController {
         return try await profitAndLoss.profitAndLoss(userID: context.requireIdentity().userID, portfolioID: id, method: method)
     }
 
-    /// `?date=` (default now): allocation by symbol and by sector.
+    /// `?date=` (default now)&currency=: allocation by symbol and by sector.
     @Sendable func allocation(_ request: Request, context: AppRequestContext) async throws -> Composition {
-        let id = try Self.dollarsOnly(request, context)
+        let (id, _, _, currency) = try Self.range(request, context)
         let date = try Self.day(request.uri.queryParameters.get("date"), "date")
-        return try await composition.composition(userID: context.requireIdentity().userID, portfolioID: id, date: date)
+        return try await composition.composition(
+            userID: context.requireIdentity().userID, portfolioID: id, date: date, currency: currency
+        )
     }
 
     /// `?symbols=A,B,C&from=&to=`: the Pearson matrix of daily total returns.
@@ -93,7 +95,7 @@ struct AnalyticsController {
     private static func dollarsOnly(_ request: Request, _ context: AppRequestContext) throws -> Int {
         let (id, _, _, currency) = try range(request, context)
         guard currency == nil || currency == ValueHistoryService.currency else {
-            throw InvalidInput("currency must be USD here: P&L and composition are not converted yet.")
+            throw InvalidInput("currency must be USD here: P&L is counted in dollars (its gains span many days' rates).")
         }
         return id
     }

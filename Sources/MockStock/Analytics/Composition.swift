@@ -23,6 +23,7 @@ struct Composition: ResponseEncodable, Sendable {
 
     /// Nil: now.
     @NullEncoded var date: String?
+    let currency: String
     let cash: String
     let holdingsValue: String
     let netWorth: String
@@ -38,9 +39,20 @@ struct CompositionService: Sendable {
     /// Instruments without a sector are grouped under this name.
     static let unclassified = "Unclassified"
 
-    func composition(userID: Int, portfolioID: Int, date: String?) async throws -> Composition {
+    /// In another `currency` (nil: the portfolio's base currency) every amount is converted
+    /// at the day's rate (today's for now); weights do not change.
+    func composition(userID: Int, portfolioID: Int, date: String?, currency requested: String? = nil) async throws -> Composition {
         let live = try await trading.portfolio(userID: userID, id: portfolioID)
         let today = history.dayString(history.now())
+        let currency = try await history.currency(requested, userID: userID, portfolioID: portfolioID)
+        var rate = Decimal(1)
+        if currency != ValueHistoryService.currency {
+            guard let found = try await history.fx.rate(from: ValueHistoryService.currency, to: currency, on: min(date ?? today, today)) else {
+                throw FxError.noRate(ValueHistoryService.currency, currency)
+            }
+            rate = found.rate
+        }
+        func money(_ value: Decimal) -> String { (value * rate).rounded(2).moneyString }
         let held: [(symbol: String, quantity: Int, price: Decimal)]
         let cash: Decimal
         if let date, date < today {
@@ -78,16 +90,16 @@ struct CompositionService: Sendable {
             .map { position, value in
                 Composition.Position(
                     symbol: position.symbol, sector: sectorOf[position.symbol] ?? Self.unclassified, quantity: position.quantity,
-                    price: position.price.moneyString, value: value.moneyString, weight: weight(value)
+                    price: (position.price * rate).rounded(4).moneyString, value: money(value), weight: weight(value)
                 )
             }
         var bySector: [String: Decimal] = [:]
         for position in held { bySector[sectorOf[position.symbol] ?? Self.unclassified, default: 0] += position.price * Decimal(position.quantity) }
         return Composition(
-            date: date.flatMap { $0 < today ? $0 : nil }, cash: cash.moneyString, holdingsValue: total.moneyString,
-            netWorth: (cash + total).moneyString,
+            date: date.flatMap { $0 < today ? $0 : nil }, currency: currency, cash: money(cash), holdingsValue: money(total),
+            netWorth: money(cash + total),
             bySymbol: positions,
-            bySector: bySector.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { .init(sector: $0.key, value: $0.value.moneyString, weight: weight($0.value)) }
+            bySector: bySector.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { .init(sector: $0.key, value: money($0.value), weight: weight($0.value)) }
         )
     }
 }
