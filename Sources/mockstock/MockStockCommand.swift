@@ -100,7 +100,7 @@ struct Seed: AsyncParsableCommand {
             var fxWanted = !ifEmpty
             if !fxWanted { fxWanted = try await seeder.hasNoFX() }
             for file in fxFiles where fxWanted {
-                let count = try await seeder.seedFX(csv: try Self.text(file))
+                let count = try await seeder.seedFX(try FileChunks(path: file))
                 print("\(file): \(count) exchange rates")
             }
             if ifEmpty, try await !seeder.isEmpty() {
@@ -117,23 +117,6 @@ struct Seed: AsyncParsableCommand {
                 print("\(file): \(count) daily bars in \(ContinuousClock.now - started)")
             }
         }
-    }
-}
-
-extension Seed {
-    /// A text file's contents, decompressed when it ends `.gz`.
-    static func text(_ path: String) throws -> String {
-        guard path.hasSuffix(".gz") else { return try String(contentsOfFile: path, encoding: .utf8) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gzip", "-dc", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ValidationError("\(path) could not be decompressed.") }
-        return String(decoding: data, as: UTF8.self)
     }
 }
 

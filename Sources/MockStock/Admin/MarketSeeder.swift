@@ -23,10 +23,12 @@ public struct MarketSeeder: Sendable {
         try await admin.upsert(try Instrument.fromCSV(csv))
     }
 
-    /// Loads the ECB's daily exchange rates (`FxStore.parse`); how many rates.
-    public func seedFX(csv: String) async throws -> Int {
-        let store = FxStore(pool: admin.pool)
-        return try await store.store(try FxStore.parse(csv))
+    /// Loads the ECB's daily exchange rates (`FxStore.parse`; a few MB at most, read whole);
+    /// how many rates.
+    public func seedFX<Chunks: AsyncSequence>(_ chunks: Chunks) async throws -> Int where Chunks.Element == ByteBuffer {
+        var text = ByteBuffer()
+        for try await var chunk in chunks { text.writeBuffer(&chunk) }
+        return try await FxStore(pool: admin.pool).store(try FxStore.parse(String(buffer: text)))
     }
 
     /// Whether no exchange rate is stored yet.

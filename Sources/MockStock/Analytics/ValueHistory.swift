@@ -57,8 +57,7 @@ struct ValueHistoryService: Sendable {
         guard end.timeIntervalSince(start) <= Double(Self.maximumYears) * 366 * 86_400 else {
             throw InvalidInput("A history covers at most \(Self.maximumYears) years.")
         }
-        let format = formatter()
-        var days = hours.sessions(from: start, through: end).map { format.string(from: $0.open) }
+        var days = hours.sessions(from: start, through: end).map { hours.day(of: $0.open) }
         if days.last != last && last == today { days.append(today) }
         guard !days.isEmpty else { return [] }
         // The day before the first, for what was paid in before the range.
@@ -141,17 +140,8 @@ struct ValueHistoryService: Sendable {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// Days are counted in the market's time zone.
-    private func formatter() -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = hours.timeZone
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter
-    }
+    /// Days are the market's (`MarketHours`).
+    func dayString(_ date: Date) -> String { hours.day(of: date) }
 
-    func dayString(_ date: Date) -> String { formatter().string(from: date) }
-
-    /// Midday of a day, safely inside it whatever the time zone's offset.
-    func date(_ day: String) -> Date? { formatter().date(from: day).map { $0.addingTimeInterval(12 * 3600) } }
+    func date(_ day: String) -> Date? { hours.midday(of: day) }
 }

@@ -58,11 +58,7 @@ struct AlpacaStreamController {
             try? await outbound.close(.policyViolation, reason: "unauthorized")
             return
         }
-        // Right after start-up the process may not listen for announcements yet.
-        guard await StreamController.within(StreamController.authenticationTimeout, { await stream.feed.listening.wait() }) else {
-            await StreamController.cutOff(outbound, channel: channel, code: StreamController.slowConsumerCode, reason: "Not ready yet; try again shortly.")
-            return
-        }
+        guard await stream.ready(outbound, channel: channel) else { return }
         let portfolioID = holder.portfolioID
         // Keys are not tokens: a logout does not end the socket, the key's revocation does.
         let subscriber = stream.hub.connect(userID: holder.userID, tokenVersion: .max) { order in
@@ -71,36 +67,17 @@ struct AlpacaStreamController {
         }
         defer { stream.hub.disconnect(subscriber) }
         _ = subscriber.enqueue(Self.authorization("authorized"))
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: Self.keyRecheck)
-                    // Only a definite "no such key" ends the socket, not a database hiccup.
-                    if case .some(.none) = try? await keys.holder(keyID: keyID, secret: secret) {
-                        subscriber.stop(.tokenRevoked)
-                        return
-                    }
-                }
-            }
-            group.addTask { await stream.write(subscriber, to: channel) }
-            group.addTask {
-                for await reason in subscriber.stops {
-                    let slow = reason == .slowConsumer
-                    await StreamController.cutOff(
-                        outbound, channel: channel, code: slow ? StreamController.slowConsumerCode : .policyViolation,
-                        reason: slow ? "Too slow: events were arriving faster than they were read." : "The API key was revoked."
-                    )
+        await stream.run(subscriber, &messages, outbound: outbound, channel: channel) { [keys] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.keyRecheck)
+                // Only a definite "no such key" ends the socket, not a database hiccup.
+                if case .some(.none) = try? await keys.holder(keyID: keyID, secret: secret) {
+                    subscriber.stop(.keyRevoked)
                     return
                 }
             }
-            do {
-                while let message = try await messages.next() {
-                    _ = subscriber.enqueue(handle(message, from: subscriber))
-                }
-            } catch {
-                // Not a WebSocket message we accept: the socket closes.
-            }
-            group.cancelAll()
+        } handle: { message in
+            _ = subscriber.enqueue(handle(message, from: subscriber))
         }
     }
 

@@ -68,13 +68,6 @@ struct FxStore: Sendable {
         try await pool.query("SELECT NOT EXISTS (SELECT 1 FROM fx_rates)").decodeColumn(Bool.self) == [true]
     }
 
-    /// The currencies with a rate on or before `day` (EUR always).
-    func currencies(on day: String) async throws -> [String] {
-        try await pool.query(
-            "SELECT DISTINCT currency FROM fx_rates WHERE day <= \(day)::date ORDER BY currency"
-        ).decodeColumn(String.self)
-    }
-
     /// Units of `to` per one `from` on `day` (the latest rates by then), with their day.
     func rate(from: String, to: String, on day: String) async throws -> (rate: Decimal, day: String)? {
         try await pool.query("SELECT rate, day::text FROM fx_rate(\(from), \(to), \(day)::date)")

@@ -55,6 +55,19 @@ public struct MarketHours: Sendable, Equatable {
         preconditionFailure("no trading session within two weeks of \(moment)")
     }
 
+    /// The market's day (`YYYY-MM-DD` in `timeZone`) of a moment.
+    public func day(of moment: Date) -> String {
+        let parts = calendar.dateComponents([.year, .month, .day], from: moment)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+
+    /// Midday of a market day (`YYYY-MM-DD`), safely inside it whatever the offset.
+    public func midday(of day: String) -> Date? {
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        return calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 12))
+    }
+
     /// Every session that opens on a day from `first`'s through `last`'s (days in `timeZone`).
     public func sessions(from first: Date, through last: Date) -> [Session] {
         let calendar = calendar

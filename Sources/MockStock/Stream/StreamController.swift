@@ -62,21 +62,40 @@ struct StreamController {
             try? await outbound.close(.policyViolation, reason: "A valid, unexpired token is required.")
             return
         }
-        // Right after start-up the process may not listen yet; what it would miss meanwhile
-        // is what a snapshot must not.
-        guard await Self.within(Self.authenticationTimeout, { await feed.listening.wait() }) else {
-            await Self.cutOff(outbound, channel: channel, code: Self.slowConsumerCode, reason: "Not ready yet; try again shortly.")
-            return
-        }
+        // What a process still starting would miss is what a snapshot must not.
+        guard await ready(outbound, channel: channel) else { return }
         let subscriber = hub.connect(userID: identity.userID, tokenVersion: version)
         defer { hub.disconnect(subscriber) }
         _ = subscriber.enqueue(StreamEncoding.authorized)
+        await run(subscriber, &messages, outbound: outbound, channel: channel) {
+            // The token's end is the socket's end: its holder must log in again.
+            try? await Task.sleep(for: .seconds(max(expiresAt.timeIntervalSinceNow, 0)))
+            if !Task.isCancelled { subscriber.stop(.tokenExpired) }
+        } handle: { message in
+            await handle(message, from: subscriber)
+        }
+    }
+
+    /// Waits until this process listens for announcements (right after start-up it may not
+    /// yet); false, with the socket cut off, when that takes too long.
+    func ready(_ outbound: WebSocketOutboundWriter, channel: any Channel) async -> Bool {
+        guard await Self.within(Self.authenticationTimeout, { await feed.listening.wait() }) else {
+            await Self.cutOff(outbound, channel: channel, code: Self.slowConsumerCode, reason: "Not ready yet; try again shortly.")
+            return false
+        }
+        return true
+    }
+
+    /// An authenticated socket until it closes: `watch` (which stops the subscriber when
+    /// its credentials lapse), the writer, the cut-off when the subscriber is stopped, and
+    /// each client message through `handle`. Serves `/api/stream` and `/stream` alike.
+    func run(
+        _ subscriber: StreamSubscriber, _ messages: inout WebSocketInboundMessageStream.AsyncIterator,
+        outbound: WebSocketOutboundWriter, channel: any Channel,
+        watch: @escaping @Sendable () async -> Void, handle: (WebSocketMessage) async -> Void
+    ) async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                // The token's end is the socket's end: its holder must log in again.
-                try? await Task.sleep(for: .seconds(max(expiresAt.timeIntervalSinceNow, 0)))
-                if !Task.isCancelled { subscriber.stop(.tokenExpired) }
-            }
+            group.addTask(operation: watch)
             group.addTask { await write(subscriber, to: channel) }
             group.addTask {
                 for await reason in subscriber.stops {
@@ -86,7 +105,7 @@ struct StreamController {
             }
             do {
                 while let message = try await messages.next() {
-                    await handle(message, from: subscriber)
+                    await handle(message)
                 }
             } catch {
                 // The client sent something that is not a WebSocket message we accept; the socket closes.
@@ -96,7 +115,7 @@ struct StreamController {
     }
 
     /// Whether `work` finished within `limit`.
-    static func within(_ limit: Duration, _ work: @escaping @Sendable () async -> Void) async -> Bool {
+    private static func within(_ limit: Duration, _ work: @escaping @Sendable () async -> Void) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 await work()
@@ -122,7 +141,7 @@ struct StreamController {
     private static func closeCode(_ reason: StreamSubscriber.StopReason) -> WebSocketErrorCode {
         switch reason {
         case .slowConsumer: slowConsumerCode
-        case .tokenExpired, .tokenRevoked: .policyViolation
+        case .tokenExpired, .tokenRevoked, .keyRevoked: .policyViolation
         }
     }
 
@@ -131,6 +150,7 @@ struct StreamController {
         case .slowConsumer: "Too slow: events were arriving faster than they were read."
         case .tokenExpired: "The token expired."
         case .tokenRevoked: "The token was revoked (a logout or password change)."
+        case .keyRevoked: "The API key was revoked."
         }
     }
 
@@ -150,7 +170,7 @@ struct StreamController {
     /// a write and flush per frame through the WebSocket writer took the tick-to-client
     /// p99 to 1.2 s; frames written together through the encoder, to 250–390 ms. The wait
     /// for the write is the backpressure: it ends only once the client has taken the bytes.
-    func write(_ subscriber: StreamSubscriber, to channel: any Channel) async {
+    private func write(_ subscriber: StreamSubscriber, to channel: any Channel) async {
         while let batch = await subscriber.next() {
             let written = channel.eventLoop.makePromise(of: Void.self)
             channel.eventLoop.execute {

@@ -14,6 +14,8 @@ final class StreamSubscriber: Sendable {
         case slowConsumer
         case tokenExpired
         case tokenRevoked
+        /// The API key a `/stream` socket authenticated with was revoked.
+        case keyRevoked
     }
 
     let id: Int

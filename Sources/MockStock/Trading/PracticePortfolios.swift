@@ -132,7 +132,7 @@ struct PracticePortfolios: Sendable {
 
     /// Any of the user's portfolios' trades as CSV (`csvHeader`).
     func export(userID: Int, id: Int) async throws -> String {
-        guard try await trading.portfolios(userID: userID).contains(where: { $0.id == id }) else { throw TradingError.noSuchPortfolio }
+        guard try await trading.store.portfolio(userID: userID, id: id) != nil else { throw TradingError.noSuchPortfolio }
         let rows = try await pool.query(
             """
             SELECT to_char(t.created_at AT TIME ZONE \(hours.timeZone.identifier), 'YYYY-MM-DD'), t.symbol, t.side, t.quantity, t.price, t.fee
@@ -172,19 +172,11 @@ struct PracticePortfolios: Sendable {
 
     /// A day from `earliestDay` to today.
     private func day(_ text: String, _ field: String) throws -> String {
-        let today = Self.today(now(), hours)
+        let today = hours.day(of: now())
         guard CalendarDay.isValid(text), text >= Self.earliestDay, text <= today else {
             throw InvalidInput("\(field) must be a day (YYYY-MM-DD) from \(Self.earliestDay) to today.")
         }
         return text
-    }
-
-    static func today(_ moment: Date, _ hours: MarketHours) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = hours.timeZone
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: moment)
     }
 }
 
