@@ -87,7 +87,7 @@ struct PracticePortfolioTests {
             #expect(try JSONDecoder().decode(Movement.self, from: Data(buffer: deposit.body)).kind == "deposit")
             for (body, status, code) in [
                 (#"{"amount":"-2000"}"#, HTTPResponse.Status.unprocessableContent, "insufficient_funds"),
-                (#"{"amount":"10","at":"2026-01-07"}"#, .unprocessableContent, "validation_failed"),
+                (#"{"amount":"10","at":"2026-01-07"}"#, .unprocessableContent, "out_of_order"),
                 (#"{"amount":"10","at":"2999-01-01"}"#, .unprocessableContent, "validation_failed"),
                 (#"{"amount":"0"}"#, .unprocessableContent, "validation_failed"),
             ] {
@@ -100,6 +100,137 @@ struct PracticePortfolioTests {
             #expect(portfolios.first { $0.id == id }?.cash == "1200.50")
             let personal = portfolios.first { !$0.practice }!.id
             #expect(try await client.send(.post, "/api/portfolios/\(personal)/cash", body: #"{"amount":"5"}"#, token: token).status == .notFound)
+        }
+    }
+
+    /// AAL closes 10, 12 (Friday), a 2-for-1 split on Monday (close 6), a 0.50 dividend on
+    /// Tuesday (close 6) and 7 on Wednesday (in 2018, before the market fixture): history loaded with prices, applied by no one
+    /// but the back-dated trades that reach it.
+    static let splitAndDividend = "symbol,date,open,high,low,close,volume,dividend,split\n"
+        + "AAL,2018-01-04,10,10,10,10,100,0,1\nAAL,2018-01-05,12,12,12,12,100,0,1\nAAL,2018-01-08,6,6,6,6,100,0,2\n"
+        + "AAL,2018-01-09,6,6,6,6,100,0.5,1\nAAL,2018-01-10,7,7,7,7,100,0,1\n"
+
+    @Test("back-dated trades fill at the day's close in date order and receive the splits and dividends since")
+    func backdatedTrades() async throws {
+        try await TestApp.run { client in
+            let admin = try await client.seedMarket()
+            #expect(try await client.send(.post, "/api/admin/prices", body: Self.splitAndDividend, contentType: "text/csv", token: admin).status == .ok)
+            let token = try await client.register("replayer").token
+            let created = try await client.send(.post, "/api/portfolios", body: #"{"name":"2018","startingCash":"1000","startedAt":"2018-01-04"}"#, token: token)
+            let id = try JSONDecoder().decode(PortfolioSummaryBody.self, from: Data(buffer: created.body)).id
+            func trade(_ side: String, _ amount: Int, at day: String, portfolio: Int? = nil) async throws -> TestResponse {
+                try await client.trade(side, #"{"symbol":"AAL","amount":\#(amount),"portfolioId":\#(portfolio ?? id),"at":"\#(day)"}"#, token: token)
+            }
+            func result(_ response: TestResponse) throws -> TradeResultBody {
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                return try JSONDecoder().decode(TradeResultBody.self, from: Data(buffer: response.body))
+            }
+
+            // 10 shares at Thursday's close are 20 after the split, and earn 20 × 0.50: cash 1000 − 100 + 10.
+            let bought = try result(try await trade("buy", 10, at: "2018-01-04"))
+            #expect(bought.trade.price == "10.00" && bought.trade.quantity == 10 && bought.trade.createdAt.hasPrefix("2018-01-04T"))
+            #expect(bought.cash == "910.00" && bought.position == .init(symbol: "AAL", quantity: 20))
+            // Selling 4 on Friday at 12 leaves 6 old shares: 12 new ones, and a dividend of 6 rather than 10.
+            let sold = try result(try await trade("sell", 4, at: "2018-01-05"))
+            #expect(sold.cash == "954.00" && sold.position.quantity == 12, "1000 − 100 + 48 + 12 × 0.50")
+
+            // Not before the latest trade, not on a day without a close, not today, nowhere but a practice portfolio.
+            let personal = try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: token).first { !$0.practice }!.id
+            for (response, code) in [(try await trade("buy", 1, at: "2018-01-04"), "out_of_order"),
+                                     (try await trade("buy", 1, at: "2018-01-06"), "no_close"),
+                                     (try await trade("buy", 1, at: "2999-01-01"), "validation_failed"),
+                                     (try await trade("buy", 1, at: "2018-1-8"), "validation_failed"),
+                                     (try await trade("buy", 1, at: "2018-01-08", portfolio: personal), "validation_failed")] {
+                #expect(try response.status == .unprocessableContent && decodeProblem(response).code == code, "\(String(buffer: response.body))")
+            }
+            let early = try await client.send(.post, "/api/portfolios/\(id)/cash", body: #"{"amount":"5","at":"2018-01-04"}"#, token: token)
+            #expect(try decodeProblem(early).code == "out_of_order")
+
+            // On Monday the 6 of Tuesday's dividends are not there yet: 954 − 6 buys 158 at 6, not 159.
+            let tooMuch = try await trade("buy", 159, at: "2018-01-08")
+            #expect(try tooMuch.status == .unprocessableContent && decodeProblem(tooMuch).code == "insufficient_funds")
+            let order = try await client.send(.post, "/api/orders",
+                body: #"{"symbol":"AAL","side":"buy","quantity":158,"portfolioId":\#(id),"at":"2018-01-08","clientOrderId":"monday"}"#, token: token)
+            #expect(order.status == .created, "\(String(buffer: order.body))")
+            let filled = try JSONDecoder().decode(OrderBody.self, from: Data(buffer: order.body))
+            #expect(filled.status == "filled" && filled.filledAveragePrice == "6.00" && filled.filledAt?.hasPrefix("2018-01-08T") == true)
+            let limit = try await client.send(.post, "/api/orders",
+                body: #"{"symbol":"AAL","side":"buy","quantity":1,"type":"limit","limitPrice":"5","portfolioId":\#(id),"at":"2018-01-10"}"#, token: token)
+            #expect(try decodeProblem(limit).code == "validation_failed")
+
+            // 12 + 158 shares; cash 954 − 948 + 158 × 0.50.
+            let portfolio = try await client.decode(ReservedPortfolioBody.self, "/api/portfolio?portfolioId=\(id)", token: token)
+            #expect(portfolio.cash == "85.00")
+            let history = try await client.decode(
+                ValueHistoryBody.self, "/api/portfolios/\(id)/history?from=2018-01-04&to=2018-01-10", token: token)
+            let worth = Dictionary(history.points.map { ($0.date, $0.netWorth) }) { first, _ in first }
+            #expect(worth["2018-01-04"] == "1000.00" && worth["2018-01-05"] == "1020.00" && worth["2018-01-08"] == "1020.00")
+            #expect(worth["2018-01-09"] == "1105.00" && worth["2018-01-10"] == "1275.00", "170 × 7 + 85")
+            struct ProfitBody: Decodable { let realized: String; let dividends: String }
+            let profit = try await client.decode(ProfitBody.self, "/api/portfolios/\(id)/pnl?method=fifo", token: token)
+            #expect(profit.realized == "8.00" && profit.dividends == "85.00", "48 − 4 × 10; 6 + 79")
+            let exported = try await client.get("/api/portfolios/\(id)/export", token: token)
+            #expect(String(buffer: exported.body) == "date,symbol,side,quantity,price,fee\n2018-01-04,AAL,buy,10,10,0\n2018-01-05,AAL,sell,4,12,0\n2018-01-08,AAL,buy,158,6,0\n")
+        }
+    }
+
+    @Test("CSV import: every bad line told by number and nothing written; a refused trade names its line; a good file round-trips")
+    func importTrades() async throws {
+        try await TestApp.run { client in
+            let admin = try await client.seedMarket()
+            #expect(try await client.send(.post, "/api/admin/prices", body: Self.splitAndDividend, contentType: "text/csv", token: admin).status == .ok)
+            let token = try await client.register("importer").token
+            func create(_ name: String) async throws -> Int {
+                let created = try await client.send(.post, "/api/portfolios",
+                    body: #"{"name":"\#(name)","startingCash":"1000","startedAt":"2018-01-04"}"#, token: token)
+                return try JSONDecoder().decode(PortfolioSummaryBody.self, from: Data(buffer: created.body)).id
+            }
+            let id = try await create("Broker")
+            func upload(_ csv: String, to portfolio: Int? = nil) async throws -> TestResponse {
+                try await client.send(.post, "/api/portfolios/\(portfolio ?? id)/import", body: csv, contentType: "text/csv", token: token)
+            }
+            func cash(_ portfolio: Int) async throws -> String {
+                try await client.decode(ReservedPortfolioBody.self, "/api/portfolio?portfolioId=\(portfolio)", token: token).cash
+            }
+            struct LineProblem: Decodable { let code: String; let line: Int?; let detail: String }
+
+            // Lines 3 and 5 are wrong (a side, a fraction of a share), line 6 goes back in time: all told, nothing written.
+            let bad = "date,symbol,side,quantity,price,fee\n2018-01-04,AAL,buy,10,10.5,1\n2018-01-05,AAL,hold,4,12,1\n"
+                + "2018-01-05,AAL,sell,1,12,0\n2018-01-08,AAL,buy,1.5,6,0\n2018-01-04,AAL,buy,1,10,0\n"
+            let refused = try await upload(bad)
+            let problem = try JSONDecoder().decode(LineProblem.self, from: Data(buffer: refused.body))
+            #expect(refused.status == .unprocessableContent && problem.code == "validation_failed" && problem.line == 3)
+            #expect(problem.detail.contains("Line 3: side") && problem.detail.contains("Line 5: quantity") && problem.detail.contains("Line 6: 2018-01-04"), "\(problem.detail)")
+            for (csv, line, code) in [("date,symbol,side,quantity\n", 1, "validation_failed"),
+                                      ("date,symbol,side,quantity,price\n2018-01-04,NOPE,buy,1,1\n", 2, "validation_failed"),
+                                      ("date,symbol,side,quantity,price\n2999-01-04,AAL,buy,1,1\n", 2, "validation_failed"),
+                                      // Only 10 are held (20 after the split) when line 3 sells 11.
+                                      ("date,symbol,side,quantity,price\n2018-01-04,AAL,buy,10,10\n2018-01-05,AAL,sell,11,12\n", 3, "insufficient_shares"),
+                                      ("date,symbol,side,quantity,price\n2018-01-04,AAL,buy,101,10\n", 2, "insufficient_funds")] {
+                let response = try await upload(csv)
+                let problem = try JSONDecoder().decode(LineProblem.self, from: Data(buffer: response.body))
+                #expect(response.status == .unprocessableContent && problem.code == code && problem.line == line, "\(csv): \(problem.detail)")
+            }
+            #expect(try await cash(id) == "1000.00")
+            #expect(String(buffer: try await client.get("/api/portfolios/\(id)/export", token: token).body) == "date,symbol,side,quantity,price,fee\n")
+
+            // A good file: its own prices and fees, the split and dividends since, any column order, fee optional.
+            let good = "symbol,date,side,quantity,price,fee\r\nAAL,2018-01-04,buy,10,10.5,1\r\naal,2018-01-05,SELL,4,12,1\r\nMSFT,2018-01-10,buy,2,90.25,\r\n"
+            let imported = try await upload(good)
+            #expect(imported.status == .ok && String(buffer: imported.body) == #"{"imported":3}"#, "\(String(buffer: imported.body))")
+            #expect(try await cash(id) == "766.50", "1000 − 106 + 20 × 0.50 + 47 − 8 × 0.50 − 180.50")
+            let exported = String(buffer: try await client.get("/api/portfolios/\(id)/export", token: token).body)
+            #expect(exported == "date,symbol,side,quantity,price,fee\n2018-01-04,AAL,buy,10,10.5,1\n2018-01-05,AAL,sell,4,12,1\n2018-01-10,MSFT,buy,2,90.25,0\n")
+            // What one portfolio exports, another imports to the same history.
+            let copy = try await create("Copy")
+            #expect(try await upload(exported, to: copy).status == .ok)
+            #expect(String(buffer: try await client.get("/api/portfolios/\(copy)/export", token: token).body) == exported)
+            #expect(try await cash(copy) == "766.50")
+            // Not into the personal portfolio, nor anyone else's.
+            let personal = try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: token).first { !$0.practice }!.id
+            #expect(try await upload(exported, to: personal).status == .unprocessableContent)
+            let other = try await client.register("snooper").token
+            #expect(try await client.send(.post, "/api/portfolios/\(id)/import", body: exported, contentType: "text/csv", token: other).status == .notFound)
         }
     }
 }

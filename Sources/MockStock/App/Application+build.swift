@@ -80,11 +80,12 @@ public func buildApplication(
         ],
         logger: logger, started: started
     ))
+    let backdating = BackdatedTrades(store: trading, quotes: quotes, hours: hours, now: configuration.clock)
     let orderService = OrderService(
         store: orders, trading: trading, market: market, quotes: quotes, matcher: matcher, hours: hours,
-        rules: rules, now: configuration.clock
+        rules: rules, backdating: backdating, now: configuration.clock
     )
-    let tradingService = TradingService(store: trading, market: market, quotes: quotes, rules: rules)
+    let tradingService = TradingService(store: trading, market: market, quotes: quotes, rules: rules, backdating: backdating)
     let valueHistory = ValueHistoryService(
         store: ValueHistoryStore(pool: pool), trading: tradingService, hours: hours, fx: FxStore(pool: pool), now: configuration.clock
     )
@@ -122,7 +123,8 @@ public func buildApplication(
         ),
         fx: FxController(store: FxStore(pool: pool), history: valueHistory, maxUpload: configuration.adminUploadLimit),
         practice: PracticePortfolios(
-            pool: pool, trading: tradingService, hours: hours, now: configuration.clock, startingCash: configuration.startingCash
+            pool: pool, trading: tradingService, backdating: backdating, hours: hours, now: configuration.clock,
+            startingCash: configuration.startingCash
         )
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)

@@ -15,6 +15,11 @@ extension AppError {
             var problem = AppError(.unprocessableContent, code: "validation_failed", detail: error.detail)
             problem.line = error.line
             return problem
+        case let error as ErrorAtLine:
+            let inner = problem(for: error.error, logger: logger)
+            var problem = AppError(inner.status, code: inner.code, detail: "Line \(error.line): \(inner.detail)")
+            problem.line = error.line
+            return problem
         case let error as AccountError: return problem(for: error)
         case let error as MarketError: return problem(for: error)
         case let error as TradingError: return problem(for: error, logger: logger)
@@ -91,6 +96,14 @@ extension AppError {
                             detail: "There is not enough cash free (not held for open orders) to withdraw that much.")
         case .tooManyPortfolios(let limit):
             return AppError(.conflict, code: "too_many_portfolios", detail: "A user has at most \(limit) practice portfolios; delete one first.")
+        case .backdatingNotAllowed:
+            return AppError(.unprocessableContent, code: "validation_failed",
+                            detail: "Only a practice portfolio (portfolioId) takes back-dated trades (at).")
+        case .outOfOrder:
+            return AppError(.unprocessableContent, code: "out_of_order",
+                            detail: "History is written in date order: nothing may be dated before the portfolio's latest trade or cash movement.")
+        case .noClose(let symbol, let day):
+            return AppError(.unprocessableContent, code: "no_close", detail: "\(symbol) has no close on \(day) (not a trading day for it?).")
         case .idempotencyKeyReused:
             return AppError(.unprocessableContent, code: "idempotency_key_reused",
                             detail: "This Idempotency-Key was used for a different request.")

@@ -19,7 +19,12 @@ struct CorporateActionProcessor: Sendable {
 
     /// The market's current day, `YYYY-MM-DD`.
     func marketDay() async throws -> String {
-        try await quotes.historyEnd() ?? SimulatedMarket.dayString(now())
+        try await Self.marketDay(quotes: quotes, at: now())
+    }
+
+    /// The market's day at `moment`: the replay day when replaying history, else the UTC day.
+    static func marketDay(quotes: any QuoteProvider, at moment: Date) async throws -> String {
+        try await quotes.historyEnd() ?? SimulatedMarket.dayString(moment)
     }
 
     /// Applies every action that is due; returns how many portfolios it changed.

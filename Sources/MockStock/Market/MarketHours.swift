@@ -68,6 +68,17 @@ public struct MarketHours: Sendable, Equatable {
         return calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 12))
     }
 
+    /// When a market day (`YYYY-MM-DD`) closes, for a fill at its close: its session's
+    /// close, or 16:00 where the session does not end that day (`always`) or there is none.
+    public func closing(of day: String) -> Date? {
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        let calendar = calendar
+        let components = DateComponents(year: parts[0], month: parts[1], day: parts[2])
+        if let session = session(on: components, calendar: calendar), self.day(of: session.close) == day { return session.close }
+        return calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 16))
+    }
+
     /// Every session that opens on a day from `first`'s through `last`'s (days in `timeZone`).
     public func sessions(from first: Date, through last: Date) -> [Session] {
         let calendar = calendar

@@ -17,3 +17,10 @@ public struct InvalidInput: Error, Equatable, Sendable, CustomStringConvertible 
 
     public var description: String { detail }
 }
+
+/// A feature's error about one line of an uploaded file (an imported trade the portfolio
+/// refused): answered as that error would be, with the line.
+public struct ErrorAtLine: Error, Sendable {
+    public let line: Int
+    public let error: any Error
+}

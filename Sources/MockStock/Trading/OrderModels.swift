@@ -139,6 +139,8 @@ struct OrderRequest: Decodable, Sendable {
     let timeInForce: String?
     let clientOrderId: String?
     let portfolioId: Int?
+    /// A past day (`YYYY-MM-DD`): a back-dated market order in a practice portfolio.
+    var at: String? = nil
 }
 
 /// An order that passed every check that needs no database.
@@ -157,6 +159,8 @@ struct OrderTicket: Sendable {
     let timeInForce: TimeInForce
     let clientOrderID: String?
     let portfolioID: Int?
+    /// The day of a back-dated market order.
+    let at: String?
 
     init(_ request: OrderRequest) throws {
         symbol = Symbol.normalize(request.symbol)
@@ -179,6 +183,9 @@ struct OrderTicket: Sendable {
         clientOrderID = request.clientOrderId
         if let id = request.portfolioId, id <= 0 { throw InvalidInput("portfolioId must be a positive whole number.") }
         portfolioID = request.portfolioId
+        try BackdatedTrades.check(request.at)
+        if request.at != nil && type != .market { throw InvalidInput("at back-dates market orders only: they fill at that day's close.") }
+        at = request.at
     }
 
     /// The order that replaces `old` with `changes` applied, checked like a new order. It
@@ -214,7 +221,7 @@ struct OrderTicket: Sendable {
     var requestHash: String {
         [symbol, side.rawValue, String(quantity), type.rawValue, limitPrice.map { "\($0)" } ?? "-",
          stopPrice.map { "\($0)" } ?? "-", timeInForce.rawValue, portfolioID.map(String.init) ?? "personal"]
-            .joined(separator: "\n").sha256Hex
+            .joined(separator: "\n").appending(at.map { "\n\($0)" } ?? "").sha256Hex
     }
 
     /// The price a buy reserves cash at: the most it may pay (limit), the price that sets

@@ -12,12 +12,14 @@ struct OrderService: Sendable {
     let matcher: OrderMatcher
     let hours: MarketHours
     let rules: TradingRulesBook
+    let backdating: BackdatedTrades
     let now: @Sendable () -> Date
 
     /// Places an order; `created` is false when the same `clientOrderId` and body were
     /// sent before and that order is returned instead.
     func place(_ ticket: OrderTicket, userID: Int) async throws -> (order: Order, created: Bool) {
         if let earlier = try await earlierOrder(ticket, userID: userID) { return (earlier, false) }
+        if let day = ticket.at { return (try await fillBackdated(ticket, userID: userID, on: day), true) }
         let quote = try await quotes.quote(for: ticket.symbol, knownIn: market)
         let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
         try rules.check(type: ticket.type, symbol: ticket.symbol)
@@ -64,6 +66,31 @@ struct OrderService: Sendable {
         try execution.outcome.check()
         guard let id = execution.orderID else { throw TradingError.incompleteRecord }
         return id
+    }
+
+    /// A back-dated market order in a practice portfolio: filled at the close of `day`.
+    private func fillBackdated(_ ticket: OrderTicket, userID: Int, on day: String) async throws -> Order {
+        let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
+        try rules.check(type: ticket.type, symbol: ticket.symbol)
+        let execution: TradingStore.Execution
+        do {
+            execution = try await backdating.fill(ticket.side, symbol: ticket.symbol, on: day) { price in
+                let order = rules.order(
+                    userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity, price: price,
+                    fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce)
+                )
+                try await rules.checkFill(ticket.side, order, in: trading)
+                return order
+            }
+        } catch TradingError.idempotencyKeyInFlight {
+            guard let earlier = try await earlierOrder(ticket, userID: userID) else { throw TradingError.idempotencyKeyInFlight }
+            return earlier
+        }
+        try execution.outcome.check()
+        guard let id = execution.orderID, let record = try await store.order(userID: userID, id: id) else {
+            throw TradingError.incompleteRecord
+        }
+        return Order(record)
     }
 
     /// An order that waits: it reserves what `reservation` says until it fills or closes.

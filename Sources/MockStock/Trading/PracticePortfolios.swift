@@ -25,11 +25,14 @@ struct CashRequest: Decodable, Sendable {
 struct PracticePortfolios: Sendable {
     let pool: PostgresConnectionPool
     let trading: TradingService
+    let backdating: BackdatedTrades
     let hours: MarketHours
     let now: @Sendable () -> Date
     let startingCash: Decimal
 
     static let maximum = 10
+    /// The largest trade file an import reads (10,000 trades fit easily).
+    static let maximumImport = 2 * 1024 * 1024
     static let earliestDay = "1990-01-01"
 
     func create(userID: Int, _ request: PracticePortfolioRequest) async throws -> PortfolioSummary {
@@ -89,37 +92,40 @@ struct PracticePortfolios: Sendable {
         }
     }
 
-    /// A deposit or withdrawal in a practice portfolio, dated `at` (default now): not before
-    /// anything already in its history, and a withdrawal only of cash free now.
+    /// A deposit or withdrawal in a practice portfolio, dated `at` (default now): not on a
+    /// day before its latest entry (`latest_entry`), and a withdrawal only of cash free now
+    /// and not received after `at` (`income_after`).
     func move(userID: Int, id: Int, _ request: CashRequest) async throws -> CashMovement {
         let amount = try Self.amount(request.amount.value, "amount", positive: false)
         guard amount != 0 else { throw InvalidInput("amount must not be zero: positive deposits, negative withdraws.") }
         let at = try request.at.map { try day($0, "at") }
         let kind: CashMovementKind = amount > 0 ? .deposit : .withdrawal
+        let zone = hours.timeZone.identifier
         let rows = try await pool.query(
             """
             WITH target AS (
-                SELECT p.id, coalesce((\(at)::date::timestamp AT TIME ZONE \(hours.timeZone.identifier)), now()) AS at,
-                       (SELECT max(a.at) FROM activities a WHERE a.portfolio_id = p.id) AS latest
+                SELECT p.id, coalesce((\(at)::date::timestamp AT TIME ZONE \(zone)), now()) AS at, latest_entry(p.id) AS latest
                 FROM portfolios p WHERE p.id = \(id) AND p.user_id = \(userID) AND p.practice
                 FOR UPDATE OF p
             ), moved AS (
                 UPDATE portfolios p SET cash = p.cash + \(amount)
                 FROM target t
-                WHERE p.id = t.id AND t.at >= date_trunc('day', t.latest) AND p.cash - p.reserved_cash + \(amount) >= 0
+                WHERE p.id = t.id AND (t.at AT TIME ZONE \(zone))::date >= (t.latest AT TIME ZONE \(zone))::date
+                  AND (\(amount) > 0 OR p.cash - p.reserved_cash - income_after(p.id, t.at) + \(amount) >= 0)
                 RETURNING p.id, t.at
             ), recorded AS (
                 INSERT INTO cash_movements (portfolio_id, kind, amount, note, created_at)
                 SELECT id, \(kind), \(amount), \(kind == .deposit ? "Deposit" : "Withdrawal"), at FROM moved
                 RETURNING id, portfolio_id, kind, amount, note, created_at
             )
-            SELECT (SELECT count(*) FROM target)::int, (SELECT at >= date_trunc('day', latest) FROM target),
+            SELECT (SELECT count(*) FROM target)::int,
+                   (SELECT (at AT TIME ZONE \(zone))::date >= (latest AT TIME ZONE \(zone))::date FROM target),
                    r.id, r.kind, r.amount, r.note, r.created_at
             FROM (SELECT 1) one LEFT JOIN recorded r ON true
             """
         ).decode((Int, Bool?, Int?, CashMovementKind?, Decimal?, String?, Date?).self)
         guard let row = rows.first, row.0 == 1 else { throw TradingError.noSuchPortfolio }
-        guard row.1 == true else { throw InvalidInput("at must not be before the portfolio's latest activity: history is written in date order.") }
+        guard row.1 == true else { throw TradingError.outOfOrder }
         guard let movementID = row.2, let kind = row.3, let amount = row.4, let note = row.5, let created = row.6 else {
             throw TradingError.insufficientCashToWithdraw
         }
@@ -182,6 +188,11 @@ struct PracticePortfolios: Sendable {
 
 extension CashMovement: ResponseEncodable {}
 
+/// `POST /api/portfolios/{id}/import` answers how many trades it made.
+struct TradesImported: ResponseEncodable {
+    let imported: Int
+}
+
 extension TradingController {
     func addPracticeRoutes(to api: RouterGroup<AppRequestContext>, practice: PracticePortfolios) {
         api.post("portfolios") { request, context -> EditedResponse<PortfolioSummary> in
@@ -204,6 +215,14 @@ extension TradingController {
                 headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"portfolio-\(id)-trades.csv\""],
                 body: .init(byteBuffer: ByteBuffer(string: csv))
             )
+        }
+        api.post("portfolios/{id}/import") { request, context -> TradesImported in
+            let body = try await request.body.collect(upTo: PracticePortfolios.maximumImport)
+            let rows = try TradeImport.rows(String(buffer: body))
+            let imported = try await practice.backdating.importTrades(
+                rows, userID: context.requireIdentity().userID, portfolioID: try Self.portfolioID(context)
+            )
+            return TradesImported(imported: imported)
         }
         api.post("portfolios/{id}/cash") { request, context -> EditedResponse<CashMovement> in
             let body = try await request.decodeJSON(as: CashRequest.self, context: context)

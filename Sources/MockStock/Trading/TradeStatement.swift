@@ -59,10 +59,21 @@ public struct TradeOrder: Sendable {
     let shortMarginPercent: Decimal?
     /// The Idempotency-Key and a hash of the request, to remember the outcome under.
     let idempotency: (key: String, requestHash: String)?
+    /// Set for a back-dated fill in a practice portfolio.
+    let backdating: Backdating?
+
+    /// A fill dated a past day's close: the quantity and price are that day's, the
+    /// position moves by what those shares are today (`shares`, after the splits since),
+    /// and a buy may not spend the income received after it (`incomeAfter`).
+    public struct Backdating: Sendable {
+        let at: Date
+        let shares: Int
+        let incomeAfter: Decimal
+    }
 
     public init(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fee: Decimal,
                 fill: OrderToFill = .marketTrade, shortMarginPercent: Decimal? = nil,
-                idempotency: (key: String, requestHash: String)? = nil) {
+                idempotency: (key: String, requestHash: String)? = nil, backdating: Backdating? = nil) {
         self.userID = userID
         self.portfolioID = portfolioID
         self.symbol = symbol
@@ -72,9 +83,20 @@ public struct TradeOrder: Sendable {
         self.fill = fill
         self.shortMarginPercent = shortMarginPercent
         self.idempotency = idempotency
+        self.backdating = backdating
     }
 
     public var amount: Decimal { price * Decimal(quantity) }
+
+    /// The shares the position gains or loses: the quantity, or for a back-dated fill what
+    /// that quantity is today.
+    var shares: Int { backdating?.shares ?? quantity }
+
+    /// The same order dated a past day's close (no short selling there).
+    func backdated(_ backdating: Backdating) -> TradeOrder {
+        TradeOrder(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price, fee: fee,
+                   fill: fill, shortMarginPercent: nil, idempotency: idempotency, backdating: backdating)
+    }
 }
 
 /// How an order fills: one statement per fill, so cash, holding, trade row and order row
@@ -148,6 +170,18 @@ public enum TradeStatement {
                 )
                 """
         }
+    }
+
+    /// The trade row's time: now, or the back-dated close (a column and its value).
+    private static func dated(_ order: TradeOrder) -> (column: PostgresQuery, value: PostgresQuery) {
+        guard let backdating = order.backdating else { return ("", "") }
+        return (", created_at", ", \(backdating.at)::timestamptz")
+    }
+
+    /// Income a back-dated buy may not spend (none for a fill dated now).
+    private static func incomeAfter(_ order: TradeOrder) -> PostgresQuery {
+        guard let backdating = order.backdating else { return "" }
+        return " - \(backdating.incomeAfter)"
     }
 
     /// What the claimed order releases (nothing for a market order).
@@ -233,20 +267,22 @@ public enum TradeStatement {
     private static func buy(_ order: TradeOrder) -> PostgresQuery {
         let cost = order.amount + order.fee
         let released = released(order, "reserved_cash")
+        let dated = dated(order)
         return """
             WITH \(ownedPortfolio(order)), cash_after AS (
                 UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
-                FROM owned WHERE p.id = owned.id AND owned.open AND p.cash - p.reserved_cash + \(released) >= \(cost)
+                FROM owned WHERE p.id = owned.id AND owned.open
+                             AND p.cash - p.reserved_cash + \(released)\(incomeAfter(order)) >= \(cost)
                 RETURNING p.id, p.cash
             ), position_after AS (
                 INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
-                SELECT id, \(order.symbol), \(order.quantity), \(order.amount) FROM cash_after
+                SELECT id, \(order.symbol), \(order.shares), \(order.amount) FROM cash_after
                 ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
                     quantity = h.quantity + excluded.quantity, cost_basis = h.cost_basis + excluded.cost_basis
                 RETURNING quantity
             ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee)
-                SELECT id, \(order.symbol), \(TradeSide.buy), \(order.quantity), \(order.price), \(order.amount), \(order.fee)
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee\(dated.column))
+                SELECT id, \(order.symbol), \(TradeSide.buy), \(order.quantity), \(order.price), \(order.amount), \(order.fee)\(dated.value)
                 FROM cash_after
                 RETURNING id, portfolio_id, created_at
             ), \(orderRow(.buy, order)), \(outcome(order, refusal: .insufficientFunds)), \(rememberAndReport(order))
@@ -259,9 +295,10 @@ public enum TradeStatement {
     /// records the realized gain: proceeds after the fee minus the average cost of the
     /// shares sold. A holding sold to zero stays as a hidden row.
     private static func sell(_ order: TradeOrder) -> PostgresQuery {
-        let quantity = order.quantity
+        let quantity = order.shares
         let proceeds = order.amount - order.fee
         let released = released(order, "reserved_quantity")
+        let dated = dated(order)
         return """
             WITH \(ownedPortfolio(order)), held AS (
                 SELECT h.portfolio_id, h.quantity, h.cost_basis
@@ -281,9 +318,9 @@ public enum TradeStatement {
                 FROM position_after WHERE p.id = position_after.portfolio_id
                 RETURNING p.id, p.cash
             ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain)
-                SELECT id, \(order.symbol), \(TradeSide.sell), \(quantity), \(order.price), \(order.amount), \(order.fee),
-                       \(proceeds) - cost_sold
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain\(dated.column))
+                SELECT id, \(order.symbol), \(TradeSide.sell), \(order.quantity), \(order.price), \(order.amount), \(order.fee),
+                       \(proceeds) - cost_sold\(dated.value)
                 FROM cash_after, position_after
                 RETURNING id, portfolio_id, created_at
             ), \(orderRow(.sell, order)), \(outcome(order, refusal: .insufficientShares)), \(rememberAndReport(order))

@@ -21,6 +21,8 @@ struct TradingController {
         let symbol: String
         let amount: ShareQuantity
         let portfolioId: Int?
+        /// A past day (`YYYY-MM-DD`): a back-dated trade in a practice portfolio.
+        let at: String?
     }
 
     @Sendable func portfolios(_ request: Request, context: AppRequestContext) async throws -> [PortfolioSummary] {
@@ -38,7 +40,7 @@ struct TradingController {
         let body = try await request.decodeJSON(as: TradeRequest.self, context: context)
         return try await trading.trade(
             side, userID: identity.userID, symbol: body.symbol, quantity: body.amount.value,
-            portfolioID: body.portfolioId, idempotencyKey: key
+            portfolioID: body.portfolioId, at: body.at, idempotencyKey: key
         )
     }
 

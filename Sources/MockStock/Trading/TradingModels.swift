@@ -150,6 +150,12 @@ enum TradingError: Error, Equatable {
     case insufficientCashToWithdraw
     /// A user has at most this many practice portfolios.
     case tooManyPortfolios(Int)
+    /// A back-dated trade anywhere but in a practice portfolio.
+    case backdatingNotAllowed
+    /// An entry dated before the portfolio's latest one: history is written in date order.
+    case outOfOrder
+    /// A back-dated trade on a day the symbol has no close.
+    case noClose(symbol: String, day: String)
     /// The Idempotency-Key was first used for a different request.
     case idempotencyKeyReused
     /// The Idempotency-Key's first request is still being answered.

@@ -7,26 +7,38 @@ struct TradingService: Sendable {
     let market: MarketStore
     let quotes: any QuoteProvider
     let rules: TradingRulesBook
+    let backdating: BackdatedTrades
 
-    /// Trades at the provider's current price. The price is asked for before anything is
-    /// locked; the trade itself is one SQL statement. With an idempotency key, the first
-    /// outcome is remembered and returned to every repeat of the same request.
-    func trade(_ side: TradeSide, userID: Int, symbol rawSymbol: String, quantity: Int, portfolioID: Int?, idempotencyKey: String?) async throws -> TradeResult {
+    /// Trades at the provider's current price, or in a practice portfolio at the close of
+    /// the day `at`. The price is asked for before anything is locked; the trade itself is
+    /// one SQL statement. With an idempotency key, the first outcome is remembered and
+    /// returned to every repeat of the same request.
+    func trade(
+        _ side: TradeSide, userID: Int, symbol rawSymbol: String, quantity: Int, portfolioID: Int?,
+        at: String? = nil, idempotencyKey: String?
+    ) async throws -> TradeResult {
         let symbol = Symbol.normalize(rawSymbol)
+        try BackdatedTrades.check(at)
         let idempotency = idempotencyKey.map { key in
-            (key: key, requestHash: Self.hash(side, symbol, quantity, portfolioID))
+            (key: key, requestHash: Self.hash(side, symbol, quantity, portfolioID, at))
         }
         if let idempotency, let earlier = try await store.remembered(userID: userID, key: idempotency.key) {
             return try replay(earlier, idempotency.requestHash, symbol: symbol)
         }
-        let quote = try await quotes.quote(for: symbol, knownIn: market)
         let rules = try await rules.rules(userID: userID, portfolioID: portfolioID)
         try rules.check(type: .market, symbol: symbol)
-        let order = rules.order(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
-                                price: quote.price, idempotency: idempotency)
-        try await rules.checkFill(side, order, in: store)
+        let order = { (price: Decimal) async throws -> TradeOrder in
+            let order = rules.order(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
+                                    price: price, idempotency: idempotency)
+            try await rules.checkFill(side, order, in: store)
+            return order
+        }
         do {
-            return try Self.result(try await store.execute(side, order), symbol: symbol)
+            if let at {
+                return try Self.result(try await backdating.fill(side, symbol: symbol, on: at, order: order), symbol: symbol)
+            }
+            let quote = try await quotes.quote(for: symbol, knownIn: market)
+            return try Self.result(try await store.execute(side, order(quote.price)), symbol: symbol)
         } catch TradingError.idempotencyKeyInFlight {
             // The same request ran at the same moment and won: answer what it answered.
             guard let idempotency, let earlier = try await store.remembered(userID: userID, key: idempotency.key) else {
@@ -49,8 +61,8 @@ struct TradingService: Sendable {
         return TradeResult(trade: Trade(trade), cash: cash.moneyString, position: .init(symbol: symbol, quantity: position))
     }
 
-    private static func hash(_ side: TradeSide, _ symbol: String, _ quantity: Int, _ portfolioID: Int?) -> String {
-        let text = "\(side.rawValue)\n\(symbol)\n\(quantity)\n\(portfolioID.map(String.init) ?? "personal")"
+    private static func hash(_ side: TradeSide, _ symbol: String, _ quantity: Int, _ portfolioID: Int?, _ at: String?) -> String {
+        let text = "\(side.rawValue)\n\(symbol)\n\(quantity)\n\(portfolioID.map(String.init) ?? "personal")" + (at.map { "\n\($0)" } ?? "")
         return text.sha256Hex
     }
 

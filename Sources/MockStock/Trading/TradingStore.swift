@@ -31,9 +31,16 @@ struct TradingStore: Sendable {
     /// same moment (its row was inserted by the other request first) throws
     /// `TradingError.idempotencyKeyInFlight`.
     func execute(_ side: TradeSide, _ order: TradeOrder) async throws -> Execution {
+        try await Self.execution(side, order) { try await pool.queryRetryingTransientFailures($0) }
+    }
+
+    /// Runs the trade statement through `run` and reads what it reports.
+    private static func execution(
+        _ side: TradeSide, _ order: TradeOrder, _ run: (PostgresQuery) async throws -> PostgresRows
+    ) async throws -> Execution {
         let rows: PostgresRows
         do {
-            rows = try await pool.queryRetryingTransientFailures(TradeStatement.query(side, order))
+            rows = try await run(TradeStatement.query(side, order))
         } catch let error as PostgresError where error.code == .uniqueViolation
             && (error.constraint == "idempotency_keys_pkey" || error.constraint == "orders_client_order_id") {
             throw TradingError.idempotencyKeyInFlight
@@ -47,6 +54,60 @@ struct TradingStore: Sendable {
             )
         }
         return Execution(outcome: outcome, trade: trade, cash: cash, position: position, orderID: orderID)
+    }
+
+    /// The close of `symbol` on `day` (`YYYY-MM-DD`), for a back-dated fill.
+    func close(symbol: String, day: String) async throws -> Decimal? {
+        try await pool.query("SELECT close FROM daily_bars WHERE symbol = \(symbol) AND day = \(day)::date")
+            .decodeColumn(Decimal.self).first
+    }
+
+    /// A back-dated fill at the close of `day` (`closing`), in one transaction with the
+    /// portfolio locked: only in a practice portfolio of the user's, and not before its
+    /// latest entry (`TradingError.outOfOrder`). The fill statement moves the position by
+    /// what the shares are today (`backdated_shares`, splits since `day` up to the market's
+    /// day `through`) and spends none of the income received after the close; then
+    /// `catch_up_fill` pays the splits' and dividends' cash since, dated their ex-dates.
+    func executeBackdated(
+        _ side: TradeSide, _ order: TradeOrder, day: String, closing: Date, through: String, zone: String
+    ) async throws -> Execution {
+        try await pool.withTransaction { session in
+            try await Self.executeBackdated(side, order, day: day, closing: closing, through: through, zone: zone, in: session)
+        }
+    }
+
+    /// `executeBackdated` in the caller's transaction (an import fills many in one).
+    static func executeBackdated(
+        _ side: TradeSide, _ order: TradeOrder, day: String, closing: Date, through: String, zone: String,
+        in session: PostgresSession
+    ) async throws -> Execution {
+        guard let portfolioID = order.portfolioID else { throw TradingError.backdatingNotAllowed }
+        let signed = side == .buy ? order.quantity : -order.quantity
+        let rows = try await session.query(
+            """
+            SELECT p.practice, coalesce((latest_entry(p.id) AT TIME ZONE \(zone))::date <= \(day)::date, true),
+                   backdated_shares(\(order.symbol), \(day)::date, \(through)::date, \(signed)), income_after(p.id, \(closing))
+            FROM portfolios p WHERE p.id = \(portfolioID) AND p.user_id = \(order.userID) AND p.archived_at IS NULL
+            FOR UPDATE
+            """
+        ).decode((Bool, Bool, Int, Decimal).self)
+        guard let (practice, inOrder, shares, incomeAfter) = rows.first else { throw TradingError.noSuchPortfolio }
+        guard practice else { throw TradingError.backdatingNotAllowed }
+        guard inOrder else { throw TradingError.outOfOrder }
+        let dated = order.backdated(.init(at: closing, shares: abs(shares), incomeAfter: incomeAfter))
+        let execution = try await Self.execution(side, dated) { try await session.query($0) }
+        guard execution.outcome == .ok, let trade = execution.trade else { return execution }
+        let income = try await session.query("SELECT catch_up_fill(\(trade.id), \(through)::date, \(zone))")
+            .decodeColumn(Decimal.self).first ?? 0
+        return Execution(outcome: execution.outcome, trade: trade, cash: execution.cash.map { $0 + income },
+                         position: execution.position, orderID: execution.orderID)
+    }
+
+    /// The symbols among `symbols` that name no instrument.
+    func unknownSymbols(_ symbols: [String]) async throws -> Set<String> {
+        Set(try await pool.query(
+            "SELECT s FROM unnest(\(symbols)::text[]) s WHERE NOT EXISTS (SELECT 1 FROM instruments i WHERE i.symbol = s)"
+        ).decodeColumn(String.self))
     }
 
     /// The outcome first remembered under this key, with its request hash.

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Back-dated trades in practice portfolios (`"at": "YYYY-MM-DD"` on a buy, a sale or a
+/// market order), for replaying "what if I had bought then": filled at that day's close,
+/// in date order (nothing before the portfolio's latest entry), and caught up with the
+/// splits and dividends since (`sql/0026_backdated_trades.sql`).
+struct BackdatedTrades: Sendable {
+    let store: TradingStore
+    let quotes: any QuoteProvider
+    let hours: MarketHours
+    let now: @Sendable () -> Date
+
+    /// Checks the form of `at` before anything is read.
+    static func check(_ at: String?) throws {
+        guard let at else { return }
+        guard CalendarDay.isValid(at), at >= PracticePortfolios.earliestDay else {
+            throw InvalidInput("at must be a day (YYYY-MM-DD) from \(PracticePortfolios.earliestDay) to yesterday.")
+        }
+    }
+
+    /// Fills at the close of `day`; `order` builds the order at that price under the
+    /// portfolio's rules (and may refuse it).
+    func fill(
+        _ side: TradeSide, symbol: String, on day: String, order: (Decimal) async throws -> TradeOrder
+    ) async throws -> TradingStore.Execution {
+        try Self.check(day)
+        let through = try await CorporateActionProcessor.marketDay(quotes: quotes, at: now())
+        guard day < through else {
+            throw InvalidInput("at must be a day before the market's day (\(through)); trade at today's price without at.")
+        }
+        guard let close = try await store.close(symbol: symbol, day: day), let closing = hours.closing(of: day) else {
+            throw TradingError.noClose(symbol: symbol, day: day)
+        }
+        return try await store.executeBackdated(
+            side, try await order(close), day: day, closing: closing, through: through, zone: hours.timeZone.identifier
+        )
+    }
+
+    /// Imports a practice portfolio's trades (`TradeImport`): each at its own price and fee,
+    /// dated the close of its day, all in one transaction or none; a refused trade is told
+    /// with its line (`ErrorAtLine`). Returns how many were made.
+    func importTrades(_ rows: [TradeImport.Row], userID: Int, portfolioID: Int) async throws -> Int {
+        let through = try await CorporateActionProcessor.marketDay(quotes: quotes, at: now())
+        for row in rows where row.day >= through {
+            throw InvalidInput(line: row.line, "\(row.day) is not before the market's day (\(through)).")
+        }
+        let unknown = try await store.unknownSymbols(Array(Set(rows.map(\.symbol))))
+        if let row = rows.first(where: { unknown.contains($0.symbol) }) {
+            throw InvalidInput(line: row.line, "no instrument has the symbol \(row.symbol).")
+        }
+        let zone = hours.timeZone.identifier
+        try await store.pool.withTransaction { session in
+            for row in rows {
+                do {
+                    guard let closing = hours.closing(of: row.day) else { throw InvalidInput("date must be a real day.") }
+                    let order = TradeOrder(userID: userID, portfolioID: portfolioID, symbol: row.symbol, quantity: row.quantity,
+                                           price: row.price, fee: row.fee)
+                    if row.side == .sell && order.amount < order.fee { throw TradingError.proceedsBelowFee }
+                    try await TradingStore.executeBackdated(
+                        row.side, order, day: row.day, closing: closing, through: through, zone: zone, in: session
+                    ).outcome.check()
+                } catch let error as TradingError where error == .noSuchPortfolio || error == .backdatingNotAllowed {
+                    throw error
+                } catch {
+                    throw ErrorAtLine(line: row.line, error: error)
+                }
+            }
+        }
+        return rows.count
+    }
+}
