@@ -41,26 +41,29 @@ CREATE FUNCTION income_after(p_portfolio bigint, p_at timestamptz) RETURNS numer
     WHERE portfolio_id = p_portfolio AND kind IN ('dividend', 'cash_in_lieu') AND created_at > p_at
 $$;
 
--- The actions a fill of p_symbol at the close of p_day catches up: those with a later
--- ex-date up to the market's day p_through, except one still due, which the processor
--- applies to the whole position when it reaches it.
-CREATE FUNCTION backdated_actions(p_symbol text, p_day date, p_through date)
+-- The actions a fill of p_symbol at the close of p_day in portfolio p_portfolio catches
+-- up: those with a later ex-date up to the market's day p_through, except one still due
+-- that the processor has not yet applied to this portfolio: it will, to the whole
+-- position, fill included (it applies each action to each portfolio once).
+CREATE FUNCTION backdated_actions(p_portfolio bigint, p_symbol text, p_day date, p_through date)
 RETURNS SETOF corporate_actions LANGUAGE sql STABLE AS $$
     SELECT * FROM corporate_actions a
     WHERE a.symbol = p_symbol AND a.ex_date > p_day AND a.ex_date <= p_through
-      AND NOT (a.applied_at IS NULL AND a.ex_date >= (a.created_at AT TIME ZONE 'UTC')::date)
+      AND NOT (a.applied_at IS NULL AND a.ex_date >= (a.created_at AT TIME ZONE 'UTC')::date
+               AND NOT EXISTS (SELECT 1 FROM corporate_action_applications x
+                               WHERE x.action_id = a.id AND x.portfolio_id = p_portfolio AND x.trade_id IS NULL))
     ORDER BY a.ex_date, a.id
 $$;
 
 -- What p_quantity shares (negative: sold) at the close of p_day are today, through the
 -- splits since: each split keeps the whole shares (the fraction is paid as cash in lieu).
-CREATE FUNCTION backdated_shares(p_symbol text, p_day date, p_through date, p_quantity bigint)
+CREATE FUNCTION backdated_shares(p_portfolio bigint, p_symbol text, p_day date, p_through date, p_quantity bigint)
 RETURNS bigint LANGUAGE plpgsql STABLE AS $$
 DECLARE
     shares bigint := p_quantity;
     action corporate_actions;
 BEGIN
-    FOR action IN SELECT * FROM backdated_actions(p_symbol, p_day, p_through) WHERE kind = 'split' LOOP
+    FOR action IN SELECT * FROM backdated_actions(p_portfolio, p_symbol, p_day, p_through) WHERE kind = 'split' LOOP
         shares := trunc(shares * action.ratio);
     END LOOP;
     RETURN shares;
@@ -85,7 +88,7 @@ DECLARE
 BEGIN
     SELECT * INTO STRICT fill FROM trades WHERE id = p_trade;
     shares := CASE fill.side WHEN 'buy' THEN fill.quantity ELSE -fill.quantity END;
-    FOR action IN SELECT * FROM backdated_actions(fill.symbol, (fill.created_at AT TIME ZONE p_zone)::date, p_through) LOOP
+    FOR action IN SELECT * FROM backdated_actions(fill.portfolio_id, fill.symbol, (fill.created_at AT TIME ZONE p_zone)::date, p_through) LOOP
         at := action.ex_date::timestamp AT TIME ZONE p_zone;
         IF action.kind = 'split' THEN
             after := trunc(shares * action.ratio);

@@ -166,9 +166,18 @@ struct PracticePortfolioTests {
             let worth = Dictionary(history.points.map { ($0.date, $0.netWorth) }) { first, _ in first }
             #expect(worth["2018-01-04"] == "1000.00" && worth["2018-01-05"] == "1020.00" && worth["2018-01-08"] == "1020.00")
             #expect(worth["2018-01-09"] == "1105.00" && worth["2018-01-10"] == "1275.00", "170 × 7 + 85")
-            struct ProfitBody: Decodable { let realized: String; let dividends: String }
+            struct ProfitBody: Decodable {
+                struct Holding: Decodable { let symbol: String; let quantity: Int }
+                let realized: String, unrealized: String, dividends: String, holdings: [Holding]
+            }
             let profit = try await client.decode(ProfitBody.self, "/api/portfolios/\(id)/pnl?method=fifo", token: token)
             #expect(profit.realized == "8.00" && profit.dividends == "85.00", "48 − 4 × 10; 6 + 79")
+            // The split reached both the buy and the sale: 170 shares, costing 60 + 948, and
+            // paid in + gains + dividends make the net worth at today's price.
+            struct Worth: Decodable { let netWorth: String }
+            let now = try await client.decode(Worth.self, "/api/portfolio?portfolioId=\(id)", token: token)
+            let explained = 1000 + Decimal(string: profit.realized)! + Decimal(string: profit.unrealized)! + Decimal(string: profit.dividends)!
+            #expect(profit.holdings.map(\.quantity) == [170] && explained == Decimal(string: now.netWorth)!, "\(profit)")
             let exported = try await client.get("/api/portfolios/\(id)/export", token: token)
             #expect(String(buffer: exported.body) == "date,symbol,side,quantity,price,fee\n2018-01-04,AAL,buy,10,10,0\n2018-01-05,AAL,sell,4,12,0\n2018-01-08,AAL,buy,158,6,0\n")
         }

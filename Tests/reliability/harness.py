@@ -249,9 +249,11 @@ def new_key():
 
 # With fixed prices and no fees, trading never changes a portfolio's net worth, and every
 # other change of cash is a cash movement: cash + Σ quantity × price − paid in is zero.
+# (Practice portfolios trade at past closes: their figures are checked against their
+# history instead.)
 WORTH_DRIFT = """
 SELECT count(*) FROM portfolios p
-WHERE p.cash + coalesce((SELECT sum(h.quantity * q.price) FROM holdings h JOIN quotes q USING (symbol)
+WHERE NOT p.practice AND p.cash + coalesce((SELECT sum(h.quantity * q.price) FROM holdings h JOIN quotes q USING (symbol)
                          WHERE h.portfolio_id = p.id), 0)
       + (SELECT coalesce(sum(fee), 0) FROM trades t WHERE t.portfolio_id = p.id)
       <> (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id)

@@ -352,6 +352,26 @@ async def run(result, client, database, server, log_path):
                                ("POST", "/api/portfolios", {"name": ["x"]})]:
         await expect(method, path, attacker, {400, 404, 422}, body=body)
         cases += 1
+    # Back-dated trades and trade imports: another user's portfolio, a personal one, bad days and files.
+    for path, body in [("/api/stock/buy", {"symbol": "R1", "amount": 1, "portfolioId": victim_portfolio, "at": "2020-01-02"}),
+                       ("/api/stock/buy", {"symbol": "R1", "amount": 1, "portfolioId": own, "at": "2020-01-02"}),
+                       ("/api/stock/sell", {"symbol": "R1", "amount": 1, "portfolioId": own, "at": "'; DROP TABLE trades;--"}),
+                       ("/api/stock/buy", {"symbol": "R1", "amount": 1, "portfolioId": own, "at": "2999-01-01"}),
+                       ("/api/stock/buy", {"symbol": "R1", "amount": 1, "portfolioId": own, "at": ["2020-01-02"]}),
+                       ("/api/orders", {"symbol": "R1", "side": "buy", "quantity": 1, "type": "limit", "limitPrice": "1",
+                                        "portfolioId": own, "at": "2020-01-02"}),
+                       ("/api/orders", {"symbol": "R1", "side": "buy", "quantity": 1, "portfolioId": victim_portfolio, "at": "2020-01-02"})]:
+        await expect("POST", path, attacker, {400, 404, 422}, body=body)
+        cases += 1
+    good_file = b"date,symbol,side,quantity,price,fee\n2020-01-02,R1,buy,1,10,0\n"
+    for portfolio, csv in [(victim_portfolio, good_file), (own, good_file), (own, b""), (own, b"date,symbol\n"),
+                           (own, b"date,symbol,side,quantity,price\n2020-01-02,R1,buy,1e9,1\n2020-01-02,R1,short,1,1\n"),
+                           (own, b"date,symbol,side,quantity,price\n2020-01-02,'; DROP TABLE trades;--,buy,1,1\n"),
+                           (own, b"date,symbol,side,quantity,price\n\"2020-01-02,R1,buy,1,1\n"),
+                           (own, b"date,symbol,side,quantity,price\n" + b"2020-01-02,R1,buy,1,1\n" * 10001),
+                           (own, b"\xff\xfe,\x00\n")]:
+        await expect("POST", f"/api/portfolios/{portfolio}/import", attacker, {404, 413, 422}, raw=csv, content_type="text/csv")
+        cases += 1
     cases += await alpaca_stream_attacks(result, client, victim_key, answers)
     for path in ["/v2/assets?status=everything", "/v2/assets?attributes=x", "/v2/calendar?start=2026-02-30",
                  "/v2/calendar?start=2026-01-01&end=2035-01-01", "/v2/assets/%27%3B%20DROP%20TABLE%20instruments%3B--", "/v2/clock?x=1",

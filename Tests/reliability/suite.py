@@ -142,6 +142,8 @@ async def conservation(args, profile):
                 await client.request("POST", f"/api/leagues/join/{shorts['code']}", token)
             mine = (await client.request("GET", "/api/portfolios", token))[1]
             short_portfolios.append((token, next(p["id"] for p in mine if p["leagueId"] == shorts["id"])))
+        # Ten players also replay January 2024 in practice portfolios, back-dating trades.
+        practice = await practice_portfolios(client, admin, players[25:35], imported=True)
         # Three players watch their orders and notices on the live stream throughout.
         watchers = [(user_id, StreamWatcher(server.base, token, {"orders": True, "notifications": True}).start())
                     for token, user_id in players[:3]]
@@ -213,10 +215,17 @@ async def conservation(args, profile):
                 status, answer, _ = await client.request("POST", "/api/admin/corporate-actions", admin, body)
                 result.check(status == 201, f"dividend answered {status}: {answer}")
 
-        await asyncio.gather(snapshot_loop(), dividend_loop(), *(player_loop() for _ in range(profile["clients"])))
+        backdated = {"back-dated trades": 0, "back-dated refused": 0}
+        await asyncio.gather(snapshot_loop(), dividend_loop(), *(player_loop() for _ in range(profile["clients"])),
+                             *(backdated_flow(result, client, practice, deadline, backdated) for _ in range(4)))
         await asyncio.sleep(2)
         await check_stream(result, setup.database, watchers)
-        figures = await check_figures(result, client, setup.database, random.sample(players, 10))
+        figures = await check_figures(result, client, setup.database,
+                                      [(token, None) for token, _ in random.sample(players, 10)] + random.sample(practice, 5))
+        once = int(setup.database.scalar(DIVIDENDS_ONCE))
+        result.figures.update({**backdated, "practice dividends not once": once})
+        result.check(backdated["back-dated trades"] > 0, "no back-dated trade was made")
+        result.check(once == 0, f"{once} practice portfolios got an R2 dividend on the wrong shares")
         for _, watcher in watchers:
             await watcher.stop()
         replay = int(setup.database.scalar(REPLAY))
@@ -246,14 +255,15 @@ async def conservation(args, profile):
     return result
 
 
-async def check_figures(result, client, database, players):
-    """After the load: each player's value history ends at the net worth the portfolio
+async def check_figures(result, client, database, portfolios):
+    """After the load, for each (token, portfolio id or None for the personal one): the value history ends at the net worth the portfolio
     shows, and net worth = paid in + realized + unrealized gain + dividends, by every
     cost method (fees are in the gains)."""
     today = time.strftime("%Y-%m-%d", time.gmtime())
     mismatches = 0
-    for token, _ in players:
-        portfolio = (await client.request("GET", "/api/portfolio", token))[1]
+    for token, portfolio_id in portfolios:
+        query = f"?portfolioId={portfolio_id}" if portfolio_id else ""
+        portfolio = (await client.request("GET", f"/api/portfolio{query}", token))[1]
         history = (await client.request("GET", f"/api/portfolios/{portfolio['id']}/history?from={today}", token))[1]
         paid_in = float(database.scalar(f"SELECT paid_in FROM portfolios WHERE id = {int(portfolio['id'])}"))
         worth = float(portfolio["netWorth"])
@@ -266,7 +276,7 @@ async def check_figures(result, client, database, players):
                 mismatches += 1
                 result.check(False, f"{method}: paid in {paid_in} + gains {pnl} != net worth {worth}")
     result.check(mismatches == 0, f"{mismatches} portfolios whose figures disagree with their net worth")
-    return {"figures checked": len(players), "figures mismatches": mismatches}
+    return {"figures checked": len(portfolios), "figures mismatches": mismatches}
 
 
 def stream_view(watcher):
@@ -454,6 +464,69 @@ async def resting_flow(client, admin, players, deadline, figures):
         await asyncio.sleep(1)
 
 
+# Practice portfolios replay January 2024: R1 closes 10 and splits 2-for-1 on the 5th
+# (then closes 5), R2 closes 20 and pays 0.40 a share on the 8th.
+BACKDATED_DAYS = ["2024-01-02", "2024-01-03", "2024-01-04", "2024-01-05", "2024-01-08", "2024-01-09", "2024-01-10"]
+BACKDATED_HISTORY = "symbol,date,open,high,low,close,volume,dividend,split\n" + "".join(
+    f"R1,{day},{c},{c},{c},{c},100,0,{2 if day == '2024-01-05' else 1}\nR2,{day},20,20,20,20,100,{'0.4' if day == '2024-01-08' else 0},1\n"
+    for day in BACKDATED_DAYS for c in [10 if day < "2024-01-05" else 5])
+BACKDATED_IMPORT = "date,symbol,side,quantity,price,fee\n2024-01-02,R1,buy,10,10,1\n2024-01-03,R2,buy,5,20.5,0.5\n"
+
+# Actions due that the processor has not finished (history loaded with past actions is
+# caught up by the back-dated fills instead).
+PENDING_ACTIONS = """
+SELECT count(*) FROM corporate_actions WHERE applied_at IS NULL AND ex_date >= (created_at AT TIME ZONE 'UTC')::date
+"""
+
+# Every dividend of R2 reached each practice portfolio exactly on the shares it held the
+# day before (back-dated fills caught up once each, or the processor's whole position).
+DIVIDENDS_ONCE = """
+SELECT count(*) FROM corporate_actions a CROSS JOIN portfolios p
+WHERE p.practice AND a.kind = 'dividend' AND a.symbol = 'R2'
+  AND coalesce((SELECT sum(x.quantity_before) FROM corporate_action_applications x WHERE x.action_id = a.id AND x.portfolio_id = p.id), 0)
+   <> coalesce((SELECT sum(CASE t.side WHEN 'buy' THEN t.quantity ELSE -t.quantity END) FROM trades t
+                WHERE t.portfolio_id = p.id AND t.symbol = a.symbol AND (t.created_at AT TIME ZONE 'UTC')::date < a.ex_date), 0)
+"""
+
+
+async def practice_portfolios(client, admin, players, imported):
+    """A practice portfolio for each player, started 2024-01-02 (after loading January
+    2024's closes); `imported`: its first trades come from a CSV import."""
+    status, body, _ = await client.request("POST", "/api/admin/prices", admin, raw=BACKDATED_HISTORY.encode(), content_type="text/csv")
+    assert status == 200, body
+    practice = []
+    for token, _ in players:
+        status, created, _ = await client.request("POST", "/api/portfolios", token,
+                                                  {"name": "Replay 2024", "startingCash": "5000", "startedAt": BACKDATED_DAYS[0]})
+        assert status == 201, created
+        if imported:
+            status, answer, _ = await client.request("POST", f"/api/portfolios/{created['id']}/import", token,
+                                                     raw=BACKDATED_IMPORT.encode(), content_type="text/csv")
+            assert status == 200 and answer["imported"] == 2, answer
+        practice.append((token, created["id"]))
+    return practice
+
+
+async def backdated_flow(result, client, practice, deadline, figures, timeout=None):
+    """Back-dated market orders (keyed by clientOrderId) in practice portfolios, each on a
+    January 2024 day not before the portfolio's latest: refused only for cash, shares or
+    date order (another coroutine moved the portfolio on)."""
+    latest = {portfolio: 1 for _, portfolio in practice}
+    while time.monotonic() < deadline:
+        token, portfolio = random.choice(practice)
+        index = random.randint(latest[portfolio], len(BACKDATED_DAYS) - 1)
+        body = {"symbol": random.choice(["R1", "R2"]), "side": random.choice(["buy", "buy", "sell"]), "quantity": random.randint(1, 8),
+                "portfolioId": portfolio, "at": BACKDATED_DAYS[index], "clientOrderId": new_key()}
+        status, answer, _ = await client.request("POST", "/api/orders", token, body, **({"timeout": timeout} if timeout else {}))
+        if status == 201:
+            latest[portfolio] = max(latest[portfolio], index)
+            figures["back-dated trades"] += 1
+        elif status == 422:
+            figures["back-dated refused"] += 1
+            result.check(answer.get("code") in ("insufficient_funds", "insufficient_shares", "out_of_order"), f"back-dated: {answer}")
+        await asyncio.sleep(0.02)
+
+
 async def orders_left_open(database, seconds=15):
     """Open FLIP orders once the sweeps had `seconds` to fill them at the lower price."""
     left = None
@@ -495,12 +568,15 @@ async def crashes(args, profile):
                         break
                     await asyncio.sleep(0.5)
 
-        flow = {"resting orders placed": 0, "resting orders replaced": 0}
+        # Five players back-date trades in practice portfolios while the server is killed.
+        practice = await practice_portfolios(client, admin, players[40:45], imported=False)
+        flow = {"resting orders placed": 0, "resting orders replaced": 0, "back-dated trades": 0, "back-dated refused": 0}
         await asyncio.gather(killer(), dividends(), resting_flow(client, admin, players, deadline, flow),
+                             backdated_flow(result, client, practice, deadline, flow, timeout=10),
                              *(keyed_trader(client, players, ledger, deadline, lambda: False) for _ in range(32)))
         left = await orders_left_open(setup.database)
         for _ in range(30):
-            pending = int(setup.database.scalar("SELECT count(*) FROM corporate_actions WHERE applied_at IS NULL"))
+            pending = int(setup.database.scalar(PENDING_ACTIONS))
             if pending == 0:
                 break
             await asyncio.sleep(0.5)
@@ -508,11 +584,16 @@ async def crashes(args, profile):
         wrong = int(setup.database.scalar("""
             SELECT (SELECT count(*) FROM corporate_action_applications x JOIN corporate_actions a ON a.id = x.action_id
                     WHERE x.cash <> x.quantity_before * a.amount)
-                 + (SELECT count(*) FROM (SELECT portfolio_id, note FROM cash_movements WHERE kind = 'dividend'
+                 + (SELECT count(*) FROM (SELECT portfolio_id, note FROM cash_movements c WHERE kind = 'dividend'
+                                          AND NOT EXISTS (SELECT 1 FROM portfolios p WHERE p.id = c.portfolio_id AND p.practice)
                                           GROUP BY 1, 2 HAVING count(*) > 1) twice)
                  + (SELECT count(*) FROM cash_movements WHERE kind = 'dividend')
                  - (SELECT count(*) FROM corporate_action_applications WHERE cash <> 0)"""))
-        result.figures.update({"dividends paid": paid, "dividend actions pending": pending, "dividends wrong or twice": wrong})
+        once = int(setup.database.scalar(DIVIDENDS_ONCE))
+        result.figures.update({"dividends paid": paid, "dividend actions pending": pending, "dividends wrong or twice": wrong,
+                               "practice dividends not once": once})
+        result.check(once == 0, f"{once} practice portfolios got an R2 dividend on the wrong shares")
+        result.check(flow["back-dated trades"] > 0, "no back-dated trade was made")
         result.check(paid > 0 and pending == 0, f"dividends: {paid} paid, {pending} actions pending")
         result.check(wrong == 0, f"{wrong} dividends paid wrongly or twice")
         filled = int(setup.database.scalar("SELECT count(*) FROM orders WHERE symbol = 'FLIP' AND status = 'filled'"))

@@ -141,13 +141,15 @@ struct ProfitAndLossService: Sendable {
 
     func profitAndLoss(userID: Int, portfolioID: Int, method: CostMethod) async throws -> ProfitAndLoss {
         let live = try await trading.portfolio(userID: userID, id: portfolioID)
-        // Everything that changed the portfolio, oldest first; a split with its shares before and after.
+        // Everything that changed the portfolio, oldest first; a split with its shares before and
+        // after (summed over the position and the back-dated fills it reached).
         let rows = try await pool.query(
             """
             SELECT a.type, a.symbol, a.side, a.quantity, a.price, a.amount, a.fee, x.quantity_before, x.quantity_after
             FROM activities a
-            LEFT JOIN corporate_action_applications x ON a.type = 'split' AND x.portfolio_id = a.portfolio_id
-                 AND x.action_id = a.id
+            LEFT JOIN LATERAL (SELECT sum(quantity_before)::bigint AS quantity_before, sum(quantity_after)::bigint AS quantity_after
+                               FROM corporate_action_applications
+                               WHERE a.type = 'split' AND portfolio_id = a.portfolio_id AND action_id = a.id) x ON true
             WHERE a.portfolio_id = \(live.id)
             ORDER BY a.at, a.source, a.id
             """
