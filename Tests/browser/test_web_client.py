@@ -459,8 +459,9 @@ class WebClientTest(unittest.TestCase):
         self.sign_out()
 
     def test_practice_portfolio(self):
-        """Creating a practice portfolio that starts in 2021, deposits and a refused
-        withdrawal, its CSV, its analytics in its own currency, and deleting it."""
+        """Creating a practice portfolio that starts in 2021, importing a broker's trades
+        (a bad file refused by line), deposits and a refused withdrawal, its CSV, its
+        analytics in its own currency, and deleting it."""
         driver = self.driver
         driver.get(f"{BASE}/")
         driver.execute_script("sessionStorage.clear()")
@@ -478,10 +479,30 @@ class WebClientTest(unittest.TestCase):
         self.text_in("#cash", "$5,000.00")
         self.text_in("#portfolio-select", "Practice: Replay 2021")
 
+        # A broker's file: a bad side on line 3 refuses all of it; the fixed file trades.
+        def csv_file(name, text):
+            path = os.path.join(SCREENSHOTS, name)
+            with open(path, "w") as out:
+                out.write(text)
+            return path
+        header = "date,symbol,side,quantity,price,fee\n2021-01-05,AAPL,buy,10,131.01,1\n"
+        self.find("#import-file").send_keys(csv_file("import-bad.csv", header + "2021-01-06,AAPL,hold,4,126.60,0\n"))
+        self.click("#import-submit")
+        self.text_in("#practice-status", "Line 3: side must be buy or sell.")
+        self.text_in("#cash", "$5,000.00")
+        self.driver.execute_script("document.querySelector('#practice-status').scrollIntoView({block: 'center'})")
+        self.shot("25-practice-import-refused")
+        self.find("#import-file").send_keys(csv_file("import-good.csv", header + "2021-01-06,AAPL,sell,4,126.60,0\n"))
+        self.click("#import-submit")
+        self.text_in("#flash", "Imported 2 trades from import-good.csv.")
+        # 5000 − 1310.10 − 1 + 506.40, and the 6 shares left earned February's 0.205 a share.
+        self.text_in("#cash", "$4,196.53")
+        self.text_in("main tbody", "AAPL")
+
         self.find("#cash-amount").send_keys("250")
         self.click("#cash-submit")
         self.text_in("#flash", "Deposited $250.00.")
-        self.text_in("#cash", "$5,250.00")
+        self.text_in("#cash", "$4,446.53")
         self.find("#cash-amount").send_keys("-10000")
         self.click("#cash-submit")
         self.text_in("#practice-status", "not enough cash free")

@@ -1,6 +1,7 @@
 // Practice portfolios on the portfolio page: create one (starting cash, currency, start
-// day), and for the one shown, deposit or withdraw, download its trades, or delete it.
-import { api } from '../api.js';
+// day), and for the one shown, deposit or withdraw, import or download its trades, or
+// delete it.
+import { api, upload } from '../api.js';
 import { h, fill, failure } from '../dom.js';
 import { CURRENCIES, money } from '../decimal.js';
 
@@ -52,6 +53,23 @@ export function practiceSection(portfolios, shown, context) {
     } catch (error) { report(error); }
   }
 
+  // A broker's CSV of trades (date,symbol,side,quantity,price,fee): all or nothing; a
+  // refusal names the file's bad lines.
+  async function importTrades(event) {
+    event.preventDefault();
+    const file = event.target.elements.file.files[0];
+    if (!file) return;
+    status.textContent = `Importing ${file.name}…`;
+    try {
+      const answer = await upload(`/api/portfolios/${current.id}/import`, file, 'text/csv', () => {});
+      context.flash(`Imported ${answer.imported} trade${answer.imported === 1 ? '' : 's'} from ${file.name}.`, 'info', true);
+      context.navigate(`#/portfolio?id=${current.id}&t=${Date.now()}`);
+    } catch (error) {
+      report(error);
+      if (error.line) status.dataset.line = String(error.line);
+    }
+  }
+
   async function remove() {
     if (!window.confirm(`Delete the practice portfolio “${current.name}” and all its history?`)) return;
     try {
@@ -69,15 +87,19 @@ export function practiceSection(portfolios, shown, context) {
         h('label', {}, 'Deposit (+) or withdraw (−) $', h('input', { name: 'amount', id: 'cash-amount', inputmode: 'decimal', required: true, size: 10 })),
         h('label', {}, 'On ', h('input', { type: 'date', name: 'at', id: 'cash-at' })),
         h('button', { type: 'submit', id: 'cash-submit' }, 'Record')),
+      h('form', { class: 'inline', id: 'import-form', onsubmit: importTrades },
+        h('label', {}, 'Import trades (CSV: date,symbol,side,quantity,price,fee) ',
+          h('input', { type: 'file', name: 'file', id: 'import-file', accept: '.csv,text/csv', required: true })),
+        h('button', { type: 'submit', id: 'import-submit' }, 'Import')),
       h('p', {},
         h('button', { type: 'button', id: 'practice-export', onclick: download(current, status) }, 'Download trades (CSV)'), ' ',
         h('button', { type: 'button', id: 'practice-delete', class: 'danger', onclick: remove }, 'Delete this practice portfolio'))) : null,
+    status,
     h('h3', {}, 'New practice portfolio'),
     h('form', { class: 'inline', id: 'practice-form', onsubmit: create },
       h('label', {}, 'Name ', h('input', { name: 'name', id: 'practice-name', required: true, maxlength: 100, size: 16 })),
       h('label', {}, 'Starting cash $', h('input', { name: 'startingCash', id: 'practice-cash', value: '10000', inputmode: 'decimal', size: 10 })),
       h('label', {}, 'Shown in ', h('select', { name: 'currency', id: 'practice-currency' }, CURRENCIES.map((c) => h('option', { value: c }, c)))),
       h('label', {}, 'Starting on ', h('input', { type: 'date', name: 'startedAt', id: 'practice-start' })),
-      h('button', { type: 'submit', id: 'practice-create' }, 'Create')),
-    status);
+      h('button', { type: 'submit', id: 'practice-create' }, 'Create')));
 }
