@@ -2,7 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import MockStock
+@testable import MockStock
+import Postgres
 import Testing
 import TestSupport
 
@@ -26,6 +27,11 @@ struct CurrencyTests {
         let date: String
     }
 
+    /// Stores the rates of a file straight into a database.
+    static func store(_ csv: String, in pool: PostgresConnectionPool) async throws -> Int {
+        try await FxStore(pool: pool).store(try FxStore.parse(csv))
+    }
+
     static func load(_ client: some TestClientProtocol, _ csv: String = ecb) async throws -> TestResponse {
         try await client.send(.post, "/api/admin/fx", body: csv, contentType: "text/csv", token: try await client.adminToken())
     }
@@ -41,6 +47,10 @@ struct CurrencyTests {
             }
             #expect(try await convert("from=EUR&to=USD&amount=100&date=2020-03-02")
                 == Conversion(from: "EUR", to: "USD", amount: "100.00", rate: "1.112200", result: "111.22", date: "2020-03-02"))
+            // Without a date, the rate now: here the latest reference rate, as published.
+            struct Now: Decodable { let rate: String; let result: String; let date: String; let asOf: String? }
+            let now = try await client.decode(Now.self, "/api/fx/convert?from=EUR&to=USD&amount=10", token: token)
+            #expect(now.rate == "1.112200" && now.result == "11.12" && now.asOf == "2020-03-02T15:00:00Z", "\(now)")
             // JPY per USD = JPY per EUR / USD per EUR = 119.82 / 1.1122.
             let cross = try await convert("from=usd&to=jpy&amount=250.50&date=2020-03-02")
             #expect(cross.rate == "107.732422" && cross.result == "26986.97")

@@ -94,6 +94,29 @@ struct HTTPQuoteProviderTests {
         }
     }
 
+    @Test("exchange rates are asked as pairs against the euro and kept; when the upstream fails, the last one, then the ECB's")
+    func exchangeRates() async throws {
+        let clock = TestClock()
+        try await withProvider(configure: { $0.ttl = .seconds(15) }, clock: clock) { provider, upstream, pool in
+            #expect(try await CurrencyTests.store(CurrencyTests.ecb, in: pool) > 0)
+            await upstream.set(price: "1.25")
+            #expect(try await provider.fxRate(from: "EUR", to: "USD")?.rate == Decimal(string: "1.25"))
+            // Within its lifetime the rate is not asked again.
+            #expect(try await provider.fxRate(from: "USD", to: "EUR")?.rate == 1 / Decimal(string: "1.25")!)
+            #expect(await upstream.requests == ["/quotes?symbols=EURUSD"])
+            let kept = try await pool.query("SELECT currency, per_euro::text, source FROM fx_quotes").decode((String, String, String).self)
+            #expect(kept.map { "\($0.0) \($0.1) \($0.2)" } == ["USD 1.25 http"])
+
+            // The upstream fails: the dollar is its last rate fetched (still fresh enough),
+            // the yen, never fetched, the ECB's latest reference rate.
+            await upstream.set(failing: true)
+            clock.advance(by: .seconds(16))
+            let yen = try #require(try await provider.fxRate(from: "USD", to: "JPY"))
+            #expect(yen.rate == Decimal(string: "119.82")! / Decimal(string: "1.25")!)
+            #expect(await upstream.requests == ["/quotes?symbols=EURUSD", "/quotes?symbols=EURJPY,EURUSD"])
+        }
+    }
+
     @Test("prices fetched from upstream fill the open orders they cross")
     func fetchedPricesMatchOrders() async throws {
         let upstream = FakeUpstream()

@@ -170,6 +170,10 @@ struct MarketProviderTests {
         clock.advance(by: .milliseconds(1))
         _ = try await cache.quotes(for: ["AAPL"])
         #expect(await source.calls == [["AAPL", "MSFT"], ["AAPL"]])
+        // Exchange rates alike: only the currency not yet read goes to the source.
+        _ = try await cache.fxPerEuro(["USD"])
+        #expect(try await cache.fxPerEuro(["USD", "JPY"])["JPY"]?.rate == 2)
+        #expect(await source.fxCalls == [["USD"], ["JPY"]])
     }
 
     actor CountingProvider: QuoteProvider {
@@ -183,6 +187,13 @@ struct MarketProviderTests {
         }
 
         nonisolated func historyEnd() async throws -> String? { nil }
+
+        private(set) var fxCalls: [[String]] = []
+
+        func fxPerEuro(_ currencies: [String]) async throws -> [String: FxQuote] {
+            fxCalls.append(currencies)
+            return Dictionary(uniqueKeysWithValues: currencies.map { ($0, FxQuote(rate: 2, asOf: Date())) })
+        }
     }
 
     struct StoredQuote: Equatable, Sendable {

@@ -121,7 +121,7 @@ public func buildApplication(
             comparison: ComparisonService(store: ComparisonStore(pool: pool), history: valueHistory),
             composition: CompositionService(pool: pool, trading: tradingService, history: valueHistory)
         ),
-        fx: FxController(store: FxStore(pool: pool), history: valueHistory, maxUpload: configuration.adminUploadLimit),
+        fx: FxController(store: FxStore(pool: pool), quotes: quotes, history: valueHistory, maxUpload: configuration.adminUploadLimit),
         practice: PracticePortfolios(
             pool: pool, trading: tradingService, backdating: backdating, hours: hours, now: configuration.clock,
             startingCash: configuration.startingCash

@@ -14,6 +14,8 @@ struct FxRates: ResponseEncodable, Sendable {
     /// The latest day whose rates were used.
     let date: String
     let rates: [String: String]
+    /// Without a date: when the oldest of the rates now was set (absent with a date).
+    let asOf: Date?
 }
 
 /// `GET /api/fx/convert?from=&to=&amount=&date=`.
@@ -24,6 +26,8 @@ struct FxConversion: ResponseEncodable, Sendable {
     let rate: String
     let result: String
     let date: String
+    /// Without a date: when the rate now was set (absent with a date).
+    let asOf: Date?
 }
 
 /// `GET /api/fx/{BASE}{QUOTE}/chart?range=`.
@@ -37,10 +41,12 @@ struct FxChart: ResponseEncodable, Sendable {
     let points: [Point]
 }
 
-/// Exchange rates, conversions and charts from the stored ECB rates; admins load them
-/// (`POST /api/admin/fx`, the ECB's CSV).
+/// Exchange rates, conversions and charts: on a date, the stored ECB reference rates
+/// (admins load them: `POST /api/admin/fx`, the ECB's CSV); without one, the rates now from
+/// the quote provider.
 struct FxController {
     let store: FxStore
+    let quotes: any QuoteProvider
     let history: ValueHistoryService
     /// Largest upload accepted, in bytes (`ADMIN_UPLOAD_MAX_MB`).
     let maxUpload: Int
@@ -59,12 +65,20 @@ struct FxController {
     @Sendable func rates(_ request: Request, context: AppRequestContext) async throws -> FxRates {
         let parameters = request.uri.queryParameters
         let base = try Self.currency(parameters.get("base") ?? "EUR", "base")
+        if parameters.get("date") == nil {
+            let now = try await quotes.fxRates(base: base, currencies: try await store.currencies().filter { $0 != base })
+            guard !now.isEmpty else { throw FxError.noRate(base, "any currency") }
+            return FxRates(
+                base: base, date: history.dayString(history.now()),
+                rates: now.mapValues(\.rate.rate), asOf: now.values.map(\.asOf).min()
+            )
+        }
         let day = try Self.day(parameters.get("date"), history)
         let rates = try await store.rates(base: base, on: day)
         guard !rates.isEmpty else { throw FxError.noRate(base, "any currency") }
         return FxRates(
             base: base, date: rates.map(\.day).max() ?? day,
-            rates: Dictionary(uniqueKeysWithValues: rates.map { ($0.currency, $0.rate.rate) })
+            rates: Dictionary(uniqueKeysWithValues: rates.map { ($0.currency, $0.rate.rate) }), asOf: nil
         )
     }
 
@@ -75,10 +89,18 @@ struct FxController {
         guard let text = parameters.get("amount"), let amount = Decimal(exactly: text), abs(amount) < 1_000_000_000_000 else {
             throw InvalidInput("amount must be a decimal number, like 100 or 12.50.")
         }
-        let day = try Self.day(parameters.get("date"), history)
-        guard let (rate, used) = try await store.rate(from: from, to: to, on: day) else { throw FxError.noRate(from, to) }
+        let rate: Decimal, used: String, asOf: Date?
+        if parameters.get("date") == nil {
+            guard let now = try await quotes.fxRate(from: from, to: to) else { throw FxError.noRate(from, to) }
+            (rate, used, asOf) = (now.rate, history.dayString(history.now()), now.asOf)
+        } else {
+            let day = try Self.day(parameters.get("date"), history)
+            guard let reference = try await store.rate(from: from, to: to, on: day) else { throw FxError.noRate(from, to) }
+            (rate, used, asOf) = (reference.rate, reference.day, nil)
+        }
         return FxConversion(
-            from: from, to: to, amount: amount.moneyString, rate: rate.rate, result: (amount * rate).rounded(2).moneyString, date: used
+            from: from, to: to, amount: amount.moneyString, rate: rate.rate, result: (amount * rate).rounded(2).moneyString,
+            date: used, asOf: asOf
         )
     }
 

@@ -111,6 +111,51 @@ struct FxStore: Sendable {
     }
 }
 
+/// A rate now: units of one currency per another (or per euro), and when it was set.
+public struct FxQuote: Sendable, Equatable {
+    public let rate: Decimal
+    public let asOf: Date
+}
+
+extension FxStore {
+    /// Units of each of `currencies` (not the euro) per euro now (`fx_now`): a rate set
+    /// since `liveSince` (nil: none, as when replaying a day), else the latest reference
+    /// rate by `day`. Currencies with neither are left out.
+    func now(_ currencies: [String], day: String, liveSince: Date?) async throws -> [String: FxQuote] {
+        guard !currencies.isEmpty else { return [:] }
+        let rows = try await pool.query(
+            """
+            SELECT currency, per_euro, as_of
+            FROM fx_now(\(currencies)::text[], \(day)::date, coalesce(\(liveSince)::timestamptz, 'infinity'))
+            """
+        ).decode((String, Decimal, Date).self)
+        return Dictionary(rows.map { ($0.0, FxQuote(rate: $0.1, asOf: $0.2)) }) { first, _ in first }
+    }
+
+    /// Stores rates now (units per euro) from `source`, replacing each currency's last.
+    func save(_ quotes: [String: FxQuote], source: String) async throws {
+        try await pool.withConnection { try await Self.save(quotes, source: source, in: $0) }
+    }
+
+    static func save(_ quotes: [String: FxQuote], source: String, in session: PostgresSession) async throws {
+        guard !quotes.isEmpty else { return }
+        let currencies = Array(quotes.keys)
+        try await session.execute(
+            """
+            INSERT INTO fx_quotes AS q (currency, per_euro, as_of, source)
+            SELECT * , \(source) FROM unnest(\(currencies)::text[], \(currencies.map { quotes[$0]!.rate })::numeric[],
+                                             \(currencies.map { quotes[$0]!.asOf })::timestamptz[])
+            ON CONFLICT (currency) DO UPDATE SET per_euro = excluded.per_euro, as_of = excluded.as_of, source = excluded.source
+            """
+        )
+    }
+
+    /// Every currency with a reference rate, and the euro.
+    func currencies() async throws -> [String] {
+        try await pool.query("SELECT DISTINCT currency FROM fx_rates UNION SELECT 'EUR' ORDER BY 1").decodeColumn(String.self)
+    }
+}
+
 enum FxCurrency {
     /// Three capital letters.
     static func isCode(_ text: String) -> Bool {

@@ -4,7 +4,8 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// Quotes from an upstream JSON API, for real-world prices.
+/// Quotes from an upstream JSON API, for real-world prices; exchange rates too, asked as
+/// pairs against the euro (`EURUSD`, `EURJPY`) like symbols.
 ///
 /// - `urlTemplate` holds `{symbols}` (comma-separated, up to `batchSize` per request) or
 ///   `{symbol}` (one request per symbol).
@@ -33,6 +34,8 @@ final class HTTPQuoteProvider: QuoteProvider {
     let pricesStored: PricesStored
     private let client: HTTPClient
     private let cache: ExpiringCache<String, PriceQuote>
+    /// Units per euro, by currency.
+    private let fxCache: ExpiringCache<String, FxQuote>
     private let clock: @Sendable () -> ContinuousClock.Instant
     /// Start times of the requests sent within the last `rateInterval`.
     private let sent = Mutex<[ContinuousClock.Instant]>([])
@@ -48,6 +51,7 @@ final class HTTPQuoteProvider: QuoteProvider {
         self.client = client
         self.clock = clock
         cache = ExpiringCache(lifetime: settings.ttl, capacity: 10_000, clock: clock)
+        fxCache = ExpiringCache(lifetime: settings.ttl, capacity: 1_000, clock: clock)
     }
 
     func quotes(for symbols: [String]) async throws -> [String: PriceQuote] {
@@ -57,22 +61,12 @@ final class HTTPQuoteProvider: QuoteProvider {
         let missing = known.filter { result[$0] == nil }
         guard !missing.isEmpty else { return result }
 
-        for group in requests(for: missing) {
-            guard takeRateBudget() else {
-                logger.notice("upstream rate limit reached; serving last known quotes")
-                break
-            }
-            do {
-                let fetched = try await fetch(group.url)
-                let wanted = Set(group.symbols)
-                let fresh = fetched.filter { wanted.contains($0.symbol) }
-                cache.store(Dictionary(fresh.map { ($0.symbol, $0) }) { $1 })
-                try await store.saveQuotes(fresh, source: "http")
-                await pricesStored(fresh.map(\.symbol))
-                for quote in fresh { result[quote.symbol] = quote }
-            } catch {
-                logger.warning("upstream quote request failed", metadata: ["error": "\(error)"])
-            }
+        let fresh = await fetchFresh(missing)
+        if !fresh.isEmpty {
+            cache.store(Dictionary(fresh.map { ($0.symbol, $0) }) { $1 })
+            try await store.saveQuotes(fresh, source: "http")
+            await pricesStored(fresh.map(\.symbol))
+            for quote in fresh { result[quote.symbol] = quote }
         }
 
         let unanswered = missing.filter { result[$0] == nil }
@@ -86,6 +80,49 @@ final class HTTPQuoteProvider: QuoteProvider {
             result[symbol] = quote
         }
         return result
+    }
+
+    /// Exchange rates as pairs against the euro (`EURUSD`: dollars per euro), from the
+    /// same upstream, cache and rate limit as stock quotes. When it cannot answer: the last
+    /// rate fetched within `maxStaleness` (by any process: `fx_quotes`), else the ECB's
+    /// latest reference rate.
+    func fxPerEuro(_ currencies: [String]) async throws -> [String: FxQuote] {
+        var result = fxCache.values(for: currencies)
+        let missing = currencies.filter { result[$0] == nil && $0 != "EUR" }
+        guard !missing.isEmpty else { return result }
+        let fx = FxStore(pool: store.pool)
+        let fresh = Dictionary(await fetchFresh(missing.map { "EUR" + $0 }).map {
+            (String($0.symbol.dropFirst(3)), FxQuote(rate: $0.price, asOf: $0.asOf))
+        }) { $1 }
+        fxCache.store(fresh)
+        try await fx.save(fresh, source: "http")
+        result.merge(fresh) { $1 }
+        let unanswered = missing.filter { result[$0] == nil }
+        guard !unanswered.isEmpty else { return result }
+        let now = Date()
+        let lastKnown = try await fx.now(
+            unanswered, day: SimulatedMarket.dayString(now), liveSince: now.addingTimeInterval(-settings.maxStaleness.inSeconds)
+        )
+        return result.merging(lastKnown) { $1 }
+    }
+
+    /// The quotes of `symbols` the upstream gives now, within the rate limit; a request
+    /// that fails leaves its symbols out.
+    private func fetchFresh(_ symbols: [String]) async -> [PriceQuote] {
+        var fresh: [PriceQuote] = []
+        for group in requests(for: symbols) {
+            guard takeRateBudget() else {
+                logger.notice("upstream rate limit reached; serving last known quotes")
+                break
+            }
+            do {
+                let wanted = Set(group.symbols)
+                fresh += try await fetch(group.url).filter { wanted.contains($0.symbol) }
+            } catch {
+                logger.warning("upstream quote request failed", metadata: ["error": "\(error)"])
+            }
+        }
+        return fresh
     }
 
     private struct UpstreamRequest {

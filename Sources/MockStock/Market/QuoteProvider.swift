@@ -13,12 +13,39 @@ public protocol QuoteProvider: Sendable {
     /// Told that new prices of `symbols` were stored (by any process: the live stream's
     /// announcement), so that nothing cached here outlives them.
     func forget(_ symbols: [String])
+
+    /// Exchange rates now: units of each of `currencies` (never the euro) per euro;
+    /// currencies without a rate are left out.
+    func fxPerEuro(_ currencies: [String]) async throws -> [String: FxQuote]
 }
 
 extension QuoteProvider {
     func historyEnd() async throws -> String? { nil }
 
     func forget(_ symbols: [String]) {}
+
+    /// Units of `to` per one `from` now, through the euro (dated by the older of the two
+    /// rates), or nil when either currency has no rate.
+    func fxRate(from: String, to: String) async throws -> FxQuote? {
+        try await fxRates(base: from, currencies: [to])[to]
+    }
+
+    /// Units of each of `currencies` per one `base` now; those without a rate are left out.
+    func fxRates(base: String, currencies: [String]) async throws -> [String: FxQuote] {
+        let asked = Set(currencies + [base]).subtracting(["EUR"]).sorted()
+        var perEuro = try await fxPerEuro(asked)
+        perEuro["EUR"] = FxQuote(rate: 1, asOf: .distantFuture)
+        guard let from = perEuro[base] else { return [:] }
+        var rates: [String: FxQuote] = [:]
+        for currency in currencies {
+            if currency == base {
+                rates[currency] = FxQuote(rate: 1, asOf: Date())
+            } else if let to = perEuro[currency] {
+                rates[currency] = FxQuote(rate: to.rate / from.rate, asOf: min(from.asOf, to.asOf))
+            }
+        }
+        return rates
+    }
 
     /// The quote for one known instrument: `MarketError.noPrice` when it has none.
     func quote(for symbol: String) async throws -> PriceQuote {
@@ -58,6 +85,16 @@ struct StoredQuoteProvider: QuoteProvider {
     func historyEnd() async throws -> String? {
         try await replay?.day(at: Date())
     }
+
+    /// Rates set in `fx_quotes` (the simulated market's), else the latest reference rates;
+    /// when replaying, the replay day's reference rates.
+    func fxPerEuro(_ currencies: [String]) async throws -> [String: FxQuote] {
+        let fx = FxStore(pool: store.pool)
+        if let replay, let day = try await replay.day(at: Date()) {
+            return try await fx.now(currencies, day: day, liveSince: nil)
+        }
+        return try await fx.now(currencies, day: SimulatedMarket.dayString(Date()), liveSince: Date(timeIntervalSince1970: 0))
+    }
 }
 
 /// Keeps each quote for `lifetime`, so busy symbols are read from the database a few
@@ -67,20 +104,20 @@ struct StoredQuoteProvider: QuoteProvider {
 final class CachingQuoteProvider: QuoteProvider {
     private let source: any QuoteProvider
     private let cache: ExpiringCache<String, PriceQuote>
+    private let fxCache: ExpiringCache<String, FxQuote>
 
     init(_ source: any QuoteProvider, lifetime: Duration, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.source = source
         cache = ExpiringCache(lifetime: lifetime, capacity: 10_000, clock: clock)
+        fxCache = ExpiringCache(lifetime: lifetime, capacity: 1_000, clock: clock)
+    }
+
+    func fxPerEuro(_ currencies: [String]) async throws -> [String: FxQuote] {
+        try await fxCache.values(for: currencies) { try await source.fxPerEuro($0) }
     }
 
     func quotes(for symbols: [String]) async throws -> [String: PriceQuote] {
-        let read = cache.now
-        let cached = cache.values(for: symbols)
-        let missing = symbols.filter { cached[$0] == nil }
-        guard !missing.isEmpty else { return cached }
-        let fresh = try await source.quotes(for: missing)
-        cache.store(fresh, at: read)
-        return cached.merging(fresh) { $1 }
+        try await cache.values(for: symbols) { try await source.quotes(for: $0) }
     }
 
     func historyEnd() async throws -> String? {

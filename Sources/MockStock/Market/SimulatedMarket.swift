@@ -7,8 +7,8 @@ import Synchronization
 /// A living market: every tick, each price takes one step of a random walk whose
 /// volatility is the symbol's real daily volatility (over its last year of history),
 /// pulled gently back towards its last real close so prices stay plausible for ever.
-/// Prices live in the `quotes` table, so every server process and every restart sees
-/// the same market; a row lock on the market clock lets one process take each tick.
+/// Prices live in the `quotes` table (exchange rates, walked alike, in `fx_quotes`), so
+/// every server process and every restart sees the same market; a row lock on the market clock lets one process take each tick.
 ///
 /// The walk itself uses floating point (it is a simulation); every price it produces is
 /// rounded to the cent and stored as an exact decimal.
@@ -34,8 +34,9 @@ public final class SimulatedMarket: Service, Sendable {
     let settings: Settings
     let logger: Logger
     let pricesStored: PricesStored
-    /// History statistics, read at the first tick and refreshed every ten minutes.
-    private let history = Mutex<(read: ContinuousClock.Instant, bySymbol: [String: History])?>(nil)
+    /// History statistics of stocks (by symbol) and exchange rates (by currency, units per
+    /// euro), read at the first tick and refreshed every ten minutes.
+    private let history = Mutex<(read: ContinuousClock.Instant, bySymbol: [String: History], byCurrency: [String: History])?>(nil)
 
     public init(pool: PostgresConnectionPool, settings: Settings, logger: Logger, pricesStored: @escaping PricesStored = { _ in }) {
         self.pool = pool
@@ -60,7 +61,7 @@ public final class SimulatedMarket: Service, Sendable {
     @discardableResult
     func tick(now: Date) async throws -> Bool {
         let tick = tickNumber(at: now)
-        let history = try await historyStatistics()
+        let (history, currencies) = try await historyStatistics()
         let moved = try await pool.withTransaction { session in
             try await session.execute(
                 "INSERT INTO market_clock (provider, tick) VALUES ('simulated', 0) ON CONFLICT DO NOTHING"
@@ -106,6 +107,7 @@ public final class SimulatedMarket: Service, Sendable {
                     as_of = excluded.as_of, source = 'simulated'
                 """
             )
+            try await walkExchangeRates(currencies, tick: tick, now: now, in: session)
             try await session.execute(
                 "UPDATE market_clock SET tick = \(tick), day = \(today)::date WHERE provider = 'simulated'"
             )
@@ -115,9 +117,26 @@ public final class SimulatedMarket: Service, Sendable {
         return moved
     }
 
-    private func historyStatistics() async throws -> [String: History] {
+    /// Exchange rates walk like prices (`fx_quotes`, units per euro to six decimals), each
+    /// around its latest ECB reference rate with its real daily volatility.
+    private func walkExchangeRates(_ currencies: [String: History], tick: Int64, now: Date, in session: PostgresSession) async throws {
+        guard !currencies.isEmpty else { return }
+        let last = try await session.query("SELECT currency, per_euro FROM fx_quotes").decode((String, Decimal).self)
+        let current = Dictionary(last.map { ($0.0, $0.1) }) { first, _ in first }
+        var walked: [String: FxQuote] = [:]
+        for (currency, statistics) in currencies {
+            var random = SeededRandom(seed: settings.seed, tick: tick, symbol: "EUR" + currency)
+            walked[currency] = FxQuote(rate: RandomWalk.step(
+                price: current[currency] ?? statistics.anchor, anchor: statistics.anchor, dailyVolatility: statistics.volatility,
+                minutes: settings.minutesPerTick, normal: random.nextNormal(), decimals: 6
+            ), asOf: now)
+        }
+        try await FxStore.save(walked, source: "simulated", in: session)
+    }
+
+    private func historyStatistics() async throws -> (bySymbol: [String: History], byCurrency: [String: History]) {
         if let cached = history.withLock({ $0 }), ContinuousClock.now - cached.read < .seconds(600) {
-            return cached.bySymbol
+            return (cached.bySymbol, cached.byCurrency)
         }
         // Per symbol: its last year (253 closes) of split-adjusted history, so a split is
         // not a crash that makes the walk wild.
@@ -146,8 +165,24 @@ public final class SimulatedMarket: Service, Sendable {
             let (symbol, anchor, volatility) = try row.decode((String, Decimal, Double).self)
             bySymbol[symbol] = History(anchor: anchor, volatility: volatility)
         }
-        history.withLock { $0 = (.now, bySymbol) }
-        return bySymbol
+        // Per currency: its last year (260 reference rates) of daily changes.
+        let rates = try await pool.query(
+            """
+            SELECT currency, (array_agg(per_euro ORDER BY day DESC))[1], coalesce(stddev_samp(ln(per_euro / previous)), 0.005)
+            FROM (SELECT currency, day, per_euro, lag(per_euro) OVER (PARTITION BY currency ORDER BY day) AS previous,
+                         row_number() OVER (PARTITION BY currency ORDER BY day DESC) AS age
+                  FROM fx_rates) recent
+            WHERE age <= 260
+            GROUP BY currency
+            """
+        )
+        var byCurrency: [String: History] = [:]
+        for row in rates {
+            let (currency, anchor, volatility) = try row.decode((String, Decimal, Double).self)
+            byCurrency[currency] = History(anchor: anchor, volatility: volatility)
+        }
+        history.withLock { $0 = (.now, bySymbol, byCurrency) }
+        return (bySymbol, byCurrency)
     }
 
     /// The UTC calendar day, `YYYY-MM-DD`.
@@ -165,15 +200,17 @@ public final class SimulatedMarket: Service, Sendable {
 enum RandomWalk {
     static let minutesPerDay = 390.0
 
-    static func step(price: Decimal, anchor: Decimal, dailyVolatility: Double, minutes: Double, normal: Double) -> Decimal {
+    /// The next price, rounded to `decimals` places (cents by default).
+    static func step(price: Decimal, anchor: Decimal, dailyVolatility: Double, minutes: Double, normal: Double, decimals: Int = 2) -> Decimal {
         let x = log(NSDecimalNumber(decimal: price).doubleValue)
         let mean = log(NSDecimalNumber(decimal: anchor).doubleValue)
         let fraction = minutes / minutesPerDay
         let pull = 1 - pow(0.5, fraction)
         let sigma = min(max(dailyVolatility, 0.001), 0.2) * sqrt(fraction)
         let next = exp(x + pull * (mean - x) + sigma * normal)
-        let cents = max((next * 100).rounded(), 1)
-        return Decimal(Int64(cents)) / 100
+        let scale = pow(10.0, Double(decimals))
+        let units = max((next * scale).rounded(), 1)
+        return Decimal(Int64(units)) / pow(Decimal(10), decimals)
     }
 }
 

@@ -52,6 +52,18 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
+    /// The values of `keys`: the unexpired ones from here, the rest read through `load`
+    /// (given only the missing keys) and kept.
+    func values(for keys: [Key], loadingMissing load: ([Key]) async throws -> [Key: Value]) async throws -> [Key: Value] {
+        let read = clock()
+        let cached = values(for: keys)
+        let missing = keys.filter { cached[$0] == nil }
+        guard !missing.isEmpty else { return cached }
+        let fresh = try await load(missing)
+        store(fresh, at: read)
+        return cached.merging(fresh) { $1 }
+    }
+
     /// Stores values read from their source at `read` (default: now), so the time a
     /// slow read took counts against their lifetime.
     func store(_ values: [Key: Value], at read: ContinuousClock.Instant? = nil) {
