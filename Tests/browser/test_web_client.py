@@ -445,15 +445,18 @@ class WebClientTest(unittest.TestCase):
 
         self.go("#/fx")
         self.text_in("#fx-rates", "USD")
+        self.text_in("#fx-rates-when", "Rates now, set")
         field = self.find("#fx-amount")
         field.clear()
         field.send_keys("100")
         Select(self.find("#fx-from")).select_by_value("USD")
         Select(self.find("#fx-to")).select_by_value("EUR")
+        self.click("#fx-convert-button")
+        self.text_in("#fx-result", "(the rate now, set")
         self.find("#fx-date").send_keys("03022020")  # 2020-03-02 in the date input's month-first order
         self.click("#fx-convert-button")
         # 100 / 1.1122, the ECB's dollar rate of that day.
-        self.text_in("#fx-result", "100.00 USD = 89.91 EUR")
+        self.text_in("#fx-result", "100.00 USD = 89.91 EUR at 0.899119 (the reference rates of 2020-03-02)")
         self.find("#fx-chart canvas")
         self.shot("23-currencies")
         self.sign_out()

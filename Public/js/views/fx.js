@@ -1,4 +1,5 @@
-// Currencies: the ECB's reference rates against a base, a converter and a pair's chart.
+// Currencies: the rates now against a base, a converter (now, or at the ECB's reference
+// rates of a day) and a pair's chart.
 import { api } from '../api.js';
 import { h, fill, table, failure } from '../dom.js';
 import { lineChart } from '../charts.js';
@@ -26,7 +27,8 @@ export async function fxView(root, context) {
     if (form.date.value) query.set('date', form.date.value);
     try {
       const c = await api(`/api/fx/convert?${query}`);
-      fill(result, h('strong', {}, `${c.amount} ${c.from} = ${c.result} ${c.to}`), ` at ${c.rate} (the rates of ${c.date})`);
+      const when = c.asOf ? `the rate now, set ${new Date(c.asOf).toLocaleString()}` : `the reference rates of ${c.date}`;
+      fill(result, h('strong', {}, `${c.amount} ${c.from} = ${c.result} ${c.to}`), ` at ${c.rate} (${when})`);
     } catch (error) {
       fill(result, failure(error));
     }
@@ -56,7 +58,9 @@ export async function fxView(root, context) {
         : h('p', { class: 'empty' }, 'No rates in this range.')),
     h('section', { class: 'card', id: 'fx-rates' },
       h('h2', {}, `1 ${rates.base} in other currencies`),
-      h('p', { class: 'muted' }, `The European Central Bank's reference rates of ${rates.date}.`),
+      h('p', { class: 'muted', id: 'fx-rates-when' }, rates.asOf
+        ? `Rates now, set ${new Date(rates.asOf).toLocaleString()} (the market the server plays); a date in the converter gives the European Central Bank's reference rates of that day.`
+        : `The European Central Bank's reference rates of ${rates.date}.`),
       table([{ title: 'Currency', cell: (r) => r[0] }, { title: 'Rate', class: 'num', cell: (r) => r[1] }],
         Object.entries(rates.rates).sort(([a], [b]) => a.localeCompare(b)), { caption: `Units per 1 ${rates.base}` })));
 }
