@@ -66,11 +66,12 @@ export async function api(path, { method = 'GET', body, headers = {}, raw = fals
 }
 
 /** Uploads a file body with progress (fetch has no upload progress; XHR does). */
-export function upload(path, file, contentType, onProgress, method = 'POST') {
+export function upload(path, file, contentType, onProgress, method = 'POST', headers = {}) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open(method, path);
     xhr.setRequestHeader('Content-Type', contentType);
+    for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
     xhr.setRequestHeader('Accept', 'application/json');
     if (session.token) xhr.setRequestHeader('Authorization', `Bearer ${session.token}`);
     xhr.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };

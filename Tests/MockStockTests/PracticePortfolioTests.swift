@@ -240,6 +240,25 @@ struct PracticePortfolioTests {
             #expect(try await upload(exported, to: personal).status == .unprocessableContent)
             let other = try await client.register("snooper").token
             #expect(try await client.send(.post, "/api/portfolios/\(id)/import", body: exported, contentType: "text/csv", token: other).status == .notFound)
+
+            // A file of one day sent twice at once under one Idempotency-Key (a double click,
+            // a retry) trades once; the key with another file is refused.
+            let once = try await create("Once")
+            func keyed(_ csv: String) async throws -> TestResponse {
+                var headers: HTTPFields = [.contentType: "text/csv", .authorization: "Bearer \(token)"]
+                headers[HTTPField.Name("Idempotency-Key")!] = "import-1"
+                return try await client.execute(uri: "/api/portfolios/\(once)/import", method: .post, headers: headers, body: ByteBuffer(string: csv))
+            }
+            let day = "date,symbol,side,quantity,price\n2018-01-10,MSFT,buy,2,90\n"
+            async let first = keyed(day)
+            async let second = keyed(day)
+            for response in try await [first, second] {
+                #expect(response.status == .ok && String(buffer: response.body) == #"{"imported":1}"#, "\(String(buffer: response.body))")
+            }
+            #expect(try await cash(once) == "820.00", "1000 − 2 × 90, once")
+            let reused = try await keyed("date,symbol,side,quantity,price\n2018-01-10,MSFT,buy,1,90\n")
+            #expect(try reused.status == .unprocessableContent && decodeProblem(reused).code == "idempotency_key_reused")
+            #expect(try await cash(once) == "820.00")
         }
     }
 }

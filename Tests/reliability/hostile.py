@@ -372,6 +372,10 @@ async def run(result, client, database, server, log_path):
                            (own, b"\xff\xfe,\x00\n")]:
         await expect("POST", f"/api/portfolios/{portfolio}/import", attacker, {404, 413, 422}, raw=csv, content_type="text/csv")
         cases += 1
+    for portfolio, key in [(own, "k" * 256), (own, "'; DROP TABLE idempotency_keys;--"), (victim_portfolio, "mine")]:
+        await expect("POST", f"/api/portfolios/{portfolio}/import", attacker, {400, 404, 422}, raw=good_file, content_type="text/csv",
+                     headers={"Idempotency-Key": key})
+        cases += 1
     cases += await alpaca_stream_attacks(result, client, victim_key, answers)
     for path in ["/v2/assets?status=everything", "/v2/assets?attributes=x", "/v2/calendar?start=2026-02-30",
                  "/v2/calendar?start=2026-01-01&end=2035-01-01", "/v2/assets/%27%3B%20DROP%20TABLE%20instruments%3B--", "/v2/clock?x=1",

@@ -1,7 +1,7 @@
 // Practice portfolios on the portfolio page: create one (starting cash, currency, start
 // day), and for the one shown, deposit or withdraw, import or download its trades, or
 // delete it.
-import { api, upload } from '../api.js';
+import { api, upload, newKey } from '../api.js';
 import { h, fill, failure } from '../dom.js';
 import { CURRENCIES, money } from '../decimal.js';
 
@@ -54,19 +54,26 @@ export function practiceSection(portfolios, shown, context) {
   }
 
   // A broker's CSV of trades (date,symbol,side,quantity,price,fee): all or nothing; a
-  // refusal names the file's bad lines.
+  // refusal names the file's bad lines. One Idempotency-Key per chosen file, so a retry of
+  // the same file imports it once; the button waits for the answer.
+  let importKey = newKey();
   async function importTrades(event) {
     event.preventDefault();
     const file = event.target.elements.file.files[0];
-    if (!file) return;
+    const button = event.target.querySelector('button[type=submit]');
+    if (!file || button.disabled) return;
+    button.disabled = true;
     status.textContent = `Importing ${file.name}…`;
     try {
-      const answer = await upload(`/api/portfolios/${current.id}/import`, file, 'text/csv', () => {});
+      const answer = await upload(`/api/portfolios/${current.id}/import`, file, 'text/csv', () => {}, 'POST',
+        { 'Idempotency-Key': importKey });
       context.flash(`Imported ${answer.imported} trade${answer.imported === 1 ? '' : 's'} from ${file.name}.`, 'info', true);
       context.navigate(`#/portfolio?id=${current.id}&t=${Date.now()}`);
     } catch (error) {
       report(error);
       if (error.line) status.dataset.line = String(error.line);
+    } finally {
+      button.disabled = false;
     }
   }
 
@@ -89,7 +96,7 @@ export function practiceSection(portfolios, shown, context) {
         h('button', { type: 'submit', id: 'cash-submit' }, 'Record')),
       h('form', { class: 'inline', id: 'import-form', onsubmit: importTrades },
         h('label', {}, 'Import trades (CSV: date,symbol,side,quantity,price,fee) ',
-          h('input', { type: 'file', name: 'file', id: 'import-file', accept: '.csv,text/csv', required: true })),
+          h('input', { type: 'file', name: 'file', id: 'import-file', accept: '.csv,text/csv', required: true, onchange: () => { importKey = newKey(); } })),
         h('button', { type: 'submit', id: 'import-submit' }, 'Import')),
       h('p', {},
         h('button', { type: 'button', id: 'practice-export', onclick: download(current, status) }, 'Download trades (CSV)'), ' ',

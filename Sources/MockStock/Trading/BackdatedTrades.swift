@@ -39,7 +39,7 @@ struct BackdatedTrades: Sendable {
     /// Imports a practice portfolio's trades (`TradeImport`): each at its own price and fee,
     /// dated the close of its day, all in one transaction or none; a refused trade is told
     /// with its line (`ErrorAtLine`). Returns how many were made.
-    func importTrades(_ rows: [TradeImport.Row], userID: Int, portfolioID: Int) async throws -> Int {
+    func importTrades(_ rows: [TradeImport.Row], userID: Int, portfolioID: Int, idempotency: (key: String, requestHash: String)? = nil) async throws -> Int {
         let through = try await CorporateActionProcessor.marketDay(quotes: quotes, at: now())
         for row in rows where row.day >= through {
             throw InvalidInput(line: row.line, "\(row.day) is not before the market's day (\(through)).")
@@ -49,7 +49,27 @@ struct BackdatedTrades: Sendable {
             throw InvalidInput(line: row.line, "no instrument has the symbol \(row.symbol).")
         }
         let zone = hours.timeZone.identifier
-        try await store.pool.withTransaction { session in
+        return try await store.pool.withTransaction { session in
+            // Under an Idempotency-Key the import is made once: the key is taken in the same
+            // transaction (a repeat waits for the first, then answers its count).
+            if let idempotency {
+                let taken = try await session.query(
+                    """
+                    INSERT INTO idempotency_keys (user_id, key, request_hash, outcome, position)
+                    VALUES (\(userID), \(idempotency.key), \(idempotency.requestHash), 'imported', \(rows.count))
+                    ON CONFLICT (user_id, key) DO NOTHING RETURNING true
+                    """
+                ).decodeColumn(Bool.self)
+                if taken.isEmpty {
+                    let earlier = try await session.query(
+                        "SELECT request_hash, outcome, position FROM idempotency_keys WHERE user_id = \(userID) AND key = \(idempotency.key)"
+                    ).decode((String, String, Int?).self)
+                    guard let (hash, outcome, count) = earlier.first, hash == idempotency.requestHash, outcome == "imported", let count else {
+                        throw TradingError.idempotencyKeyReused
+                    }
+                    return count
+                }
+            }
             for row in rows {
                 do {
                     guard let closing = hours.closing(of: row.day) else { throw InvalidInput("date must be a real day.") }
@@ -65,7 +85,7 @@ struct BackdatedTrades: Sendable {
                     throw ErrorAtLine(line: row.line, error: error)
                 }
             }
+            return rows.count
         }
-        return rows.count
     }
 }
