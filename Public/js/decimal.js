@@ -79,8 +79,12 @@ export const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'CAD'];
 
 /** Money in a currency: "€1,234.50", or "CHF 1,234.50" for a currency without a sign. */
 export function inCurrency(text, currency = 'USD') {
-  const shown = money(text);
-  if (currency === 'USD' || shown === '—') return shown;
+  return signedIn(money(text), currency);
+}
+
+/** Money already shown in dollars ("+$3.20", "$101.0000") in `currency` instead. */
+export function signedIn(shown, currency = 'USD') {
+  if (!currency || currency === 'USD' || shown === '—') return shown;
   const sign = CURRENCY_SIGNS[currency];
   return shown.replace('$', sign ?? `${currency} `);
 }

@@ -461,6 +461,44 @@ class WebClientTest(unittest.TestCase):
         self.shot("23-currencies")
         self.sign_out()
 
+    def test_euro_league(self):
+        """A host creates a league in euros with a spread: its league portfolio holds euros,
+        a buy pays the dollar price at the rate plus the spread, the leaderboard counts in euros."""
+        driver = self.driver
+        driver.get(f"{BASE}/")
+        driver.execute_script("sessionStorage.clear()")
+        self.sign_in(f"hana_{self.suffix}", register=True)
+        self.go("#/leagues")
+        self.find("#league-name").send_keys("Euro class")
+        Select(self.find("#league-mode")).select_by_value("isolated")
+        Select(self.find("#league-currency")).select_by_value("EUR")
+        self.find("#rule-fx-spread").send_keys("1")
+        self.click("#create-league button[type=submit]")
+        self.text_in("#flash", "League “Euro class” created")
+        self.text_in("#league-currency-rule", "EUR: dollar stocks at the rate now, 1.00% over it for buys")
+        self.text_in("main tbody", "€100,000.00")
+        self.shot("26-euro-league")
+
+        self.go("#/stock/AAPL")
+        self.click("#buy")
+        Select(self.find("#trade-portfolio")).select_by_visible_text("League: Euro class")
+        field = self.find("#trade-quantity")
+        field.clear()
+        field.send_keys("2")
+        self.text_in("#trade-estimate", "Paid in EUR at the rate now, with the league's spread.")
+        self.click("#trade-confirm")
+        self.text_in("#flash", "EUR a dollar): €")
+        self.text_in("#flash", "Cash now €")
+
+        self.go("#/portfolio")
+        Select(self.find("#portfolio-select")).select_by_visible_text("League: Euro class")
+        self.text_in("#portfolio-currency", "This league portfolio holds EUR")
+        self.text_in("#net-worth", "€")
+        self.text_in("main tbody", "AAPL")
+        self.text_in("main tbody", "€")
+        self.shot("27-euro-portfolio")
+        self.sign_out()
+
     def test_practice_portfolio(self):
         """Creating a practice portfolio that starts in 2021, importing a broker's trades
         (a bad file refused by line), deposits and a refused withdrawal, its CSV, its

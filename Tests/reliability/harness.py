@@ -248,15 +248,20 @@ def new_key():
 # Ledger checks, each one SQL statement (so one consistent snapshot).
 
 # With fixed prices and no fees, trading never changes a portfolio's net worth, and every
-# other change of cash is a cash movement: cash + Σ quantity × price − paid in is zero.
+# other change of cash is a cash movement: cash + Σ quantity × price − paid in is zero. A
+# portfolio in another currency values its holdings at the rate now (fixed too) and loses
+# the spread on each fill: what the fill's price was beyond the dollar price at that rate
+# (to four decimals, as holdings are valued).
 # (Practice portfolios trade at past closes: their figures are checked against their
 # history instead.)
 WORTH_DRIFT = """
 SELECT count(*) FROM portfolios p
-WHERE NOT p.practice AND p.cash + coalesce((SELECT sum(h.quantity * q.price) FROM holdings h JOIN quotes q USING (symbol)
-                         WHERE h.portfolio_id = p.id), 0)
+WHERE NOT p.practice AND abs(
+        p.cash + coalesce((SELECT sum(v.value) FROM holding_values v WHERE v.portfolio_id = p.id), 0)
       + (SELECT coalesce(sum(fee), 0) FROM trades t WHERE t.portfolio_id = p.id)
-      <> (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id)
+      + (SELECT coalesce(sum(t.quantity * abs(t.price - round(q.price * fx_usd_to(p.cash_currency), 4))), 0)
+         FROM trades t JOIN quotes q USING (symbol) WHERE t.portfolio_id = p.id AND t.fx_rate IS NOT NULL)
+      - (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id)) > 0
 """
 
 # Cash never below zero; quantities only below zero in leagues that allow short selling.

@@ -170,6 +170,12 @@ async def run(result, client, database, server, log_path):
         {"name": 12}, {"name": "x", "startsAt": "yesterday"},
     ]
     isolated = {"name": "x", "mode": "isolated"}
+    # Leagues in other currencies: a bad or rateless code, a shared one, a bad spread.
+    bad_leagues += [
+        {**isolated, "currency": "'; DROP TABLE leagues;--"}, {**isolated, "currency": 978}, {**isolated, "currency": "XXX"},
+        {"name": "x", "currency": "EUR"}, {**isolated, "currency": "EUR", "rules": {"fxSpreadPercent": "-1"}},
+        {**isolated, "currency": "EUR", "rules": {"fxSpreadPercent": "1e9"}}, {**isolated, "rules": {"fxSpreadPercent": "1"}},
+    ]
     bad_leagues += [
         {**isolated, "rules": rules} for rules in [
             {"commissionPercent": "10.5"}, {"commissionFlat": "-0.01"}, {"commissionFlat": "1e9"}, {"maxPositionPercent": "0"},

@@ -144,6 +144,8 @@ async def conservation(args, profile):
             short_portfolios.append((token, next(p["id"] for p in mine if p["leagueId"] == shorts["id"])))
         # Ten players also replay January 2024 in practice portfolios, back-dating trades.
         practice = await practice_portfolios(client, admin, players[25:35], imported=True)
+        # Ten play a league in euros, paying a spread on every fill.
+        euro_portfolios = await euro_league(client, admin, players[35:45])
         # Three players watch their orders and notices on the live stream throughout.
         watchers = [(user_id, StreamWatcher(server.base, token, {"orders": True, "notifications": True}).start())
                     for token, user_id in players[:3]]
@@ -161,8 +163,9 @@ async def conservation(args, profile):
                     counts["orders" if status == 201 else "refused orders"] += 1
                     result.check(status in (201, 422), f"order answered {status}: {answer}")
                 elif roll < 0.25:
-                    # Short selling: sales beyond the shares held go short, within the margin.
-                    token, portfolio = random.choice(short_portfolios)
+                    # Short selling: sales beyond the shares held go short, within the margin;
+                    # or a fill in euros.
+                    token, portfolio = random.choice(short_portfolios if random.random() < 0.6 else euro_portfolios)
                     side, body = order()
                     status, answer, _ = await client.request("POST", f"/api/stock/{side}", token, {**body, "portfolioId": portfolio})
                     counts["league trades" if status == 200 else "refused league trades"] += 1
@@ -221,7 +224,8 @@ async def conservation(args, profile):
         await asyncio.sleep(2)
         await check_stream(result, setup.database, watchers)
         figures = await check_figures(result, client, setup.database,
-                                      [(token, None) for token, _ in random.sample(players, 10)] + random.sample(practice, 5))
+                                      [(token, None) for token, _ in random.sample(players, 10)] + random.sample(practice, 5)
+                                      + random.sample(euro_portfolios, 3))
         once = int(setup.database.scalar(DIVIDENDS_ONCE))
         result.figures.update({**backdated, "practice dividends not once": once})
         result.check(backdated["back-dated trades"] > 0, "no back-dated trade was made")
@@ -240,12 +244,14 @@ async def conservation(args, profile):
             "orders open at the end": int(setup.database.scalar("SELECT count(*) FROM orders WHERE status = 'new'")),
             "league trades": counts["league trades"], "refused league trades": counts["refused league trades"],
             "short positions at the end": int(setup.database.scalar("SELECT count(*) FROM holdings WHERE quantity < 0")),
+            "fills in euros": int(setup.database.scalar("SELECT count(*) FROM trades WHERE fx_rate IS NOT NULL")),
             "dividends applied": int(setup.database.scalar("SELECT count(*) FROM corporate_action_applications")),
             "snapshots": snapshots["taken"], "snapshot violations": snapshots["violations"],
             "replay mismatches": replay, "final violations": final, "5xx or failed": server_errors, **figures,
             "trade p50 ms": round(latencies[len(latencies) // 2] * 1000, 1) if latencies else None,
             "trade p99 ms": round(latencies[int(len(latencies) * 0.99)] * 1000, 1) if latencies else None,
         })
+        result.check(result.figures["fills in euros"] > 0, "no fill in euros")
         result.check(snapshots["taken"] >= profile["load_seconds"] // 2, "too few snapshots")
         result.check(snapshots["violations"] == 0, f"{snapshots['violations']} violations in snapshots")
         result.check(replay == 0, f"{replay} portfolios or holdings differ from their history")
@@ -253,6 +259,27 @@ async def conservation(args, profile):
         result.check(server_errors == 0, f"{server_errors} 5xx or failed requests")
         result.check(not client.problems, f"non-problem errors: {client.problems[:3]}")
     return result
+
+
+# Reference rates for a league in euros: 1.10 dollars a euro.
+EURO_RATES = "Date,USD,GBP\n2024-01-02,1.10,0.86\n"
+
+
+async def euro_league(client, admin, players):
+    """An isolated league in euros with a 0.5 % spread; the members' league portfolios."""
+    status, body, _ = await client.request("POST", "/api/admin/fx", admin, raw=EURO_RATES.encode(), content_type="text/csv")
+    assert status == 200, body
+    owner = players[0][0]
+    status, league, _ = await client.request("POST", "/api/leagues/create", owner, {
+        "name": "Euros", "mode": "isolated", "startingCash": "15000", "currency": "EUR", "rules": {"fxSpreadPercent": "0.5"}})
+    assert status == 201 and league["currency"] == "EUR", league
+    portfolios = []
+    for token, _ in players:
+        if token != owner:
+            await client.request("POST", f"/api/leagues/join/{league['code']}", token)
+        mine = (await client.request("GET", "/api/portfolios", token))[1]
+        portfolios.append((token, next(p["id"] for p in mine if p["leagueId"] == league["id"])))
+    return portfolios
 
 
 async def check_figures(result, client, database, portfolios):
@@ -378,11 +405,14 @@ class Ledger:
         self.outage_answers = []  # (status, seconds, is problem+json) of requests that failed
 
 
-async def keyed_trader(client, players, ledger, deadline, outage):
-    """Trades until `deadline`; each order keeps its key across retries until answered."""
+async def keyed_trader(client, players, ledger, deadline, outage, portfolios=None):
+    """Trades until `deadline`; each order keeps its key across retries until answered.
+    `portfolios`: (token, portfolio id) pairs to trade in instead of personal portfolios."""
     while time.monotonic() < deadline:
-        token, _ = random.choice(players)
+        token, portfolio = random.choice(portfolios or players)
         side, body = order()
+        if portfolios:
+            body["portfolioId"] = portfolio
         key = new_key()
         answered = False
         give_up = time.monotonic() + 40
@@ -570,10 +600,13 @@ async def crashes(args, profile):
 
         # Five players back-date trades in practice portfolios while the server is killed.
         practice = await practice_portfolios(client, admin, players[40:45], imported=False)
+        # Five trade a league in euros under keys, their dividends paid at the rate.
+        euros = await euro_league(client, admin, players[45:50])
         flow = {"resting orders placed": 0, "resting orders replaced": 0, "back-dated trades": 0, "back-dated refused": 0}
         await asyncio.gather(killer(), dividends(), resting_flow(client, admin, players, deadline, flow),
                              backdated_flow(result, client, practice, deadline, flow, timeout=10),
-                             *(keyed_trader(client, players, ledger, deadline, lambda: False) for _ in range(32)))
+                             *(keyed_trader(client, players, ledger, deadline, lambda: False) for _ in range(28)),
+                             *(keyed_trader(client, players, ledger, deadline, lambda: False, portfolios=euros) for _ in range(4)))
         left = await orders_left_open(setup.database)
         for _ in range(30):
             pending = int(setup.database.scalar(PENDING_ACTIONS))
@@ -581,9 +614,14 @@ async def crashes(args, profile):
                 break
             await asyncio.sleep(0.5)
         paid = int(setup.database.scalar("SELECT count(*) FROM corporate_action_applications"))
+        euro_paid = int(setup.database.scalar(
+            "SELECT count(*) FROM corporate_action_applications x JOIN portfolios p ON p.id = x.portfolio_id WHERE p.cash_currency = 'EUR'"))
+        euro_fills = int(setup.database.scalar("SELECT count(*) FROM trades WHERE fx_rate IS NOT NULL"))
         wrong = int(setup.database.scalar("""
             SELECT (SELECT count(*) FROM corporate_action_applications x JOIN corporate_actions a ON a.id = x.action_id
-                    WHERE x.cash <> x.quantity_before * a.amount)
+                    JOIN portfolios p ON p.id = x.portfolio_id
+                    WHERE x.cash <> CASE p.cash_currency WHEN 'USD' THEN x.quantity_before * a.amount
+                                         ELSE round(x.quantity_before * a.amount * fx_usd_to(p.cash_currency), 2) END)
                  + (SELECT count(*) FROM (SELECT portfolio_id, note FROM cash_movements c WHERE kind = 'dividend'
                                           AND NOT EXISTS (SELECT 1 FROM portfolios p WHERE p.id = c.portfolio_id AND p.practice)
                                           GROUP BY 1, 2 HAVING count(*) > 1) twice)
@@ -591,7 +629,8 @@ async def crashes(args, profile):
                  - (SELECT count(*) FROM corporate_action_applications WHERE cash <> 0)"""))
         once = int(setup.database.scalar(DIVIDENDS_ONCE))
         result.figures.update({"dividends paid": paid, "dividend actions pending": pending, "dividends wrong or twice": wrong,
-                               "practice dividends not once": once})
+                               "practice dividends not once": once, "fills in euros": euro_fills, "dividends in euros": euro_paid})
+        result.check(euro_fills > 0, "no fill in euros")
         result.check(once == 0, f"{once} practice portfolios got an R2 dividend on the wrong shares")
         result.check(flow["back-dated trades"] > 0, "no back-dated trade was made")
         result.check(paid > 0 and pending == 0, f"dividends: {paid} paid, {pending} actions pending")

@@ -1,6 +1,6 @@
 import { api } from '../api.js';
 import { h, fill, table, signed, confirmAction, onSubmit } from '../dom.js';
-import { money, percent } from '../decimal.js';
+import { percent, inCurrency, CURRENCIES } from '../decimal.js';
 
 const PAGE = 50;
 
@@ -23,18 +23,26 @@ export async function leaguesView(root, context) {
     h('option', { value: 'shared' }, 'Shared — ranks personal portfolios'),
     h('option', { value: 'isolated' }, 'Isolated — a fresh league portfolio each'));
   const startingCash = h('input', { id: 'league-cash', inputmode: 'decimal', value: '100000.00', pattern: '\\d+(\\.\\d{1,2})?' });
+  const currency = h('select', { id: 'league-currency' }, CURRENCIES.map((c) => h('option', { value: c }, c)));
   const startsAt = h('input', { id: 'league-starts', type: 'datetime-local' });
   const endsAt = h('input', { id: 'league-ends', type: 'datetime-local' });
   const maxMembers = h('input', { id: 'league-max', type: 'number', min: 1, step: 1 });
   const rules = rulesFields();
-  const showRules = () => { rules.fieldset.hidden = mode.value !== 'isolated'; };
+  const showRules = () => {
+    rules.fieldset.hidden = mode.value !== 'isolated';
+    currencyRow.hidden = mode.value !== 'isolated';
+    rules.spreadRow.hidden = currency.value === 'USD';
+  };
+  const currencyRow = h('div', {}, h('label', { for: 'league-currency' }, 'Currency its portfolios hold (isolated leagues)'), currency);
   mode.addEventListener('change', showRules);
+  currency.addEventListener('change', showRules);
   showRules();
   const create = h('form', { class: 'card', id: 'create-league' },
     h('h2', {}, 'Create a league'),
     h('label', { for: 'league-name' }, 'Name'), name,
     h('label', { for: 'league-mode' }, 'Mode'), mode,
     h('label', { for: 'league-cash' }, 'Starting cash (isolated leagues)'), startingCash,
+    currencyRow,
     h('div', { class: 'pair' },
       h('div', {}, h('label', { for: 'league-starts' }, 'Starts (optional)'), startsAt),
       h('div', {}, h('label', { for: 'league-ends' }, 'Ends (optional)'), endsAt)),
@@ -46,7 +54,8 @@ export async function leaguesView(root, context) {
     const body = { name: name.value.trim(), mode: mode.value, startingCash: startingCash.value.trim() || undefined,
       startsAt: isoFromLocal(startsAt.value), endsAt: isoFromLocal(endsAt.value),
       maxMembers: maxMembers.value ? Number(maxMembers.value) : undefined,
-      rules: mode.value === 'isolated' ? rules.value() : undefined };
+      currency: mode.value === 'isolated' && currency.value !== 'USD' ? currency.value : undefined,
+      rules: mode.value === 'isolated' ? rules.value(currency.value !== 'USD') : undefined };
     const league = await api('/api/leagues/create', { method: 'POST', body });
     context.flash(`League “${league.name}” created. Share its code: ${league.code}`, 'info', true);
     context.navigate(`#/leagues/${league.id}`);
@@ -99,6 +108,7 @@ function rulesFields() {
   const symbols = h('input', { id: 'rule-symbols', placeholder: 'all symbols', autocomplete: 'off', spellcheck: 'false' });
   const shorts = h('input', { type: 'checkbox', id: 'rule-shorts' });
   const [margin, marginRow] = field('rule-margin', 'Short margin (% of the shorts\' value equity must cover)', { placeholder: '150' });
+  const [spread, spreadRow] = field('rule-fx-spread', 'Exchange spread (% over the rate for buys, under it for sales)', { placeholder: '0' });
   const showMargin = () => { marginRow.hidden = !shorts.checked; };
   shorts.addEventListener('change', showMargin);
   showMargin();
@@ -108,8 +118,8 @@ function rulesFields() {
     positionRow,
     h('p', { class: 'label' }, 'Order types allowed'), h('div', { class: 'checks' }, types.map(([, label]) => label)),
     h('label', { for: 'rule-symbols' }, 'Only these symbols (comma-separated, optional)'), symbols,
-    h('label', { class: 'check', for: 'rule-shorts' }, shorts, ' Allow short selling'), marginRow);
-  const value = () => {
+    h('label', { class: 'check', for: 'rule-shorts' }, shorts, ' Allow short selling'), marginRow, spreadRow);
+  const value = (foreign) => {
     const text = (input) => input.value.trim() || undefined;
     const list = symbols.value.split(',').map((s) => s.trim()).filter(Boolean);
     return {
@@ -118,13 +128,15 @@ function rulesFields() {
       allowedSymbols: list.length > 0 ? list : undefined,
       allowShortSelling: shorts.checked || undefined,
       shortMarginPercent: shorts.checked ? text(margin) : undefined,
+      fxSpreadPercent: foreign ? text(spread) : undefined,
     };
   };
-  return { fieldset, value };
+  return { fieldset, value, spreadRow };
 }
 
 /** The rules a league's portfolios trade under, in words. */
-function rulesSummary(rules) {
+function rulesSummary(rules, currency) {
+  const money = (text) => inCurrency(text, currency);
   const commission = [rules.commissionFlat !== '0.00' ? money(rules.commissionFlat) : null,
     rules.commissionPercent !== '0.00' ? `${rules.commissionPercent}%` : null].filter(Boolean).join(' + ') || 'none';
   const types = { market: 'market', limit: 'limit', stop: 'stop', stop_limit: 'stop limit' };
@@ -135,7 +147,9 @@ function rulesSummary(rules) {
       h('dt', {}, 'Largest position'), h('dd', {}, rules.maxPositionPercent === '100.00' ? 'no limit' : `${rules.maxPositionPercent}% of net worth`),
       h('dt', {}, 'Order types'), h('dd', {}, rules.allowedOrderTypes.map((t) => types[t] ?? t).join(', ')),
       h('dt', {}, 'Symbols'), h('dd', {}, rules.allowedSymbols ? rules.allowedSymbols.join(', ') : 'all'),
-      h('dt', {}, 'Short selling'), h('dd', {}, rules.allowShortSelling ? `allowed (margin ${rules.shortMarginPercent}%)` : 'not allowed')));
+      h('dt', {}, 'Short selling'), h('dd', {}, rules.allowShortSelling ? `allowed (margin ${rules.shortMarginPercent}%)` : 'not allowed'),
+      currency !== 'USD' ? [h('dt', {}, 'Currency'),
+        h('dd', { id: 'league-currency-rule' }, `${currency}: dollar stocks at the rate now, ${rules.fxSpreadPercent}% over it for buys and under it for sales`)] : null));
 }
 
 export async function leagueView(root, context) {
@@ -147,6 +161,7 @@ export async function leagueView(root, context) {
   if (!context.current()) return;
   const me = context.user;
   const owner = me && league.ownerId === me.id;
+  const money = (text) => inCurrency(text, league.currency || 'USD');
   // New standings arrive on the live stream (or, without it, every 30 s). While the order
   // of the players shown stays the same, their figures change in place; otherwise the
   // board is drawn again.
@@ -200,7 +215,7 @@ export async function leagueView(root, context) {
       h('div', {}, h('span', { class: 'label' }, 'Mode'), h('strong', {}, league.mode)),
       h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', {}, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
       h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', {}, `${dateText(league.startsAt)} – ${dateText(league.endsAt)}`))),
-    league.mode === 'isolated' ? rulesSummary(league.rules) : null,
+    league.mode === 'isolated' ? rulesSummary(league.rules, league.currency || 'USD') : null,
     h('h2', {}, 'Leaderboard'),
     h('p', { class: 'muted', id: 'standings-as-of' }, `As of ${new Date(board.asOf).toLocaleString()}`),
     table([

@@ -1,6 +1,6 @@
 import { api } from '../api.js';
 import { h, fill, table, signed } from '../dom.js';
-import { money, price, signedMoney } from '../decimal.js';
+import { price, signedMoney, inCurrency, signedIn } from '../decimal.js';
 import { doughnutChart } from '../charts.js';
 import { quoteCell } from '../live.js';
 import { practiceSection } from './practice.js';
@@ -29,12 +29,19 @@ export async function portfolioView(root, context) {
   context.live.on('order', (order) => {
     if (order.status === 'filled' && context.current()) portfolioView(root, context).catch(() => {});
   });
+  // Amounts are in the portfolio's currency: a league's own, else dollars (whose prices
+  // the live stream moves in place).
+  const currency = portfolio.currency || 'USD';
+  const money = (text) => inCurrency(text, currency);
+  const inDollars = currency === 'USD';
   fill(root,
     h('div', { class: 'heading' },
       h('h1', {}, 'Portfolio'),
       portfolios.length > 1
         ? h('label', { class: 'inline' }, 'Showing ', portfolioSelect(portfolios, portfolio.id, (id) => context.navigate(`#/portfolio?id=${id}`)))
         : null),
+    inDollars ? null : h('p', { class: 'muted', id: 'portfolio-currency' },
+      `This league portfolio holds ${currency}: dollar prices are shown at the rate now, and each fill pays the league's spread.`),
     h('section', { class: 'summary', 'aria-label': 'Summary' },
       h('div', {}, h('span', { class: 'label' }, 'Net worth'), h('strong', { id: 'net-worth' }, money(portfolio.netWorth))),
       h('div', {}, h('span', { class: 'label' }, 'Cash'), h('strong', { id: 'cash' }, money(portfolio.cash))),
@@ -47,11 +54,11 @@ export async function portfolioView(root, context) {
         table([
           { title: 'Stock', cell: (x) => h('a', { href: `#/stock/${x.symbol}` }, h('strong', {}, x.symbol), ' ', h('span', { class: 'muted' }, x.name)) },
           { title: 'Shares', class: 'num', cell: (x) => String(x.quantity) },
-          { title: 'Price', class: 'num', cell: (x) => quoteCell(x.symbol, 'price', x) },
-          { title: 'Value', class: 'num', cell: (x) => quoteCell(x.symbol, 'value', x, x.quantity) },
-          { title: 'Avg cost', class: 'num', cell: (x) => price(x.averageCost) },
-          { title: 'Gain', class: 'num', cell: (x) => signed(x.unrealizedGain, signedMoney(x.unrealizedGain)) },
-          { title: 'Today', class: 'num', cell: (x) => signed(x.dayChange, signedMoney(x.dayChange)) },
+          { title: 'Price', class: 'num', cell: (x) => inDollars ? quoteCell(x.symbol, 'price', x) : signedIn(price(x.price), currency) },
+          { title: 'Value', class: 'num', cell: (x) => inDollars ? quoteCell(x.symbol, 'value', x, x.quantity) : money(x.value) },
+          { title: 'Avg cost', class: 'num', cell: (x) => signedIn(price(x.averageCost), currency) },
+          { title: 'Gain', class: 'num', cell: (x) => signed(x.unrealizedGain, signedIn(signedMoney(x.unrealizedGain), currency)) },
+          { title: 'Today', class: 'num', cell: (x) => signed(x.dayChange, signedIn(signedMoney(x.dayChange), currency)) },
         ], holdings, { empty: h('span', {}, 'No shares yet. ', h('a', { href: '#/market' }, 'Find a stock to buy')) })),
       longs.length > 0
         ? h('section', { class: 'side' }, h('h2', {}, 'Allocation'),

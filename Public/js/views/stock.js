@@ -1,6 +1,6 @@
 import { api, newKey } from '../api.js';
 import { h, fill, table, signed, loading, failure, showModalForm } from '../dom.js';
-import { money, price, percent, times } from '../decimal.js';
+import { money, price, percent, times, inCurrency, signedIn } from '../decimal.js';
 import { lineChart, destroyCharts } from '../charts.js';
 import { portfolioSelect } from './portfolio.js';
 import { quoteCell } from '../live.js';
@@ -101,10 +101,14 @@ export async function stockView(root, context) {
     let order = null;
     let key = null;
 
+    // A league portfolio in another currency pays in it: the dollar price at the rate now
+    // plus the league's spread.
+    const currencyOf = () => portfolios.find((p) => String(p.id) === portfolioId)?.currency || 'USD';
     const update = () => {
       const count = Number(quantity.value);
+      const foreign = currencyOf() !== 'USD' ? ` Paid in ${currencyOf()} at the rate now, with the league's spread.` : '';
       estimate.textContent = Number.isInteger(count) && count > 0
-        ? `Estimated ${side === 'buy' ? 'cost' : 'proceeds'}: ${money(times(stock.price, count))} at ${price(stock.price)} a share (the price may move; any fee is extra).`
+        ? `Estimated ${side === 'buy' ? 'cost' : 'proceeds'}: ${money(times(stock.price, count))} at ${price(stock.price)} a share (the price may move; any fee is extra).${foreign}`
         : 'Enter a whole number of shares.';
     };
     quantity.addEventListener('input', update);
@@ -114,7 +118,7 @@ export async function stockView(root, context) {
     const form = h('form', { method: 'dialog' },
       h('h2', { id: 'trade-title' }, `${verb} ${symbol}`),
       portfolios.length > 1 ? [h('label', { for: 'trade-portfolio' }, 'Portfolio'),
-        portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; }, 'trade-portfolio')] : null,
+        portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; update(); }, 'trade-portfolio')] : null,
       h('label', { for: 'trade-quantity' }, 'Shares'), quantity, estimate, error,
       h('div', { class: 'actions' }, confirm, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel')));
     showModalForm(dialog, form, error, quantity, async () => {
@@ -125,7 +129,9 @@ export async function stockView(root, context) {
       if (signature !== order) { order = signature; key = newKey(); }
       const result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
       dialog.close();
-      context.flash(`${side === 'buy' ? 'Bought' : 'Sold'} ${result.trade.quantity} ${symbol} at ${price(result.trade.price)}: ${money(result.trade.amount)}. Cash now ${money(result.cash)}.`);
+      const currency = currencyOf();
+      const rate = result.trade.fxRate ? ` (${result.trade.fxRate} ${currency} a dollar)` : '';
+      context.flash(`${side === 'buy' ? 'Bought' : 'Sold'} ${result.trade.quantity} ${symbol} at ${signedIn(price(result.trade.price), currency)}${rate}: ${inCurrency(result.trade.amount, currency)}. Cash now ${inCurrency(result.cash, currency)}.`);
       await showPosition();
     });
   }

@@ -45,11 +45,13 @@ struct AnalyticsController {
 
     /// `?method=average|fifo|lifo` (default average, as `averageCost` in the portfolio).
     @Sendable func pnl(_ request: Request, context: AppRequestContext) async throws -> ProfitAndLoss {
-        let id = try Self.dollarsOnly(request, context)
+        let (id, _, _, currency) = try Self.range(request, context)
         guard let method = CostMethod(rawValue: request.uri.queryParameters.get("method") ?? "average") else {
             throw InvalidInput("method must be average, fifo or lifo.")
         }
-        return try await profitAndLoss.profitAndLoss(userID: context.requireIdentity().userID, portfolioID: id, method: method)
+        return try await profitAndLoss.profitAndLoss(
+            userID: context.requireIdentity().userID, portfolioID: id, method: method, currency: currency
+        )
     }
 
     /// `?date=` (default now)&currency=: allocation by symbol and by sector.
@@ -89,15 +91,6 @@ struct AnalyticsController {
         if let from, let to, from > to { throw InvalidInput("from must not be after to.") }
         let currency = try parameters.get("currency").map { try FxController.currency($0, "currency") }
         return (id, from, to, currency)
-    }
-
-    /// The portfolio of a figure served in dollars only so far.
-    private static func dollarsOnly(_ request: Request, _ context: AppRequestContext) throws -> Int {
-        let (id, _, _, currency) = try range(request, context)
-        guard currency == nil || currency == ValueHistoryService.currency else {
-            throw InvalidInput("currency must be USD here: P&L is counted in dollars (its gains span many days' rates).")
-        }
-        return id
     }
 
     static func day(_ text: String?, _ name: String) throws -> String? {

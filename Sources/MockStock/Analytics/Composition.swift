@@ -45,13 +45,15 @@ struct CompositionService: Sendable {
         let live = try await trading.portfolio(userID: userID, id: portfolioID)
         let today = history.dayString(history.now())
         let currency = try await history.currency(requested, userID: userID, portfolioID: portfolioID)
-        var rate = Decimal(1)
-        if currency != ValueHistoryService.currency {
-            guard let found = try await history.fx.rate(from: ValueHistoryService.currency, to: currency, on: min(date ?? today, today)) else {
-                throw FxError.noRate(ValueHistoryService.currency, currency)
-            }
-            rate = found.rate
+        // Amounts are in the portfolio's own currency (a past day's dollar closes at that
+        // day's rate), then in the one asked for.
+        let day = min(date ?? today, today)
+        func exchange(from source: String, to target: String) async throws -> Decimal {
+            guard source != target else { return 1 }
+            guard let found = try await history.fx.rate(from: source, to: target, on: day) else { throw FxError.noRate(source, target) }
+            return found.rate
         }
+        let rate = try await exchange(from: live.currency, to: currency)
         func money(_ value: Decimal) -> String { (value * rate).rounded(2).moneyString }
         let held: [(symbol: String, quantity: Int, price: Decimal)]
         let cash: Decimal
@@ -73,7 +75,8 @@ struct CompositionService: Sendable {
                 """
             ).decode((String?, Int?, Decimal).self)
             cash = rows.first { $0.0 == nil }?.2 ?? 0
-            held = rows.compactMap { row in row.0.map { (symbol: $0, quantity: row.1 ?? 0, price: row.2) } }
+            let local = try await exchange(from: ValueHistoryService.currency, to: live.currency)
+            held = rows.compactMap { row in row.0.map { (symbol: $0, quantity: row.1 ?? 0, price: row.2 * local) } }
         } else {
             cash = Decimal(string: live.cash) ?? 0
             held = live.holdings.map { (symbol: $0.symbol, quantity: $0.quantity, price: Decimal(string: $0.price) ?? 0) }

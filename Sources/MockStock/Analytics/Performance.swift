@@ -114,9 +114,8 @@ struct PerformanceService: Sendable {
         userID: Int, portfolioID: Int, from: String?, to: String?, benchmark: String?, currency requested: String? = nil
     ) async throws -> Performance {
         let currency = try await history.currency(requested, userID: userID, portfolioID: portfolioID)
-        let values = try await history.converted(
-            try await history.values(userID: userID, portfolioID: portfolioID, from: from, to: to, interval: .day), to: currency
-        )
+        let (source, held) = try await history.values(userID: userID, portfolioID: portfolioID, from: from, to: to, interval: .day)
+        let values = try await history.converted(held, from: source, to: currency)
         let days = values.compactMap { ValueHistoryService.dayNumber($0.day) }
         var result = Performance(
             from: values.first?.day, to: values.last?.day, currency: currency,

@@ -16,6 +16,8 @@ struct ProfitAndLoss: ResponseEncodable, Sendable {
     }
 
     let method: CostMethod
+    /// The portfolio's own currency (dollars, or a league's): the currency of its trades.
+    let currency: String
     let realized: String
     let unrealized: String
     let dividends: String
@@ -139,8 +141,13 @@ struct ProfitAndLossService: Sendable {
     let pool: PostgresConnectionPool
     let trading: TradingService
 
-    func profitAndLoss(userID: Int, portfolioID: Int, method: CostMethod) async throws -> ProfitAndLoss {
+    /// In the portfolio's own currency only (`currency` nil or that one): its gains span
+    /// many days' rates, so no single rate converts them.
+    func profitAndLoss(userID: Int, portfolioID: Int, method: CostMethod, currency: String? = nil) async throws -> ProfitAndLoss {
         let live = try await trading.portfolio(userID: userID, id: portfolioID)
+        guard currency == nil || currency == live.currency else {
+            throw InvalidInput("currency must be \(live.currency) here: P&L is counted in the portfolio's own currency (its gains span many days' rates).")
+        }
         // Everything that changed the portfolio, oldest first; a split with its shares before and
         // after (summed over the position and the back-dated fills it reached).
         let rows = try await pool.query(
@@ -190,7 +197,7 @@ struct ProfitAndLossService: Sendable {
             )
         }
         return ProfitAndLoss(
-            method: method, realized: realized.rounded(2).moneyString, unrealized: unrealized.rounded(2).moneyString,
+            method: method, currency: live.currency, realized: realized.rounded(2).moneyString, unrealized: unrealized.rounded(2).moneyString,
             dividends: dividends.rounded(2).moneyString, fees: fees.moneyString, holdings: holdings
         )
     }

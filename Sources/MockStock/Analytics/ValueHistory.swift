@@ -46,9 +46,14 @@ struct ValueHistoryService: Sendable {
     }
 
     /// The range is clamped to the portfolio's life (from its creation to today); `from`
-    /// and `to` are days in the market's time zone.
-    func values(userID: Int, portfolioID: Int?, from: String?, to: String?, interval: HistoryInterval) async throws -> [Value] {
+    /// and `to` are days in the market's time zone. The values are in the portfolio's own
+    /// currency (`currency`): dollars, or a league's.
+    func values(userID: Int, portfolioID: Int?, from: String?, to: String?, interval: HistoryInterval) async throws -> (currency: String, values: [Value]) {
         let live = try await trading.portfolio(userID: userID, id: portfolioID)
+        return (live.currency, try await values(of: live, from: from, to: to, interval: interval))
+    }
+
+    private func values(of live: Portfolio, from: String?, to: String?, interval: HistoryInterval) async throws -> [Value] {
         guard let created = try await store.createdAt(portfolioID: live.id) else { throw TradingError.noSuchPortfolio }
         let today = dayString(now())
         let first = max(from ?? dayString(created), dayString(created))
@@ -76,16 +81,17 @@ struct ValueHistoryService: Sendable {
         return values
     }
 
-    /// Portfolios are valued in US dollars (every instrument's currency).
-    static let currency = "USD"
+    /// Portfolios are valued in US dollars (every instrument's currency) unless they hold
+    /// a league's own.
+    static let currency = FxCurrency.dollar
 
-    /// The values in `currency`, each converted at its own day's rate (`fx_rate`) and
-    /// rounded to the cent; a day without a rate is `FxError.noRate`.
-    func converted(_ values: [Value], to currency: String) async throws -> [Value] {
-        guard currency != Self.currency, !values.isEmpty else { return values }
-        let rates = try await fx.rates(from: Self.currency, to: currency, days: values.map(\.day))
+    /// The values (in `source`) in `currency`, each converted at its own day's rate
+    /// (`fx_rate`) and rounded to the cent; a day without a rate is `FxError.noRate`.
+    func converted(_ values: [Value], from source: String, to currency: String) async throws -> [Value] {
+        guard currency != source, !values.isEmpty else { return values }
+        let rates = try await fx.rates(from: source, to: currency, days: values.map(\.day))
         return try values.map { value in
-            guard let rate = rates[value.day] else { throw FxError.noRate(Self.currency, currency) }
+            guard let rate = rates[value.day] else { throw FxError.noRate(source, currency) }
             return Value(
                 day: value.day, cash: (value.cash * rate).rounded(2), holdingsValue: (value.holdingsValue * rate).rounded(2),
                 netInflow: (value.netInflow * rate).rounded(2)
@@ -103,10 +109,9 @@ struct ValueHistoryService: Sendable {
         userID: Int, portfolioID: Int?, from: String?, to: String?, interval: HistoryInterval, currency requested: String? = nil
     ) async throws -> ValueHistory {
         let currency = try await currency(requested, userID: userID, portfolioID: portfolioID)
-        let values = try await converted(
-            try await values(userID: userID, portfolioID: portfolioID, from: from, to: to, interval: interval), to: currency
-        )
-        return ValueHistory(currency: currency, points: values.map {
+        let (source, values) = try await values(userID: userID, portfolioID: portfolioID, from: from, to: to, interval: interval)
+        let converted = try await converted(values, from: source, to: currency)
+        return ValueHistory(currency: currency, points: converted.map {
             ValueHistory.Point(
                 date: $0.day, cash: $0.cash.moneyString, holdingsValue: $0.holdingsValue.moneyString,
                 netWorth: $0.netWorth.moneyString, netInflow: $0.netInflow.moneyString

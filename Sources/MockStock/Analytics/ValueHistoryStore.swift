@@ -4,7 +4,8 @@ import Postgres
 /// A portfolio's value on past days, rebuilt from its history alone: every fill, cash
 /// movement and split (`portfolio_moves`: what each activity does to cash, inflows and
 /// shares) up to the end of each day, with each held
-/// symbol valued at that day's close (or the last close before it). Closes are the
+/// symbol valued at that day's close (or the last close before it; in a portfolio that
+/// holds another currency, at that day's reference rate). Closes are the
 /// stored, unadjusted ones: the shares held before a split are the shares of that time,
 /// so no adjustment is needed, and dividends are in the cash. Days once computed are
 /// kept (`portfolio_values`, see its migration) for as long as the history is unchanged.
@@ -107,10 +108,16 @@ struct ValueHistoryStore: Sendable {
                     SELECT r.day, r.symbol, sum(r.shares) OVER w AS held, max(b.day) OVER w AS priced_on
                     FROM grid r LEFT JOIN daily_bars b ON b.symbol = r.symbol AND b.day = r.day
                     WINDOW w AS (PARTITION BY r.symbol ORDER BY r.day)
+                ), rates AS (
+                    -- Dollar closes in the portfolio's currency: each day's reference rate.
+                    SELECT d.day, CASE WHEN p.cash_currency = 'USD' THEN 1
+                                       ELSE coalesce((SELECT x.rate FROM fx_rate('USD', p.cash_currency, d.day) x),
+                                                     fx_usd_to(p.cash_currency)) END AS rate
+                    FROM days d CROSS JOIN portfolios p WHERE p.id = \(portfolioID)
                 ), valued AS (
-                    SELECT r.day, sum(r.held * coalesce(b.close, (SELECT p.close FROM daily_bars p WHERE p.symbol = r.symbol
-                                                                  AND p.day < r.day ORDER BY p.day DESC LIMIT 1))) AS value
-                    FROM running r LEFT JOIN daily_bars b ON b.symbol = r.symbol AND b.day = r.priced_on
+                    SELECT r.day, sum(r.held * round(x.rate * coalesce(b.close, (SELECT p.close FROM daily_bars p WHERE p.symbol = r.symbol
+                                                                  AND p.day < r.day ORDER BY p.day DESC LIMIT 1)), 4)) AS value
+                    FROM running r JOIN rates x ON x.day = r.day LEFT JOIN daily_bars b ON b.symbol = r.symbol AND b.day = r.priced_on
                     WHERE r.held <> 0
                     GROUP BY r.day
                 ), computed AS (

@@ -25,7 +25,6 @@ public func buildApplication(
     let hours = MarketHours(schedule: configuration.marketHours)
     let rules = TradingRulesBook(pool: pool, serverRules: TradingRules(commission: Commission(flat: configuration.tradeFee)))
     let started = StartSignal()
-    let matcher = OrderMatcher(orders: orders, trading: trading, hours: hours, rules: rules, logger: logger, now: configuration.clock)
     // Told in order once prices are stored: corporate actions first (a split adjusts the
     // positions and orders the new prices meet), then the order matcher.
     let listeners = PricesStoredListeners(logger: logger)
@@ -48,6 +47,9 @@ public func buildApplication(
     if configuration.quoteCacheLifetime > .zero && configuration.quoteSource != .http {
         quotes = CachingQuoteProvider(quotes, lifetime: configuration.quoteCacheLifetime)
     }
+    let matcher = OrderMatcher(
+        orders: orders, trading: trading, hours: hours, rules: rules, quotes: quotes, logger: logger, now: configuration.clock
+    )
     let corporateActions = CorporateActionProcessor(
         pool: pool, quotes: quotes, replayStart: configuration.quoteSource == .replay ? configuration.replay.startDay : nil,
         logger: logger, now: configuration.clock
@@ -96,7 +98,7 @@ public func buildApplication(
         market: MarketController(store: market, quotes: quotes, hours: hours, now: configuration.clock),
         trading: tradingService,
         orders: orderService,
-        leagues: LeagueService(store: LeagueStore(pool: pool, serverRules: rules.serverRules), standings: standings, market: market),
+        leagues: LeagueService(store: LeagueStore(pool: pool, serverRules: rules.serverRules), standings: standings, market: market, quotes: quotes),
         achievements: achievements,
         notifications: notifications,
         admin: AdminController(

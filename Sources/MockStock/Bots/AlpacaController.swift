@@ -38,7 +38,7 @@ struct AlpacaController {
         }
         let equity = Decimal(string: portfolio.netWorth) ?? 0
         return AlpacaResponse(AlpacaAccount(
-            id: record.uuid, accountNumber: String(format: "PA%010d", record.id),
+            id: record.uuid, accountNumber: String(format: "PA%010d", record.id), currency: portfolio.currency,
             cash: portfolio.cash, buyingPower: portfolio.buyingPower, regtBuyingPower: portfolio.buyingPower,
             nonMarginableBuyingPower: portfolio.buyingPower, portfolioValue: portfolio.netWorth, equity: portfolio.netWorth,
             lastEquity: (equity - dayChange).moneyString, longMarketValue: long.moneyString, shortMarketValue: short.moneyString,
@@ -76,7 +76,7 @@ struct AlpacaController {
             ?? Self.day(end, before: parameters.get("period") ?? "1M", in: history)
         let values = try await history.values(
             userID: context.requireIdentity().userID, portfolioID: context.botPortfolioID, from: start, to: end, interval: .day
-        )
+        ).values
         return AlpacaResponse(AlpacaPortfolioHistory(values))
     }
 

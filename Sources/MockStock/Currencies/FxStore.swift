@@ -157,6 +157,9 @@ extension FxStore {
 }
 
 enum FxCurrency {
+    /// The currency stocks are quoted and personal portfolios held in.
+    static let dollar = "USD"
+
     /// Three capital letters.
     static func isCode(_ text: String) -> Bool {
         text.utf8.count == 3 && text.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }

@@ -21,6 +21,7 @@ struct LeagueController {
         let name: String
         let mode: String?
         let startingCash: DecimalInput?
+        let currency: String?
         let startsAt: Date?
         let endsAt: Date?
         let maxMembers: Int?
@@ -31,7 +32,7 @@ struct LeagueController {
         let identity = try context.requireIdentity()
         let body = try await request.decodeJSON(as: CreateRequest.self, context: context)
         let league = try await leagues.create(
-            name: body.name, mode: body.mode, startingCash: body.startingCash?.value, startsAt: body.startsAt,
+            name: body.name, mode: body.mode, startingCash: body.startingCash?.value, currency: body.currency, startsAt: body.startsAt,
             endsAt: body.endsAt, maxMembers: body.maxMembers, rules: body.rules, ownerID: identity.userID
         )
         return EditedResponse(status: .created, response: League(record: league))

@@ -10,6 +10,8 @@ struct League: ResponseEncodable {
     let ownerId: Int
     let mode: LeagueMode
     let startingCash: String
+    /// The currency its league portfolios hold (USD unless an isolated league chose another).
+    let currency: String
     let startsAt: Date
     @NullEncoded var endsAt: Date?
     @NullEncoded var maxMembers: Int?
@@ -25,6 +27,7 @@ struct League: ResponseEncodable {
         ownerId = record.ownerID
         mode = record.mode
         startingCash = record.startingCash.moneyString
+        currency = record.rules.currency
         startsAt = record.startsAt
         endsAt = record.endsAt
         maxMembers = record.maxMembers

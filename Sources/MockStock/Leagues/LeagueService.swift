@@ -5,11 +5,13 @@ struct LeagueService: Sendable {
     let store: LeagueStore
     let standings: StandingsStore
     let market: MarketStore
+    /// For the rate now of a league's own currency.
+    let quotes: any QuoteProvider
 
     static let defaultStartingCash = Decimal(string: "100000.00")!
 
     func create(
-        name rawName: String, mode rawMode: String?, startingCash: Decimal?, startsAt: Date?, endsAt: Date?,
+        name rawName: String, mode rawMode: String?, startingCash: Decimal?, currency rawCurrency: String? = nil, startsAt: Date?, endsAt: Date?,
         maxMembers: Int?, rules rulesInput: TradingRulesInput? = nil, ownerID: Int
     ) async throws -> LeagueStore.LeagueRecord {
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -26,7 +28,8 @@ struct LeagueService: Sendable {
         if let maxMembers, !(1...1_000_000).contains(maxMembers) {
             throw InvalidInput("maxMembers must be from 1 to 1000000.")
         }
-        let rules = try rulesInput?.rules(over: store.serverRules) ?? store.serverRules
+        var rules = try rulesInput?.rules(over: store.serverRules) ?? store.serverRules
+        try await setCurrency(rawCurrency, of: &rules, mode: mode)
         if rules != store.serverRules && mode == .shared {
             throw InvalidInput("rules apply to the league portfolios of an isolated league; in a shared league members trade their personal portfolios.")
         }
@@ -41,6 +44,25 @@ struct LeagueService: Sendable {
                   rules: rules),
             ownerID: ownerID
         )
+    }
+
+    /// A league in another currency than dollars: isolated (its league portfolios hold the
+    /// currency), and one with a rate now. The spread is for such a league only.
+    private func setCurrency(_ text: String?, of rules: inout TradingRules, mode: LeagueMode) async throws {
+        let currency = try text.map { try FxController.currency($0, "currency") } ?? FxCurrency.dollar
+        guard currency != FxCurrency.dollar else {
+            guard rules.fxSpreadPercent == 0 else {
+                throw InvalidInput("rules.fxSpreadPercent applies to a league in another currency than USD.")
+            }
+            return
+        }
+        guard mode == .isolated else {
+            throw InvalidInput("A league in \(currency) must be isolated: its league portfolios hold the currency; a shared league trades personal portfolios in USD.")
+        }
+        guard try await quotes.fxRate(from: FxCurrency.dollar, to: currency) != nil else {
+            throw InvalidInput("currency \(currency) has no exchange rate against USD.")
+        }
+        rules.currency = currency
     }
 
     func leagues(member userID: Int) async throws -> [LeagueStore.LeagueRecord] {

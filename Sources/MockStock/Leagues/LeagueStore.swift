@@ -47,8 +47,7 @@ struct LeagueStore: Sendable {
                     """
                     WITH league AS (
                         INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count,
-                                             commission_flat, commission_percent, allow_short_selling, short_margin_percent,
-                                             max_position_percent, allowed_order_types, allowed_symbols)
+                                             \(unescaped: LeagueRulesColumns.names))
                         VALUES (\(league.name), \(JoinCode.generate()), \(ownerID), \(league.mode), \(league.startingCash),
                                 \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)), 1,
                                 \(LeagueRulesColumns.values(league.rules)))
@@ -67,14 +66,14 @@ struct LeagueStore: Sendable {
         throw LeagueError.noFreeJoinCode
     }
 
-    /// For an isolated league, a league portfolio with the starting cash as a cash
-    /// movement: `source` names the statement's league row and `userID` the member (a
+    /// For an isolated league, a league portfolio with the starting cash (in the league's
+    /// currency) as a cash movement: `source` names the statement's league row and `userID` the member (a
     /// column of it, or a value).
     private static func fundIsolated(from source: String, userID: PostgresQuery) -> PostgresQuery {
         """
         portfolio AS (
-            INSERT INTO portfolios (user_id, league_id, name, cash)
-            SELECT \(userID), id, name, starting_cash FROM \(unescaped: source) WHERE mode = \(LeagueMode.isolated)
+            INSERT INTO portfolios (user_id, league_id, name, cash, cash_currency, base_currency)
+            SELECT \(userID), id, name, starting_cash, currency, currency FROM \(unescaped: source) WHERE mode = \(LeagueMode.isolated)
             RETURNING id, cash
         ), funding AS (
             INSERT INTO cash_movements (portfolio_id, kind, amount, note)

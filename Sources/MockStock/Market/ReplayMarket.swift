@@ -49,7 +49,8 @@ public final class ReplayMarket: Service, Sendable {
         return days[index]
     }
 
-    /// Prices every instrument at its close on the replay day (or its last close before).
+    /// Prices every instrument at its close on the replay day (or its last close before),
+    /// and every currency at that day's reference rate.
     func tick(now: Date) async throws {
         guard let day = try await day(at: now) else { return }
         let changed = try await pool.execute(
@@ -70,6 +71,16 @@ public final class ReplayMarket: Service, Sendable {
             ON CONFLICT (symbol) DO UPDATE SET
                 price = excluded.price, previous_close = excluded.previous_close,
                 as_of = excluded.as_of, source = 'replay'
+            WHERE q.as_of IS DISTINCT FROM excluded.as_of OR q.source <> 'replay'
+            """
+        )
+        // The replay day's reference rates are the rates now, for valuations in SQL too.
+        try await pool.execute(
+            """
+            INSERT INTO fx_quotes AS q (currency, per_euro, as_of, source)
+            SELECT currency, per_euro, as_of, 'replay'
+            FROM fx_now(ARRAY(SELECT DISTINCT currency FROM fx_rates), \(day)::date, 'infinity')
+            ON CONFLICT (currency) DO UPDATE SET per_euro = excluded.per_euro, as_of = excluded.as_of, source = 'replay'
             WHERE q.as_of IS DISTINCT FROM excluded.as_of OR q.source <> 'replay'
             """
         )

@@ -13,6 +13,8 @@ struct OrderMatcher: Sendable {
     let trading: TradingStore
     let hours: MarketHours
     let rules: TradingRulesBook
+    /// For the rate now, where a portfolio holds another currency.
+    let quotes: any QuoteProvider
     let logger: Logger
     let now: @Sendable () -> Date
     /// Fills running at once: enough to keep a few connections busy, few enough to leave
@@ -55,8 +57,16 @@ struct OrderMatcher: Sendable {
     /// is filling or closing right now is skipped.
     private func fill(_ candidate: OrderStore.Fillable) async throws -> Bool {
         let rules = try await rules.rules(userID: candidate.userID, portfolioID: candidate.portfolioID)
+        let local: (price: Decimal, fxRate: Decimal?)
+        do {
+            local = try await rules.localPrice(candidate.price, candidate.side, quotes: quotes)
+        } catch let error as FxError {
+            // No rate for the portfolio's currency now: the order waits for one.
+            logger.warning("order left open without an exchange rate", metadata: ["order": "\(candidate.id)", "error": "\(error)"])
+            return false
+        }
         let order = rules.order(userID: candidate.userID, portfolioID: candidate.portfolioID, symbol: candidate.symbol,
-                                quantity: candidate.quantity, price: candidate.price, fill: .resting(id: candidate.id))
+                                quantity: candidate.quantity, price: local.price, fxRate: local.fxRate, fill: .resting(id: candidate.id))
         let closing: (status: OrderStatus, reason: String)
         do {
             try await rules.checkFill(candidate.side, order, in: trading)

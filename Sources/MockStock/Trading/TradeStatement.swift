@@ -61,6 +61,9 @@ public struct TradeOrder: Sendable {
     let idempotency: (key: String, requestHash: String)?
     /// Set for a back-dated fill in a practice portfolio.
     let backdating: Backdating?
+    /// Set where the portfolio holds another currency than dollars: the rate (spread
+    /// included) that turned the dollar price into `price`, recorded on the trade.
+    let fxRate: Decimal?
 
     /// A fill dated a past day's close: the quantity and price are that day's, the
     /// position moves by what those shares are today (`shares`, after the splits since),
@@ -73,7 +76,7 @@ public struct TradeOrder: Sendable {
 
     public init(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fee: Decimal,
                 fill: OrderToFill = .marketTrade, shortMarginPercent: Decimal? = nil,
-                idempotency: (key: String, requestHash: String)? = nil, backdating: Backdating? = nil) {
+                idempotency: (key: String, requestHash: String)? = nil, backdating: Backdating? = nil, fxRate: Decimal? = nil) {
         self.userID = userID
         self.portfolioID = portfolioID
         self.symbol = symbol
@@ -84,6 +87,7 @@ public struct TradeOrder: Sendable {
         self.shortMarginPercent = shortMarginPercent
         self.idempotency = idempotency
         self.backdating = backdating
+        self.fxRate = fxRate
     }
 
     public var amount: Decimal { price * Decimal(quantity) }
@@ -95,7 +99,7 @@ public struct TradeOrder: Sendable {
     /// The same order dated a past day's close (no short selling there).
     func backdated(_ backdating: Backdating) -> TradeOrder {
         TradeOrder(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price, fee: fee,
-                   fill: fill, shortMarginPercent: nil, idempotency: idempotency, backdating: backdating)
+                   fill: fill, shortMarginPercent: nil, idempotency: idempotency, backdating: backdating, fxRate: fxRate)
     }
 }
 
@@ -172,10 +176,15 @@ public enum TradeStatement {
         }
     }
 
-    /// The trade row's time: now, or the back-dated close (a column and its value).
-    private static func dated(_ order: TradeOrder) -> (column: PostgresQuery, value: PostgresQuery) {
-        guard let backdating = order.backdating else { return ("", "") }
-        return (", created_at", ", \(backdating.at)::timestamptz")
+    /// The trade columns only some fills set: the day of a back-dated fill, the rate of a
+    /// fill in another currency.
+    private static func recorded(_ order: TradeOrder) -> (column: PostgresQuery, value: PostgresQuery) {
+        switch (order.backdating, order.fxRate) {
+        case (nil, nil): ("", "")
+        case (let backdating?, nil): (", created_at", ", \(backdating.at)::timestamptz")
+        case (nil, let rate?): (", fx_rate", ", \(rate)::numeric")
+        case (let backdating?, let rate?): (", created_at, fx_rate", ", \(backdating.at)::timestamptz, \(rate)::numeric")
+        }
     }
 
     /// Income a back-dated buy may not spend (none for a fill dated now).
@@ -267,7 +276,7 @@ public enum TradeStatement {
     private static func buy(_ order: TradeOrder) -> PostgresQuery {
         let cost = order.amount + order.fee
         let released = released(order, "reserved_cash")
-        let dated = dated(order)
+        let recorded = recorded(order)
         return """
             WITH \(ownedPortfolio(order)), cash_after AS (
                 UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
@@ -281,8 +290,8 @@ public enum TradeStatement {
                     quantity = h.quantity + excluded.quantity, cost_basis = h.cost_basis + excluded.cost_basis
                 RETURNING quantity
             ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee\(dated.column))
-                SELECT id, \(order.symbol), \(TradeSide.buy), \(order.quantity), \(order.price), \(order.amount), \(order.fee)\(dated.value)
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee\(recorded.column))
+                SELECT id, \(order.symbol), \(TradeSide.buy), \(order.quantity), \(order.price), \(order.amount), \(order.fee)\(recorded.value)
                 FROM cash_after
                 RETURNING id, portfolio_id, created_at
             ), \(orderRow(.buy, order)), \(outcome(order, refusal: .insufficientFunds)), \(rememberAndReport(order))
@@ -298,7 +307,7 @@ public enum TradeStatement {
         let quantity = order.shares
         let proceeds = order.amount - order.fee
         let released = released(order, "reserved_quantity")
-        let dated = dated(order)
+        let recorded = recorded(order)
         return """
             WITH \(ownedPortfolio(order)), held AS (
                 SELECT h.portfolio_id, h.quantity, h.cost_basis
@@ -318,9 +327,9 @@ public enum TradeStatement {
                 FROM position_after WHERE p.id = position_after.portfolio_id
                 RETURNING p.id, p.cash
             ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain\(dated.column))
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain\(recorded.column))
                 SELECT id, \(order.symbol), \(TradeSide.sell), \(order.quantity), \(order.price), \(order.amount), \(order.fee),
-                       \(proceeds) - cost_sold\(dated.value)
+                       \(proceeds) - cost_sold\(recorded.value)
                 FROM cash_after, position_after
                 RETURNING id, portfolio_id, created_at
             ), \(orderRow(.sell, order)), \(outcome(order, refusal: .insufficientShares)), \(rememberAndReport(order))
@@ -352,6 +361,7 @@ public enum TradeStatement {
         let quantity = order.quantity
         let cost = order.amount + order.fee
         let released = released(order, "reserved_cash")
+        let recorded = recorded(order)
         return """
             WITH \(ownedPortfolio(order)), \(positionBefore(order)), cash_after AS (
                 UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
@@ -369,13 +379,13 @@ public enum TradeStatement {
                                       ELSE \(order.price) * (h.quantity + excluded.quantity) END
                 RETURNING quantity
             ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain)
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain\(recorded.column))
                 SELECT id, \(order.symbol), \(TradeSide.buy), \(quantity), \(order.price), \(order.amount), \(order.fee),
                        CASE WHEN b.quantity < 0 THEN
                            CASE WHEN -b.quantity <= \(quantity) THEN -b.cost_basis
                                 ELSE round(b.cost_basis * (b.quantity + \(quantity)) / b.quantity, 10) - b.cost_basis END
                            - \(order.price) * least(-b.quantity, \(quantity)) - \(order.fee)
-                       END
+                       END\(recorded.value)
                 FROM cash_after, position_before b
                 RETURNING id, portfolio_id, created_at
             ), \(orderRow(.buy, order)), \(outcome(order, refusal: .insufficientFunds)), \(rememberAndReport(order))
@@ -391,6 +401,7 @@ public enum TradeStatement {
         let quantity = order.quantity
         let proceeds = order.amount - order.fee
         let released = released(order, "reserved_quantity")
+        let recorded = recorded(order)
         return """
             WITH \(ownedPortfolio(order)), \(positionBefore(order)), others AS (
                 SELECT b.quantity - (b.reserved_quantity - \(released)) AS free, b.reserved_quantity - \(released) AS reserved
@@ -421,13 +432,13 @@ public enum TradeStatement {
                 FROM position_after WHERE p.id = position_after.portfolio_id
                 RETURNING p.id, p.cash
             ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain)
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain\(recorded.column))
                 SELECT id, \(order.symbol), \(TradeSide.sell), \(quantity), \(order.price), \(order.amount), \(order.fee),
                        CASE WHEN b.quantity > 0 THEN
                            \(order.price) * least(b.quantity, \(quantity)) - \(order.fee)
                            - CASE WHEN b.quantity <= \(quantity) THEN b.cost_basis
                                   ELSE b.cost_basis - round(b.cost_basis * (b.quantity - \(quantity)) / b.quantity, 10) END
-                       END
+                       END\(recorded.value)
                 FROM cash_after, position_before b
                 RETURNING id, portfolio_id, created_at
             ), \(orderRow(.sell, order)),

@@ -13,6 +13,9 @@ struct Trade: Codable, Sendable, Equatable {
     let amount: String
     let fee: String
     let createdAt: Date
+    /// Only on a fill in another currency than dollars (a league's): units of it per
+    /// dollar, spread included; `price` is the dollar price times it.
+    let fxRate: String?
 
     init(_ record: TradingStore.TradeRecord) {
         id = record.id
@@ -24,6 +27,7 @@ struct Trade: Codable, Sendable, Equatable {
         amount = record.amount.moneyString
         fee = record.fee.moneyString
         createdAt = record.createdAt
+        fxRate = record.fxRate?.rate
     }
 }
 
@@ -49,6 +53,8 @@ struct PortfolioSummary: ResponseEncodable {
     let practice: Bool
     /// The currency its figures are shown in by default.
     let baseCurrency: String
+    /// The currency its cash and values are in: a league's own, else USD.
+    let currency: String
 }
 
 /// A portfolio valued at current prices (API.md `Portfolio`).
@@ -66,6 +72,9 @@ struct Portfolio: ResponseEncodable {
 
     let id: Int
     @NullEncoded var leagueId: Int?
+    /// The currency of every amount here: a league's own, else USD (holdings' dollar
+    /// prices converted at the rate now).
+    let currency: String
     let cash: String
     /// Cash held back by open buy orders.
     let reserved: String

@@ -13,6 +13,11 @@ struct TradingRules: Sendable, Equatable {
     var allowedOrderTypes: Set<OrderType> = Set(OrderType.allCases)
     /// nil: every symbol.
     var allowedSymbols: Set<String>?
+    /// The currency the portfolio's cash is held in (a league's); stocks trade in dollars.
+    var currency = FxCurrency.dollar
+    /// What a fill in another currency pays over (a buy) or gets under (a sale) the rate
+    /// now, in percent.
+    var fxSpreadPercent: Decimal = 0
 
     /// The margin a fill checks short sales against, or nil where shorts are not allowed
     /// (the fill statement then never lets a quantity go below zero).
@@ -32,13 +37,28 @@ struct TradingRules: Sendable, Equatable {
         maxPositionPercent >= 100 || position * 100 <= maxPositionPercent * netWorth
     }
 
-    /// An order to fill under these rules at `price`: its fee is the commission on its
-    /// amount, and it may go short where the rules allow.
-    func order(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fill: OrderToFill = .marketTrade,
-               idempotency: (key: String, requestHash: String)? = nil) -> TradeOrder {
+    /// An order to fill under these rules at `price` (in the portfolio's currency; `fxRate`
+    /// the rate that made it so): its fee is the commission on its amount, and it may go
+    /// short where the rules allow.
+    func order(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fxRate: Decimal? = nil,
+               fill: OrderToFill = .marketTrade, idempotency: (key: String, requestHash: String)? = nil) -> TradeOrder {
         TradeOrder(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price,
                    fee: commission.fee(for: price * Decimal(quantity)), fill: fill, shortMarginPercent: shortSellingMargin,
-                   idempotency: idempotency)
+                   idempotency: idempotency, fxRate: fxRate)
+    }
+
+    /// The price a `side` fill pays or gets for a share quoted at `price` dollars, in the
+    /// portfolio's currency: the dollar price where that is dollars; else at the rate now
+    /// plus the spread for a buy, minus it for a sale (the rate to six decimals, the price
+    /// to four), with the rate it applied. `FxError.noRate` when the currency has none now.
+    func localPrice(_ price: Decimal, _ side: TradeSide, quotes: any QuoteProvider) async throws -> (price: Decimal, fxRate: Decimal?) {
+        guard currency != FxCurrency.dollar else { return (price, nil) }
+        guard let now = try await quotes.fxRate(from: FxCurrency.dollar, to: currency) else {
+            throw FxError.noRate(FxCurrency.dollar, currency)
+        }
+        let spread = fxSpreadPercent / 100
+        let rate = (now.rate * (side == .buy ? 1 + spread : 1 - spread)).rounded(6)
+        return ((price * rate).rounded(4), rate)
     }
 
     /// Refuses a fill the rules do not allow: a sale whose proceeds would not pay its fee
@@ -69,6 +89,7 @@ struct TradingRulesInput: Decodable, Sendable {
     let maxPositionPercent: DecimalInput?
     let allowedOrderTypes: [String]?
     let allowedSymbols: [String]?
+    let fxSpreadPercent: DecimalInput?
 
     /// The checked rules, over `defaults`; symbols are normalised but not looked up.
     func rules(over defaults: TradingRules) throws -> TradingRules {
@@ -109,6 +130,10 @@ struct TradingRulesInput: Decodable, Sendable {
             }
             rules.allowedSymbols = Set(normalized)
         }
+        if let spread = fxSpreadPercent?.value {
+            try Self.check(spread, "rules.fxSpreadPercent", 0...10)
+            rules.fxSpreadPercent = spread
+        }
         return rules
     }
 
@@ -128,6 +153,7 @@ struct TradingRulesBody: Encodable, Sendable {
     let maxPositionPercent: String
     let allowedOrderTypes: [OrderType]
     @NullEncoded var allowedSymbols: [String]?
+    let fxSpreadPercent: String
 
     init(_ rules: TradingRules) {
         commissionFlat = rules.commission.flat.moneyString
@@ -137,6 +163,7 @@ struct TradingRulesBody: Encodable, Sendable {
         maxPositionPercent = rules.maxPositionPercent.moneyString
         allowedOrderTypes = OrderType.allCases.filter(rules.allowedOrderTypes.contains)
         allowedSymbols = rules.allowedSymbols?.sorted()
+        fxSpreadPercent = rules.fxSpreadPercent.moneyString
     }
 }
 
@@ -181,7 +208,13 @@ struct TradingRulesBook: Sendable {
 enum LeagueRulesColumns {
     static let select = """
         commission_flat, commission_percent, allow_short_selling, short_margin_percent, max_position_percent, \
-        array_to_string(allowed_order_types, ','), array_to_string(allowed_symbols, ',')
+        array_to_string(allowed_order_types, ','), array_to_string(allowed_symbols, ','), currency, fx_spread_percent
+        """
+
+    /// The columns `values` fills, in its order.
+    static let names = """
+        commission_flat, commission_percent, allow_short_selling, short_margin_percent, max_position_percent, \
+        allowed_order_types, allowed_symbols, currency, fx_spread_percent
         """
 
     static func rules(_ row: PostgresRow, from first: Int, over serverRules: TradingRules) throws -> TradingRules {
@@ -196,6 +229,8 @@ enum LeagueRulesColumns {
         rules.allowedOrderTypes = Set(try row.decode(String.self, column: first + 5).split(separator: ",")
             .compactMap { OrderType(rawValue: String($0)) })
         rules.allowedSymbols = try row.decode(String?.self, column: first + 6).map { Set($0.split(separator: ",").map(String.init)) }
+        rules.currency = try row.decode(String.self, column: first + 7)
+        rules.fxSpreadPercent = try row.decode(Decimal.self, column: first + 8)
         return rules
     }
 
@@ -205,7 +240,7 @@ enum LeagueRulesColumns {
         let symbols = rules.allowedSymbols.map { $0.sorted() }
         return """
             \(rules.commission.flat), \(rules.commission.percent), \(rules.allowShortSelling), \(rules.shortMarginPercent),
-            \(rules.maxPositionPercent), \(types)::text[], \(symbols)::text[]
+            \(rules.maxPositionPercent), \(types)::text[], \(symbols)::text[], \(rules.currency), \(rules.fxSpreadPercent)
             """
     }
 }

@@ -27,18 +27,19 @@ struct TradingService: Sendable {
         }
         let rules = try await rules.rules(userID: userID, portfolioID: portfolioID)
         try rules.check(type: .market, symbol: symbol)
-        let order = { (price: Decimal) async throws -> TradeOrder in
+        let order = { (price: Decimal, fxRate: Decimal?) async throws -> TradeOrder in
             let order = rules.order(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
-                                    price: price, idempotency: idempotency)
+                                    price: price, fxRate: fxRate, idempotency: idempotency)
             try await rules.checkFill(side, order, in: store)
             return order
         }
         do {
             if let at {
-                return try Self.result(try await backdating.fill(side, symbol: symbol, on: at, order: order), symbol: symbol)
+                return try Self.result(try await backdating.fill(side, symbol: symbol, on: at) { try await order($0, nil) }, symbol: symbol)
             }
             let quote = try await quotes.quote(for: symbol, knownIn: market)
-            return try Self.result(try await store.execute(side, order(quote.price)), symbol: symbol)
+            let local = try await rules.localPrice(quote.price, side, quotes: quotes)
+            return try Self.result(try await store.execute(side, order(local.price, local.fxRate)), symbol: symbol)
         } catch TradingError.idempotencyKeyInFlight {
             // The same request ran at the same moment and won: answer what it answered.
             guard let idempotency, let earlier = try await store.remembered(userID: userID, key: idempotency.key) else {
@@ -71,14 +72,32 @@ struct TradingService: Sendable {
     func portfolios(userID: Int) async throws -> [PortfolioSummary] {
         let portfolios = try await store.portfoliosWithHoldings(userID: userID, .all)
         let prices = try await currentPrices(portfolios.flatMap(\.1))
+        let rates = try await exchangeRates(Set(portfolios.map(\.0.cashCurrency)))
         return portfolios.map { portfolio, held in
-            let value = held.reduce(Decimal(0)) { $0 + (prices[$1.symbol]?.price ?? 0) * Decimal($1.quantity) }
+            let rate = rates[portfolio.cashCurrency] ?? 1
+            let value = held.reduce(Decimal(0)) { $0 + Self.local(prices[$1.symbol]?.price ?? 0, rate) * Decimal($1.quantity) }
             return PortfolioSummary(
                 id: portfolio.id, leagueId: portfolio.leagueID, name: portfolio.name,
                 cash: portfolio.cash.moneyString, netWorth: (portfolio.cash + value).moneyString,
-                practice: portfolio.practice, baseCurrency: portfolio.baseCurrency
+                practice: portfolio.practice, baseCurrency: portfolio.baseCurrency, currency: portfolio.cashCurrency
             )
         }
+    }
+
+    /// A dollar price in a portfolio's currency at `rate`, to four decimals (as SQL's
+    /// `holding_values` has it).
+    private static func local(_ price: Decimal, _ rate: Decimal) -> Decimal {
+        rate == 1 ? price : (price * rate).rounded(4)
+    }
+
+    /// Units of each currency per dollar now, to value dollar prices in a portfolio's own
+    /// currency (`FxError.noRate` for one without a rate).
+    private func exchangeRates(_ currencies: Set<String>) async throws -> [String: Decimal] {
+        let others = currencies.subtracting([FxCurrency.dollar]).sorted()
+        guard !others.isEmpty else { return [:] }
+        let now = try await quotes.fxRates(base: FxCurrency.dollar, currencies: others)
+        if let missing = others.first(where: { now[$0] == nil }) { throw FxError.noRate(FxCurrency.dollar, missing) }
+        return now.mapValues(\.rate)
     }
 
     func portfolio(userID: Int, id: Int?) async throws -> Portfolio {
@@ -86,10 +105,11 @@ struct TradingService: Sendable {
             throw TradingError.noSuchPortfolio
         }
         let prices = try await currentPrices(held)
+        let rate = try await exchangeRates([portfolio.cashCurrency])[portfolio.cashCurrency] ?? 1
         var total = Decimal(0)
         let holdings = held.map { holding in
             let quote = prices[holding.symbol]
-            let price = quote?.price ?? 0
+            let price = Self.local(quote?.price ?? 0, rate)
             let quantity = Decimal(holding.quantity)
             let value = price * quantity
             total += value
@@ -97,11 +117,11 @@ struct TradingService: Sendable {
                 symbol: holding.symbol, name: holding.name, quantity: holding.quantity, price: price.moneyString,
                 value: value.moneyString, averageCost: (holding.costBasis / quantity).rounded(4).moneyString,
                 unrealizedGain: (value - holding.costBasis).rounded(4).moneyString,
-                dayChange: ((price - (quote?.previousClose ?? price)) * quantity).moneyString
+                dayChange: ((price - ((quote?.previousClose).map { Self.local($0, rate) } ?? price)) * quantity).moneyString
             )
         }
         return Portfolio(
-            id: portfolio.id, leagueId: portfolio.leagueID, cash: portfolio.cash.moneyString,
+            id: portfolio.id, leagueId: portfolio.leagueID, currency: portfolio.cashCurrency, cash: portfolio.cash.moneyString,
             reserved: portfolio.reserved.moneyString, buyingPower: (portfolio.cash - portfolio.reserved).moneyString,
             holdingsValue: total.moneyString, netWorth: (portfolio.cash + total).moneyString, holdings: holdings
         )

@@ -25,6 +25,8 @@ struct TradingStore: Sendable {
         let amount: Decimal
         let fee: Decimal
         let createdAt: Date
+        /// The rate of a fill in another currency than dollars.
+        var fxRate: Decimal?
     }
 
     /// Runs the trade statement. A repeat of an idempotency key that was being used at the
@@ -50,7 +52,7 @@ struct TradingStore: Sendable {
         let trade = tradeID.map { id in
             TradeRecord(
                 id: id, portfolioID: portfolioID!, symbol: order.symbol, side: side, quantity: order.quantity,
-                price: order.price, amount: order.amount, fee: order.fee, createdAt: createdAt!
+                price: order.price, amount: order.amount, fee: order.fee, createdAt: createdAt!, fxRate: order.fxRate
             )
         }
         return Execution(outcome: outcome, trade: trade, cash: cash, position: position, orderID: orderID)
@@ -115,7 +117,7 @@ struct TradingStore: Sendable {
         let rows = try await pool.query(
             """
             SELECT k.request_hash, k.outcome, k.cash, k.position,
-                   t.id, t.portfolio_id, t.symbol, t.side, t.quantity, t.price, t.amount, t.fee, t.created_at
+                   t.id, t.portfolio_id, t.symbol, t.side, t.quantity, t.price, t.amount, t.fee, t.created_at, t.fx_rate
             FROM idempotency_keys k LEFT JOIN trades t ON t.id = k.trade_id
             WHERE k.user_id = \(userID) AND k.key = \(key)
             """
@@ -130,7 +132,8 @@ struct TradingStore: Sendable {
                 id: id, portfolioID: try row.decode(Int.self, column: 5), symbol: try row.decode(String.self, column: 6),
                 side: try row.decode(TradeSide.self, column: 7), quantity: try row.decode(Int.self, column: 8),
                 price: try row.decode(Decimal.self, column: 9), amount: try row.decode(Decimal.self, column: 10),
-                fee: try row.decode(Decimal.self, column: 11), createdAt: try row.decode(Date.self, column: 12)
+                fee: try row.decode(Decimal.self, column: 11), createdAt: try row.decode(Date.self, column: 12),
+                fxRate: try row.decode(Decimal?.self, column: 13)
             )
         }
         return (hash, Execution(outcome: outcome, trade: trade, cash: cash, position: position))
@@ -153,6 +156,8 @@ struct TradingStore: Sendable {
         let reserved: Decimal
         var practice = false
         var baseCurrency = "USD"
+        /// The currency its cash is held in (a league's own; else dollars).
+        var cashCurrency = FxCurrency.dollar
     }
 
     struct HoldingRecord: Sendable {
@@ -179,7 +184,7 @@ struct TradingStore: Sendable {
         let rows = try await pool.query(
             """
             SELECT p.id, p.league_id, p.name, p.cash, p.reserved_cash, h.symbol, i.name, h.quantity, h.cost_basis,
-                   p.practice, p.base_currency
+                   p.practice, p.base_currency, p.cash_currency
             FROM portfolios p
             LEFT JOIN holdings h ON h.portfolio_id = p.id AND h.quantity <> 0
             LEFT JOIN instruments i ON i.symbol = h.symbol
@@ -190,11 +195,12 @@ struct TradingStore: Sendable {
         )
         var result: [(PortfolioRecord, [HoldingRecord])] = []
         for row in rows {
-            let (id, league, name, cash, reserved, symbol, instrument, quantity, basis, practice, currency) =
-                try row.decode((Int, Int?, String, Decimal, Decimal, String?, String?, Int?, Decimal?, Bool, String).self)
+            let (id, league, name, cash, reserved, symbol, instrument, quantity, basis, practice, currency, cashCurrency) =
+                try row.decode((Int, Int?, String, Decimal, Decimal, String?, String?, Int?, Decimal?, Bool, String, String).self)
             if result.last?.0.id != id {
                 result.append((PortfolioRecord(
-                    id: id, leagueID: league, name: name, cash: cash, reserved: reserved, practice: practice, baseCurrency: currency
+                    id: id, leagueID: league, name: name, cash: cash, reserved: reserved, practice: practice, baseCurrency: currency,
+                    cashCurrency: cashCurrency
                 ), []))
             }
             if let symbol, let instrument, let quantity, let basis {
@@ -233,16 +239,16 @@ struct TradingStore: Sendable {
     func trades(portfolioID: Int, symbol: String?, before: Int?, limit: Int) async throws -> [TradeRecord] {
         let rows = try await pool.query(
             """
-            SELECT id, portfolio_id, symbol, side, quantity, price, amount, fee, created_at FROM trades
+            SELECT id, portfolio_id, symbol, side, quantity, price, amount, fee, created_at, fx_rate FROM trades
             WHERE portfolio_id = \(portfolioID)
               AND (\(symbol)::text IS NULL OR symbol = \(symbol)::text)
               AND (\(before)::int8 IS NULL OR id < \(before)::int8)
             ORDER BY id DESC LIMIT \(limit)
             """
         )
-        return try rows.decode((Int, Int, String, TradeSide, Int, Decimal, Decimal, Decimal, Date).self).map {
+        return try rows.decode((Int, Int, String, TradeSide, Int, Decimal, Decimal, Decimal, Date, Decimal?).self).map {
             TradeRecord(id: $0.0, portfolioID: $0.1, symbol: $0.2, side: $0.3, quantity: $0.4, price: $0.5,
-                        amount: $0.6, fee: $0.7, createdAt: $0.8)
+                        amount: $0.6, fee: $0.7, createdAt: $0.8, fxRate: $0.9)
         }
     }
 
