@@ -25,15 +25,28 @@ CREATE FUNCTION fx_usd_to(p_currency text) RETURNS numeric LANGUAGE sql STABLE A
                      / (SELECT per_euro FROM fx_now(ARRAY['USD'], current_date, 'epoch')) END
 $$;
 
+-- A holding keeps its portfolio's currency (fixed when the portfolio is made, never
+-- changed), so valuing holdings needs no join to portfolios: a big league's standings
+-- read half a million of them.
+ALTER TABLE holdings ADD COLUMN cash_currency text NOT NULL DEFAULT 'USD';
+
+CREATE FUNCTION holding_currency() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    SELECT cash_currency INTO STRICT NEW.cash_currency FROM portfolios WHERE id = NEW.portfolio_id;
+    RETURN NEW;
+END
+$$;
+
+CREATE TRIGGER holdings_currency BEFORE INSERT ON holdings FOR EACH ROW EXECUTE FUNCTION holding_currency();
+
 -- What each position is worth at current prices, in its portfolio's currency (a dollar
 -- price times the rate now, to four decimals): negative for a short.
 CREATE OR REPLACE VIEW holding_values AS
 SELECT h.portfolio_id, h.symbol, h.quantity, h.cost_basis, l.price, h.quantity * l.price AS value
 FROM holdings h
 JOIN current_prices p ON p.symbol = h.symbol
-JOIN portfolios o ON o.id = h.portfolio_id
-CROSS JOIN LATERAL (SELECT CASE WHEN o.cash_currency = 'USD' THEN p.price
-                                ELSE round(p.price * fx_usd_to(o.cash_currency), 4) END AS price) l
+CROSS JOIN LATERAL (SELECT CASE WHEN h.cash_currency = 'USD' THEN p.price
+                                ELSE round(p.price * fx_usd_to(h.cash_currency), 4) END AS price) l
 WHERE h.quantity <> 0;
 
 -- Splits and dividends as before (0014); the cash they pay (in dollars) reaches a
