@@ -176,6 +176,7 @@ extension Decimal: PostgresCodable {
     public static func decode(from cell: PostgresCell) throws -> Decimal {
         let bytes = try cell.requireBytes(for: Decimal.self)
         guard cell.dataType == .numeric || cell.dataType.isInteger else { throw cell.mismatch(Decimal.self) }
+        if let value = Self.plainNumeric(bytes) { return value }
         let text = String(decoding: bytes, as: UTF8.self)
         guard let first = text.utf8.first, first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
             let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !value.isNaN
@@ -183,6 +184,40 @@ extension Decimal: PostgresCodable {
             throw cell.malformed(Decimal.self)
         }
         return value
+    }
+
+    /// PostgreSQL's text of a numeric of at most 18 significant digits (`-123.4500`),
+    /// read without Foundation's general parser, which costs about three times as much
+    /// (a year of daily values is thousands of them); nil for anything else, which that
+    /// parser then reads. Trailing fraction zeros are dropped, as that parser does.
+    static func plainNumeric(_ bytes: some Collection<UInt8>) -> Decimal? {
+        var negative = false, point = false, seen = false
+        var significand: UInt64 = 0, digits = 0, scale = 0
+        for (index, byte) in bytes.enumerated() {
+            switch byte {
+            case UInt8(ascii: "-") where index == 0:
+                negative = true
+            case UInt8(ascii: "."):
+                guard !point else { return nil }
+                point = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if digits > 0 || byte != UInt8(ascii: "0") { digits += 1 }
+                guard digits <= 18 else { return nil }
+                significand = significand * 10 + UInt64(byte - UInt8(ascii: "0"))
+                if point { scale += 1 }
+                seen = true
+            default:
+                return nil
+            }
+        }
+        guard seen else { return nil }
+        // A zero is plain zero: a negative one would be Decimal's NaN.
+        guard significand != 0 else { return Decimal.zero }
+        while scale > 0 && significand % 10 == 0 {
+            significand /= 10
+            scale -= 1
+        }
+        return Decimal(sign: negative ? .minus : .plus, exponent: -scale, significand: Decimal(significand))
     }
 }
 

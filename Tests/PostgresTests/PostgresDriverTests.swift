@@ -3,7 +3,7 @@ import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
-import Postgres
+@testable import Postgres
 import Testing
 import TestSupport
 
@@ -56,6 +56,24 @@ struct PostgresDriverTests {
             #expect(decoded == value)
             #expect(Decimal(string: serverText) == value)
         }
+    }
+
+    @Test("NUMERIC's text read the quick way is the value, printed the same as Foundation's parser reads it")
+    func plainNumerics() async throws {
+        let texts = ["0", "0.00", "-0.00", "1", "100", "100.00", "1.10", "-1.1000", "123456789012345678", "-0.000001",
+                     "999999999999.999999", "12.3456789012", "5000.0000000000", "-0.5", "0.0100", "101.0000"]
+        try await TemporaryDatabase.withPool { pool in
+            let rows = try await pool.query("SELECT t::numeric FROM unnest(\(texts)::text[]) t").decodeColumn(Decimal.self)
+            for (text, decoded) in zip(texts, rows) {
+                let parsed = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))!
+                #expect(decoded == parsed && "\(decoded)" == "\(parsed)" && "\(decoded * 3 + 1)" == "\(parsed * 3 + 1)", "\(text)")
+            }
+        }
+        // Past 18 digits, or anything but digits, a sign and a point: the general parser.
+        for text in ["1234567890123456789", "0.1234567890123456789", "1e5", "NaN", "", "-", "1.2.3", "+1"] {
+            #expect(Decimal.plainNumeric(Array(text.utf8)) == nil, "\(text)")
+        }
+        #expect(Decimal.plainNumeric(Array("-12.50".utf8)) == Decimal(string: "-12.5"))
     }
 
     @Test("0.1 × 3 is exactly 0.3")

@@ -64,15 +64,17 @@ struct ValueHistoryService: Sendable {
         }
         var days = hours.sessions(from: start, through: end).map { hours.day(of: $0.open) }
         if days.last != last && last == today { days.append(today) }
-        guard !days.isEmpty else { return [] }
+        // Only the last trading day of each period is a point (inflows are running sums, so
+        // what came in between points needs no other day).
+        let ends = days.indices.filter { $0 == days.count - 1 || Self.period(days[$0], interval) != Self.period(days[$0 + 1], interval) }
+            .map { days[$0] }
+        guard !ends.isEmpty else { return [] }
         // The day before the first, for what was paid in before the range.
         let anchor = dayString(start.addingTimeInterval(-86_400))
-        let rows = try await store.days(portfolioID: live.id, days: [anchor] + days, timeZone: hours.timeZone.identifier, today: today)
+        let rows = try await store.days(portfolioID: live.id, days: [anchor] + ends, timeZone: hours.timeZone.identifier, today: today)
         var inflowBefore = rows.first?.inflowToDate ?? 0
         var values: [Value] = []
-        for (index, row) in rows.dropFirst().enumerated() {
-            let periodEnds = index == rows.count - 2 || Self.period(row.day, interval) != Self.period(rows[index + 2].day, interval)
-            guard periodEnds else { continue }
+        for row in rows.dropFirst() {
             // Today is valued at live prices, like the portfolio itself.
             let holdingsValue = row.day == today ? Decimal(exactly: live.holdingsValue) ?? row.holdingsValue : row.holdingsValue
             values.append(Value(day: row.day, cash: row.cash, holdingsValue: holdingsValue, netInflow: row.inflowToDate - inflowBefore))

@@ -48,19 +48,39 @@ struct ValueHistoryStore: Sendable {
             WHERE v.portfolio_id = \(portfolioID) AND v.time_zone = \(timeZone) AND v.day BETWEEN \(first)::date AND \(last)::date
               AND v.mark = \(Self.mark(portfolioID))
             """
-        ).decode((String, Decimal, Decimal, Decimal).self)
+        )
         let wanted = Set(days)
         var byDay: [String: Day] = [:]
-        for row in stored where wanted.contains(row.0) {
-            byDay[row.0] = Day(day: row.0, cash: row.1, holdingsValue: row.2, inflowToDate: row.3)
+        // The range holds every day; only the wanted ones (a month's last, say) are decoded.
+        for row in stored {
+            let day = try row.decode(String.self, column: 0)
+            guard wanted.contains(day) else { continue }
+            byDay[day] = Day(day: day, cash: try row.decode(Decimal.self, column: 1), holdingsValue: try row.decode(Decimal.self, column: 2),
+                             inflowToDate: try row.decode(Decimal.self, column: 3))
         }
-        let missing = days.filter { byDay[$0] == nil }
+        var missing = days.filter { byDay[$0] == nil }
+        // Today is the portfolio as it stands: what its history sums to so far.
+        if missing.contains(today), let now = try await now(portfolioID: portfolioID, today: today) {
+            byDay[today] = now
+            missing.removeAll { $0 == today }
+        }
         if !missing.isEmpty {
             for day in try await compute(portfolioID: portfolioID, days: missing, timeZone: timeZone, today: today) {
                 byDay[day.day] = day
             }
         }
         return days.compactMap { byDay[$0] }
+    }
+
+    /// Today: the cash, the holdings at current prices (`holding_values`) and what was paid
+    /// in (`paid_in`, the same inflows `portfolio_moves` counts), read from the portfolio.
+    private func now(portfolioID: Int, today: String) async throws -> Day? {
+        try await pool.query(
+            """
+            SELECT p.cash, coalesce((SELECT sum(v.value) FROM holding_values v WHERE v.portfolio_id = p.id), 0), p.paid_in
+            FROM portfolios p WHERE p.id = \(portfolioID)
+            """
+        ).decode((Decimal, Decimal, Decimal).self).first.map { Day(day: today, cash: $0.0, holdingsValue: $0.1, inflowToDate: $0.2) }
     }
 
     /// What a portfolio's history is now: its trades, cash movements and applied actions

@@ -58,7 +58,13 @@ public struct MarketHours: Sendable, Equatable {
     /// The market's day (`YYYY-MM-DD` in `timeZone`) of a moment.
     public func day(of moment: Date) -> String {
         let parts = calendar.dateComponents([.year, .month, .day], from: moment)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        // Padded by hand: `String(format:)` costs more than the calendar (a history asks
+        // for thousands of days).
+        func padded(_ number: Int, _ width: Int) -> String {
+            let digits = String(number)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(parts.year ?? 0, 4))-\(padded(parts.month ?? 0, 2))-\(padded(parts.day ?? 0, 2))"
     }
 
     /// Midday of a market day (`YYYY-MM-DD`), safely inside it whatever the offset.
