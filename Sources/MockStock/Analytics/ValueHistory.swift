@@ -71,14 +71,22 @@ struct ValueHistoryService: Sendable {
         guard !ends.isEmpty else { return [] }
         // The day before the first, for what was paid in before the range.
         let anchor = dayString(start.addingTimeInterval(-86_400))
-        let rows = try await store.days(portfolioID: live.id, days: [anchor] + ends, timeZone: hours.timeZone.identifier, today: today)
+        let past = ends.last == today ? Array(ends.dropLast()) : ends
+        let rows = try await store.days(portfolioID: live.id, days: [anchor] + past, timeZone: hours.timeZone.identifier, today: today)
         var inflowBefore = rows.first?.inflowToDate ?? 0
         var values: [Value] = []
         for row in rows.dropFirst() {
-            // Today is valued at live prices, like the portfolio itself.
-            let holdingsValue = row.day == today ? Decimal(exactly: live.holdingsValue) ?? row.holdingsValue : row.holdingsValue
-            values.append(Value(day: row.day, cash: row.cash, holdingsValue: holdingsValue, netInflow: row.inflowToDate - inflowBefore))
+            values.append(Value(day: row.day, cash: row.cash, holdingsValue: row.holdingsValue, netInflow: row.inflowToDate - inflowBefore))
             inflowBefore = row.inflowToDate
+        }
+        // Today is the portfolio as it stands: its cash and holdings as it shows them (live
+        // prices), and all paid in so far.
+        if past.count < ends.count {
+            let paidIn = try await store.paidIn(portfolioID: live.id)
+            values.append(Value(
+                day: today, cash: Decimal(exactly: live.cash) ?? 0, holdingsValue: Decimal(exactly: live.holdingsValue) ?? 0,
+                netInflow: paidIn - inflowBefore
+            ))
         }
         return values
     }

@@ -58,12 +58,7 @@ struct ValueHistoryStore: Sendable {
             byDay[day] = Day(day: day, cash: try row.decode(Decimal.self, column: 1), holdingsValue: try row.decode(Decimal.self, column: 2),
                              inflowToDate: try row.decode(Decimal.self, column: 3))
         }
-        var missing = days.filter { byDay[$0] == nil }
-        // Today is the portfolio as it stands: what its history sums to so far.
-        if missing.contains(today), let now = try await now(portfolioID: portfolioID, today: today) {
-            byDay[today] = now
-            missing.removeAll { $0 == today }
-        }
+        let missing = days.filter { byDay[$0] == nil }
         if !missing.isEmpty {
             for day in try await compute(portfolioID: portfolioID, days: missing, timeZone: timeZone, today: today) {
                 byDay[day.day] = day
@@ -72,15 +67,9 @@ struct ValueHistoryStore: Sendable {
         return days.compactMap { byDay[$0] }
     }
 
-    /// Today: the cash, the holdings at current prices (`holding_values`) and what was paid
-    /// in (`paid_in`, the same inflows `portfolio_moves` counts), read from the portfolio.
-    private func now(portfolioID: Int, today: String) async throws -> Day? {
-        try await pool.query(
-            """
-            SELECT p.cash, coalesce((SELECT sum(v.value) FROM holding_values v WHERE v.portfolio_id = p.id), 0), p.paid_in
-            FROM portfolios p WHERE p.id = \(portfolioID)
-            """
-        ).decode((Decimal, Decimal, Decimal).self).first.map { Day(day: today, cash: $0.0, holdingsValue: $0.1, inflowToDate: $0.2) }
+    /// Everything paid in so far (`paid_in`: the same inflows `portfolio_moves` counts).
+    func paidIn(portfolioID: Int) async throws -> Decimal {
+        try await pool.query("SELECT paid_in FROM portfolios WHERE id = \(portfolioID)").decodeColumn(Decimal.self).first ?? 0
     }
 
     /// What a portfolio's history is now: its trades, cash movements and applied actions

@@ -160,6 +160,12 @@ enum FxCurrency {
     /// The currency stocks are quoted and personal portfolios held in.
     static let dollar = "USD"
 
+    /// A dollar price in another currency at `rate` (units of it per dollar), to four
+    /// decimals, as SQL's `holding_values` has it; unchanged at a rate of 1.
+    static func price(_ dollars: Decimal, at rate: Decimal) -> Decimal {
+        rate == 1 ? dollars : (dollars * rate).rounded(4)
+    }
+
     /// Three capital letters.
     static func isCode(_ text: String) -> Bool {
         text.utf8.count == 3 && text.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }

@@ -74,7 +74,8 @@ public final class ReplayMarket: Service, Sendable {
             WHERE q.as_of IS DISTINCT FROM excluded.as_of OR q.source <> 'replay'
             """
         )
-        // The replay day's reference rates are the rates now, for valuations in SQL too.
+        guard changed > 0 else { return }
+        // A new replay day: its reference rates are the rates now, for valuations in SQL too.
         try await pool.execute(
             """
             INSERT INTO fx_quotes AS q (currency, per_euro, as_of, source)
@@ -84,7 +85,7 @@ public final class ReplayMarket: Service, Sendable {
             WHERE q.as_of IS DISTINCT FROM excluded.as_of OR q.source <> 'replay'
             """
         )
-        if changed > 0 { await pricesStored(nil) }
+        await pricesStored(nil)
     }
 
     private func loadCalendar() async throws -> (days: [String], startedAt: Date) {

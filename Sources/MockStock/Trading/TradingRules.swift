@@ -58,7 +58,7 @@ struct TradingRules: Sendable, Equatable {
         }
         let spread = fxSpreadPercent / 100
         let rate = (now.rate * (side == .buy ? 1 + spread : 1 - spread)).rounded(6)
-        return ((price * rate).rounded(4), rate)
+        return (FxCurrency.price(price, at: rate), rate)
     }
 
     /// Refuses a fill the rules do not allow: a sale whose proceeds would not pay its fee

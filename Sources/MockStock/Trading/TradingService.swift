@@ -75,19 +75,13 @@ struct TradingService: Sendable {
         let rates = try await exchangeRates(Set(portfolios.map(\.0.cashCurrency)))
         return portfolios.map { portfolio, held in
             let rate = rates[portfolio.cashCurrency] ?? 1
-            let value = held.reduce(Decimal(0)) { $0 + Self.local(prices[$1.symbol]?.price ?? 0, rate) * Decimal($1.quantity) }
+            let value = held.reduce(Decimal(0)) { $0 + FxCurrency.price(prices[$1.symbol]?.price ?? 0, at: rate) * Decimal($1.quantity) }
             return PortfolioSummary(
                 id: portfolio.id, leagueId: portfolio.leagueID, name: portfolio.name,
                 cash: portfolio.cash.moneyString, netWorth: (portfolio.cash + value).moneyString,
                 practice: portfolio.practice, baseCurrency: portfolio.baseCurrency, currency: portfolio.cashCurrency
             )
         }
-    }
-
-    /// A dollar price in a portfolio's currency at `rate`, to four decimals (as SQL's
-    /// `holding_values` has it).
-    private static func local(_ price: Decimal, _ rate: Decimal) -> Decimal {
-        rate == 1 ? price : (price * rate).rounded(4)
     }
 
     /// Units of each currency per dollar now, to value dollar prices in a portfolio's own
@@ -109,7 +103,7 @@ struct TradingService: Sendable {
         var total = Decimal(0)
         let holdings = held.map { holding in
             let quote = prices[holding.symbol]
-            let price = Self.local(quote?.price ?? 0, rate)
+            let price = FxCurrency.price(quote?.price ?? 0, at: rate)
             let quantity = Decimal(holding.quantity)
             let value = price * quantity
             total += value
@@ -117,7 +111,7 @@ struct TradingService: Sendable {
                 symbol: holding.symbol, name: holding.name, quantity: holding.quantity, price: price.moneyString,
                 value: value.moneyString, averageCost: (holding.costBasis / quantity).rounded(4).moneyString,
                 unrealizedGain: (value - holding.costBasis).rounded(4).moneyString,
-                dayChange: ((price - ((quote?.previousClose).map { Self.local($0, rate) } ?? price)) * quantity).moneyString
+                dayChange: ((price - ((quote?.previousClose).map { FxCurrency.price($0, at: rate) } ?? price)) * quantity).moneyString
             )
         }
         return Portfolio(
