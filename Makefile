@@ -39,13 +39,14 @@ migrate: build
 	@if [ -z "$$DATABASE_URL" ]; then $(PG_LOCAL) start dev; export DATABASE_URL="$$($(PG_LOCAL) url dev)"; fi; \
 	.build/$(CONFIG)/mockstock migrate
 
-# Builds, starts a throwaway cluster, runs every test, and removes the cluster even
-# when tests fail.
+# Builds, starts a throwaway cluster, runs every test and the schema-layout check
+# (scripts/test-schema-upgrade), and removes the cluster even when tests fail.
 test: deps
 	$(SWIFT) build --build-tests
 	@$(PG_LOCAL) destroy test; \
 	PG_LOCAL_FSYNC=off $(PG_LOCAL) start test || exit 1; \
-	TEST_DATABASE_URL="$$($(PG_LOCAL) url test)" $(SWIFT) test --skip-build; status=$$?; \
+	export TEST_DATABASE_URL="$$($(PG_LOCAL) url test)"; \
+	$(SWIFT) test --skip-build && scripts/test-schema-upgrade; status=$$?; \
 	$(PG_LOCAL) destroy test; exit $$status
 
 # The web client in headless Chromium (selenium) against a server with the demo market;

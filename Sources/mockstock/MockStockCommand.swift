@@ -11,7 +11,7 @@ struct MockStockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mockstock",
         abstract: "The MockStock game server.",
-        discussion: "Configuration comes from the environment; see the README.",
+        discussion: "Configuration comes from the environment; see docs/configuration.md.",
         subcommands: [Serve.self, Migrate.self, Seed.self, Admin.self],
         defaultSubcommand: Serve.self
     )

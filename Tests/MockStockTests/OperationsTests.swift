@@ -161,10 +161,10 @@ struct OperationsTests {
     @Test("start-up applies pending migrations from the resource directory")
     func migratesOnStart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("sql"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("sql/migrations"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try "CREATE TABLE started (id int);".write(
-            to: directory.appendingPathComponent("sql/0001_started.sql"), atomically: true, encoding: .utf8
+            to: directory.appendingPathComponent("sql/migrations/0001_started.sql"), atomically: true, encoding: .utf8
         )
         try await TemporaryDatabase.with { database in
             var configuration = TestApp.configuration(databaseURL: database.connectionString)
@@ -184,7 +184,7 @@ struct OperationsTests {
 
 @Suite("Configuration")
 struct ConfigurationTests {
-    @Test("defaults match the README")
+    @Test("defaults match docs/configuration.md")
     func defaults() throws {
         let configuration = try AppConfiguration(environment: [:])
         #expect(configuration.host == "127.0.0.1")

@@ -35,7 +35,7 @@ struct Session: ResponseEncodable {
     let expiresAt: Date
 }
 
-/// Username and password rules from API.md.
+/// Username and password rules (openapi.yaml `RegisterRequest`).
 public enum Credentials {
     public static func validateUsername(_ username: String) throws {
         let allowed = username.utf8.allSatisfy { byte in

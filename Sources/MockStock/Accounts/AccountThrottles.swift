@@ -6,7 +6,7 @@ import Foundation
 /// succeeds; so failed checks are what the budgets limit, and no burst gets more checks
 /// than the limit. The counters live in PostgreSQL (`ThrottleStore`).
 public struct AccountThrottles: Sendable {
-    /// The limits (README, "Settings"). Failed password checks are counted per minute,
+    /// The limits (docs/SECURITY.md, "Settings"). Failed password checks are counted per minute,
     /// registrations per hour.
     public struct Settings: Sendable, Equatable {
         /// Failed checks of one username's password (`LOGIN_FAILURES_PER_USERNAME`).

@@ -3,7 +3,7 @@ import Postgres
 
 /// The catalog and each user's progress. Awarding happens in the database, in the
 /// transaction of the event that earns an achievement; awards and progress bars share one
-/// definition, `achievement_progress` (sql/0008_rule_owners.sql).
+/// definition, `achievement_progress` (sql/functions/achievement_progress.sql).
 struct AchievementStore: Sendable {
     let pool: PostgresConnectionPool
 

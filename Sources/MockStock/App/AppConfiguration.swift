@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Postgres
 
-/// Settings read from the environment; the README lists each variable and its default.
+/// Settings read from the environment; docs/configuration.md lists each variable and its default.
 public struct AppConfiguration: Sendable {
     public enum Environment: String, Sendable {
         case development, production, test
@@ -228,7 +228,7 @@ public struct AppConfiguration: Sendable {
         return configuration
     }
 
-    var migrationsDirectory: URL { resourceDirectory.appendingPathComponent("sql", isDirectory: true) }
+    var sqlDirectory: URL { resourceDirectory.appendingPathComponent("sql", isDirectory: true) }
     var openAPIFile: URL { resourceDirectory.appendingPathComponent("openapi.yaml") }
     var publicDirectory: URL { resourceDirectory.appendingPathComponent("Public", isDirectory: true) }
     /// Where Chart.js is installed (`CHART_JS_DIR`; Debian's libjs-chart.js by default).

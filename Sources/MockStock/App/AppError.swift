@@ -4,7 +4,7 @@ import Hummingbird
 /// An error a client may see, rendered as RFC 9457 problem details with a stable `code`.
 public struct AppError: Error, Sendable, Equatable {
     public let status: HTTPResponse.Status
-    /// A snake_case slug clients switch on; see API.md.
+    /// A snake_case slug clients switch on (openapi.yaml `Problem`).
     public let code: String
     /// A sentence for people; never holds SQL, driver messages or secrets.
     public let detail: String

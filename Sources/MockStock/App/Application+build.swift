@@ -213,13 +213,12 @@ public func makeAccountService(configuration: AppConfiguration, pool: PostgresCo
 /// Applies pending migrations, waiting up to `databaseStartupTimeout` for the database to
 /// accept connections (it may still be starting, e.g. under docker compose).
 public func migrate(pool: PostgresConnectionPool, configuration: AppConfiguration, logger: Logger) async throws {
-    let migrations = try PostgresMigrator.loadMigrations(from: configuration.migrationsDirectory)
-    let migrator = PostgresMigrator(pool: pool, migrations: migrations, logger: logger)
+    let migrator = try PostgresMigrator(pool: pool, directory: configuration.sqlDirectory, logger: logger)
     let deadline = ContinuousClock.now + configuration.databaseStartupTimeout
     while true {
         do {
             let applied = try await migrator.migrate()
-            logger.info("database schema is current", metadata: ["applied": "\(applied.count)", "known": "\(migrations.count)"])
+            logger.info("database schema is current", metadata: ["applied": "\(applied.count)"])
             return
         } catch let error as PostgresError where error.isConnectionFailure && ContinuousClock.now < deadline {
             logger.notice("waiting for the database", metadata: ["error": "\(error)"])

@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// `limit` and `offset` query parameters as API.md defines them.
+/// `limit` and `offset` query parameters as openapi.yaml defines them.
 struct Pagination {
     let limit: Int
     let offset: Int

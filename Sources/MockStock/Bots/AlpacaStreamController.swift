@@ -22,7 +22,7 @@ struct AlpacaStreamController {
     /// The same path without a WebSocket upgrade, on the main router: `426`.
     static func addPlainRoute(to router: RouterGroup<AppRequestContext>) {
         router.get("stream") { _, _ -> Response in
-            throw AppError.upgradeRequired("GET /stream is Alpaca's trade-update WebSocket: connect with alpaca-py's TradingStream (see the README).")
+            throw AppError.upgradeRequired("GET /stream is Alpaca's trade-update WebSocket: connect with alpaca-py's TradingStream (see docs/bots.md).")
         }
     }
 

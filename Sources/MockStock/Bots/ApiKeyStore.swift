@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import Postgres
 
-/// API keys in `api_keys` (`sql/0017_api_keys.sql`).
+/// API keys in `api_keys` (`sql/migrations/0028_baseline.sql`).
 struct ApiKeyStore: Sendable {
     let pool: PostgresConnectionPool
 

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import Postgres
 
-/// A league as clients see it (API.md `League`); `members` only on its own page.
+/// A league as clients see it (openapi.yaml `League`); `members` only on its own page.
 struct League: ResponseEncodable {
     let id: Int
     let name: String
@@ -38,7 +38,7 @@ struct League: ResponseEncodable {
     }
 }
 
-/// A member's place (API.md `Standing`).
+/// A member's place (openapi.yaml `Standing`).
 struct Standing: Encodable, Sendable {
     let rank: Int
     let userId: Int

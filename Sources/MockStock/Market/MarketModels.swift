@@ -18,7 +18,7 @@ public struct PriceQuote: Sendable, Equatable {
     }
 }
 
-/// A quote as clients see it (API.md `Quote`).
+/// A quote as clients see it (openapi.yaml `Quote`).
 struct Quote: ResponseEncodable, Equatable {
     let symbol: String
     let name: String
@@ -41,7 +41,7 @@ struct Quote: ResponseEncodable, Equatable {
     }
 }
 
-/// A stock's page (API.md `StockDetail`): the quote's fields and more.
+/// A stock's page (openapi.yaml `StockDetail`): the quote's fields and more.
 struct StockDetail: ResponseEncodable {
     let quote: Quote
     let description: String

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where prices come from. Every trade and valuation asks the configured provider; what
-/// each one promises about freshness is in the README.
+/// each one promises about freshness is in docs/market.md.
 public protocol QuoteProvider: Sendable {
     /// Current quotes for upper-case symbols; symbols without a price are left out.
     /// Throws `MarketError.sourceUnavailable` when no usable price can be had.

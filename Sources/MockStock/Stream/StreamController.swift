@@ -38,7 +38,7 @@ struct StreamController {
     /// The same path without a WebSocket upgrade, on the main router: `426`.
     func addPlainRoute(to api: RouterGroup<AppRequestContext>) {
         api.get("stream") { _, _ -> Response in
-            throw AppError.upgradeRequired("GET /api/stream is a WebSocket: connect with a WebSocket client (see the README).")
+            throw AppError.upgradeRequired("GET /api/stream is a WebSocket: connect with a WebSocket client (see docs/live-updates.md).")
         }
     }
 

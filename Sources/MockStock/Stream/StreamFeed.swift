@@ -5,7 +5,7 @@ import Postgres
 import ServiceLifecycle
 import Synchronization
 
-/// Turns the database's announcements (`sql/0015_stream.sql`, `sql/0016_stream_revocations.sql`) into events for this
+/// Turns the database's announcements (the triggers in `sql/triggers/stream_*.sql`) into events for this
 /// process's stream clients. Every process listens once, so an event made anywhere
 /// reaches every process exactly once and each of its followers once; nothing is sent
 /// straight from the process that made it, so there is one path and no duplicate. An

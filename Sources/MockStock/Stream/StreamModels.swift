@@ -4,7 +4,7 @@ import NIOCore
 /// An encoded event: made once, and the same bytes go to every connection it is for.
 typealias StreamMessage = ByteBuffer
 
-/// A message a client sends on the stream (API.md "Live stream").
+/// A message a client sends on the stream (openapi.yaml, `/api/stream`).
 struct StreamRequest: Decodable {
     enum Action: String, Decodable {
         case auth, subscribe, unsubscribe, ping

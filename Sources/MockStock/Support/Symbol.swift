@@ -1,7 +1,7 @@
 import Foundation
 
 /// Ticker symbols: upper-case, 1–12 of letters, digits, '.' and '-', starting with a
-/// letter or digit — the pattern of `instruments.symbol`'s check (sql/0002_market.sql).
+/// letter or digit — the pattern of `instruments.symbol`'s check (sql/migrations/0028_baseline.sql).
 enum Symbol {
     static func normalize(_ text: String) -> String {
         text.trimmingCharacters(in: .whitespaces).uppercased()

@@ -3,7 +3,7 @@ import Foundation
 /// Back-dated trades in practice portfolios (`"at": "YYYY-MM-DD"` on a buy, a sale or a
 /// market order), for replaying "what if I had bought then": filled at that day's close,
 /// in date order (nothing before the portfolio's latest entry), and caught up with the
-/// splits and dividends since (`sql/0026_backdated_trades.sql`).
+/// splits and dividends since (`sql/functions/catch_up_fill.sql`).
 struct BackdatedTrades: Sendable {
     let store: TradingStore
     let quotes: any QuoteProvider

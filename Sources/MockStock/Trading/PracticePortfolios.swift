@@ -19,7 +19,7 @@ struct CashRequest: Decodable, Sendable {
 }
 
 /// Practice portfolios: a user's own portfolios besides the personal one, never ranked,
-/// earning no achievements (see `sql/0025_practice_portfolios.sql`), each with a chosen
+/// earning no achievements (see `sql/functions/achievement_progress.sql`), each with a chosen
 /// starting cash, base currency and start day. Cash moves in and out by deposits and
 /// withdrawals, in date order.
 struct PracticePortfolios: Sendable {

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import Postgres
 
-/// A trade as clients see it (API.md `Trade`).
+/// A trade as clients see it (openapi.yaml `Trade`).
 struct Trade: Codable, Sendable, Equatable {
     let id: Int
     let portfolioId: Int
@@ -31,7 +31,7 @@ struct Trade: Codable, Sendable, Equatable {
     }
 }
 
-/// The answer to a buy or sell (API.md `TradeResult`).
+/// The answer to a buy or sell (openapi.yaml `TradeResult`).
 struct TradeResult: ResponseEncodable, Equatable {
     struct Position: Codable, Equatable {
         let symbol: String
@@ -57,7 +57,7 @@ struct PortfolioSummary: ResponseEncodable {
     let currency: String
 }
 
-/// A portfolio valued at current prices (API.md `Portfolio`).
+/// A portfolio valued at current prices (openapi.yaml `Portfolio`).
 struct Portfolio: ResponseEncodable {
     struct Holding: Encodable {
         let symbol: String

@@ -139,7 +139,7 @@ struct TradingStore: Sendable {
         return (hash, Execution(outcome: outcome, trade: trade, cash: cash, position: position))
     }
 
-    /// Forgets idempotency keys older than two days (API.md promises at least one); run by
+    /// Forgets idempotency keys older than two days (the API promises at least one); run by
     /// `HousekeepingService`.
     func forgetOldKeys() async throws {
         try await pool.execute("DELETE FROM idempotency_keys WHERE created_at < now() - interval '2 days'")
