@@ -28,7 +28,7 @@ struct FxProviderTests {
             var settings = SimulatedMarket.Settings()
             settings.seed = 7
             let now = Date(timeIntervalSince1970: 1_800_000_000)
-            #expect(try await SimulatedMarket(pool: pool, settings: settings, logger: Logger(label: "test")).tick(now: now))
+            #expect(try await SimulatedMarket(pool: pool, settings: settings, hours: MarketHours(schedule: .always), logger: Logger(label: "test")).tick(now: now))
             let rows = try await pool.query("SELECT currency, per_euro, source FROM fx_quotes").decode((String, Decimal, String).self)
             let walked = Dictionary(uniqueKeysWithValues: rows.map { ($0.0, $0.1) })
             #expect(walked.keys.sorted() == ["GBP", "JPY", "USD"] && rows.allSatisfy { $0.2 == "simulated" })

@@ -12,6 +12,19 @@ struct MarketHoursTests {
         ISO8601DateFormatter().date(from: text)!
     }
 
+    @Test("the market clock: a moment's day is counted in the market's time zone; the market's day is the replayed one when replaying")
+    func marketClock() async throws {
+        let evening = Self.utc("2026-11-26T02:00:00Z")  // 21:00 on Wednesday 25 November in New York
+        let nyse = MarketClock(hours: Self.nyse, now: { evening })
+        #expect(nyse.today() == "2026-11-25")
+        #expect(try await nyse.marketDay() == "2026-11-25")
+        let always = MarketClock(hours: MarketHours(schedule: .always), now: { evening })
+        #expect(always.today() == "2026-11-26")
+        let replaying = MarketClock(hours: Self.nyse, now: { evening }, replayDay: { "2021-03-04" })
+        #expect(try await replaying.marketDay() == "2021-03-04")
+        #expect(replaying.today() == "2026-11-25")
+    }
+
     @Test("NYSE: open 09:30–16:00 New York time, in winter and in summer")
     func regularSessions() {
         // Monday 23 November 2026, 10:00 EST.

@@ -47,7 +47,7 @@ struct MarketProviderTests {
             var settings = SimulatedMarket.Settings()
             settings.seed = 42
             let stored = StoredPricesLog()
-            let market = SimulatedMarket(pool: pool, settings: settings, logger: Logger(label: "test"), pricesStored: stored.record)
+            let market = SimulatedMarket(pool: pool, settings: settings, hours: MarketHours(schedule: .always), logger: Logger(label: "test"), pricesStored: stored.record)
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             #expect(try await market.tick(now: start))
             #expect(try await !market.tick(now: start.addingTimeInterval(1)))
@@ -60,7 +60,7 @@ struct MarketProviderTests {
             #expect(abs(((first["AAPL"]!.price - 172.9) / 172.9 as NSDecimalNumber).doubleValue) < 0.05)
 
             // Another server process takes the next tick; prices move again.
-            let other = SimulatedMarket(pool: pool, settings: settings, logger: Logger(label: "other"))
+            let other = SimulatedMarket(pool: pool, settings: settings, hours: MarketHours(schedule: .always), logger: Logger(label: "other"))
             #expect(try await other.tick(now: start.addingTimeInterval(5)))
             let second = try await quotes(pool)
             #expect(second != first)
@@ -76,7 +76,7 @@ struct MarketProviderTests {
             let pool = PostgresConnectionPool(configuration: database.configuration)
             var settings = SimulatedMarket.Settings()
             settings.seed = 42
-            let market = SimulatedMarket(pool: pool, settings: settings, logger: Logger(label: "test"))
+            let market = SimulatedMarket(pool: pool, settings: settings, hours: MarketHours(schedule: .always), logger: Logger(label: "test"))
             // A minute's start, a tick 30 s into it, and one in the next minute.
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             var prices: [Decimal] = []
@@ -104,7 +104,7 @@ struct MarketProviderTests {
                 let pool = PostgresConnectionPool(configuration: database.configuration)
                 var settings = SimulatedMarket.Settings()
                 settings.seed = 9
-                let market = SimulatedMarket(pool: pool, settings: settings, logger: Logger(label: "test"))
+                let market = SimulatedMarket(pool: pool, settings: settings, hours: MarketHours(schedule: .always), logger: Logger(label: "test"))
                 for step in 0..<5 {
                     try await market.tick(now: Date(timeIntervalSince1970: 1_800_000_000 + Double(step * 5)))
                 }

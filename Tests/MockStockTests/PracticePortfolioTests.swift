@@ -110,6 +110,28 @@ struct PracticePortfolioTests {
         + "AAL,2018-01-04,10,10,10,10,100,0,1\nAAL,2018-01-05,12,12,12,12,100,0,1\nAAL,2018-01-08,6,6,6,6,100,0,2\n"
         + "AAL,2018-01-09,6,6,6,6,100,0.5,1\nAAL,2018-01-10,7,7,7,7,100,0,1\n"
 
+    @Test("every feature counts the same market day: in New York's evening, past midnight UTC, it is still New York's")
+    func oneMarketDay() async throws {
+        let clock = MovableDate("2026-11-26T02:00:00Z")  // 21:00 on Wednesday 25 November in New York
+        try await TestApp.run(configure: {
+            $0.marketHours = .nyse
+            $0.clock = clock.reader
+        }) { client in
+            _ = try await client.seedMarket()
+            let token = try await client.register("evening").token
+            // A practice portfolio may start on the market's day at the latest, not on UTC's.
+            let utcDay = try await client.send(.post, "/api/portfolios", body: #"{"name":"UTC","startedAt":"2026-11-26"}"#, token: token)
+            #expect(utcDay.status == .unprocessableContent)
+            let created = try await client.send(.post, "/api/portfolios", body: #"{"name":"NY","startedAt":"2026-11-25"}"#, token: token)
+            #expect(created.status == .created, "\(String(buffer: created.body))")
+            let id = try JSONDecoder().decode(PortfolioSummaryBody.self, from: Data(buffer: created.body)).id
+            // A back-dated trade must come before that same day.
+            let sameDay = try await client.trade("buy", #"{"symbol":"AAPL","amount":1,"portfolioId":\#(id),"at":"2026-11-25"}"#, token: token)
+            #expect(sameDay.status == .unprocessableContent)
+            #expect(String(buffer: sameDay.body).contains("before the market's day (2026-11-25)"))
+        }
+    }
+
     @Test("back-dated trades fill at the day's close in date order and receive the splits and dividends since")
     func backdatedTrades() async throws {
         try await TestApp.run { client in

@@ -39,7 +39,7 @@ struct StandingsTests {
     func finishing() async throws {
         try await TemporaryDatabase.with { database in
             let pool = PostgresConnectionPool(configuration: database.configuration)
-            let store = StandingsStore(pool: pool, liveLimit: 1000)
+            let store = StandingsStore(pool: pool, liveLimit: 1000, clock: MarketClock(hours: MarketHours(schedule: .always), now: { Date() }))
             try await TestApp.run(on: database, configure: Self.quietService()) { client in
                 try await client.seedTradingMarket()
                 let players = [
@@ -110,7 +110,7 @@ struct StandingsTests {
     func snapshots() async throws {
         try await TemporaryDatabase.with { database in
             let pool = PostgresConnectionPool(configuration: database.configuration)
-            let store = StandingsStore(pool: pool, liveLimit: 2)
+            let store = StandingsStore(pool: pool, liveLimit: 2, clock: MarketClock(hours: MarketHours(schedule: .always), now: { Date() }))
             try await TestApp.run(on: database, configure: Self.quietService(liveLimit: 2)) { client in
                 try await client.seedTradingMarket()
                 let owner = try await client.register("big_owner")
@@ -152,7 +152,7 @@ struct StandingsTests {
     func dailyHistory() async throws {
         try await TemporaryDatabase.with { database in
             let pool = PostgresConnectionPool(configuration: database.configuration)
-            let store = StandingsStore(pool: pool, liveLimit: 1000)
+            let store = StandingsStore(pool: pool, liveLimit: 1000, clock: MarketClock(hours: MarketHours(schedule: .always), now: { Date() }))
             try await TestApp.run(on: database, configure: Self.quietService()) { client in
                 let owner = try await client.register("diarist")
                 let member = try await client.register("diary_friend")

@@ -144,7 +144,7 @@ CREATE TABLE market_clock (
     provider   text PRIMARY KEY,
     started_at timestamptz NOT NULL DEFAULT now(),
     tick       bigint NOT NULL DEFAULT 0,
-    -- Day (UTC) whose opening prices are the simulated previous closes.
+    -- The market's day (MarketClock) whose opening prices are the simulated previous closes.
     day        date
 );
 

@@ -36,7 +36,9 @@ public func buildApplication(
         quotes = StoredQuoteProvider(store: market)
     case .simulated:
         quotes = StoredQuoteProvider(store: market)
-        services.append(SimulatedMarket(pool: pool, settings: configuration.simulation, logger: logger, pricesStored: pricesStored))
+        services.append(SimulatedMarket(
+            pool: pool, settings: configuration.simulation, hours: hours, logger: logger, pricesStored: pricesStored
+        ))
     case .replay:
         let replay = ReplayMarket(pool: pool, settings: configuration.replay, logger: logger, pricesStored: pricesStored)
         quotes = StoredQuoteProvider(store: market, replay: replay)
@@ -47,12 +49,13 @@ public func buildApplication(
     if configuration.quoteCacheLifetime > .zero && configuration.quoteSource != .http {
         quotes = CachingQuoteProvider(quotes, lifetime: configuration.quoteCacheLifetime)
     }
+    let clock = MarketClock(hours: hours, now: configuration.clock) { [quotes] in try await quotes.historyEnd() }
     let matcher = OrderMatcher(
         orders: orders, trading: trading, hours: hours, rules: rules, quotes: quotes, logger: logger, now: configuration.clock
     )
     let corporateActions = CorporateActionProcessor(
-        pool: pool, quotes: quotes, replayStart: configuration.quoteSource == .replay ? configuration.replay.startDay : nil,
-        logger: logger, now: configuration.clock
+        pool: pool, clock: clock, replayStart: configuration.quoteSource == .replay ? configuration.replay.startDay : nil,
+        logger: logger
     )
     listeners.set([
         .init(name: "applying corporate actions") { _ in try await corporateActions.process() },
@@ -60,7 +63,7 @@ public func buildApplication(
     ])
 
     // Every store once; features share them.
-    let standings = StandingsStore(pool: pool, liveLimit: configuration.standings.liveLimit)
+    let standings = StandingsStore(pool: pool, liveLimit: configuration.standings.liveLimit, clock: clock)
     let achievements = AchievementStore(pool: pool)
     let notifications = NotificationStore(pool: pool)
     services.append(StandingsService(
@@ -82,7 +85,7 @@ public func buildApplication(
         ],
         logger: logger, started: started
     ))
-    let backdating = BackdatedTrades(store: trading, quotes: quotes, hours: hours, now: configuration.clock)
+    let backdating = BackdatedTrades(store: trading, clock: clock)
     let orderService = OrderService(
         store: orders, trading: trading, market: market, quotes: quotes, matcher: matcher, hours: hours,
         rules: rules, backdating: backdating, now: configuration.clock
@@ -115,7 +118,7 @@ public func buildApplication(
         alpacaPositions: AlpacaPositionsController(
             trading: tradingService, orders: orderService, alpaca: alpacaStore
         ),
-        alpacaMarketData: AlpacaMarketDataController(store: alpacaStore, quotes: quotes, now: configuration.clock),
+        alpacaMarketData: AlpacaMarketDataController(store: alpacaStore, quotes: quotes, clock: clock),
         analytics: AnalyticsController(
             history: valueHistory,
             performance: PerformanceService(history: valueHistory, benchmarks: BenchmarkStore(pool: pool), market: market),
@@ -125,8 +128,7 @@ public func buildApplication(
         ),
         fx: FxController(store: FxStore(pool: pool), quotes: quotes, history: valueHistory, maxUpload: configuration.adminUploadLimit),
         practice: PracticePortfolios(
-            pool: pool, trading: tradingService, backdating: backdating, hours: hours, now: configuration.clock,
-            startingCash: configuration.startingCash
+            pool: pool, trading: tradingService, backdating: backdating, clock: clock, startingCash: configuration.startingCash
         )
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)

@@ -8,7 +8,7 @@ import Hummingbird
 struct AlpacaMarketDataController {
     let store: AlpacaStore
     let quotes: any QuoteProvider
-    let now: @Sendable () -> Date
+    let clock: MarketClock
 
     func addRoutes(to v2: RouterGroup<AppRequestContext>) {
         v2.get("stocks/bars", use: bars)
@@ -44,7 +44,7 @@ struct AlpacaMarketDataController {
         switch timeframe {
         case .intraday(let seconds):
             // Minute bars are as traded: no split or dividend falls within the seven days kept.
-            let end = try parameters.get("end").map { try Self.instant($0, "end") } ?? now()
+            let end = try parameters.get("end").map { try Self.instant($0, "end") } ?? clock.now()
             let start = try parameters.get("start").map { try Self.instant($0, "start") }
                 ?? Calendar(identifier: .gregorian).startOfDay(for: end)
             guard start <= end else { throw InvalidInput("start must not be after end.") }
@@ -56,9 +56,9 @@ struct AlpacaMarketDataController {
                 }, limit: limit + 1
             )
         case .period(let period):
-            let end = try parameters.get("end").map { try Self.day($0, "end", roundingUp: false) } ?? Self.dayString(now())
-            let start = try parameters.get("start").map { try Self.day($0, "start", roundingUp: true) } ?? Self.dayString(
-                Calendar(identifier: .gregorian).date(byAdding: .day, value: -30, to: now())!
+            let end = try parameters.get("end").map { try Self.day($0, "end", roundingUp: false) } ?? clock.today()
+            let start = try parameters.get("start").map { try Self.day($0, "start", roundingUp: true) } ?? clock.day(
+                of: Calendar(identifier: .gregorian).date(byAdding: .day, value: -30, to: clock.now())!
             )
             guard start <= end else { throw InvalidInput("start must not be after end.") }
             records = try await store.bars(
@@ -135,24 +135,20 @@ struct AlpacaMarketDataController {
     }
 
     /// The day a date names, or for a time the first (`roundingUp`) or last day whose bar
-    /// (stamped at New York's midnight) is at or after, or at or before, it.
+    /// is at or after, or at or before, it: Alpaca stamps a daily bar at New York's
+    /// midnight, whatever the server's `MARKET_HOURS`.
     static func day(_ text: String, _ name: String, roundingUp: Bool) throws -> String {
         if CalendarDay.isValid(text) { return text }
         guard let moment = try AlpacaOrdersController.moment(text, name) else { throw InvalidInput("\(name) is empty.") }
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "America/New_York")!
+        calendar.timeZone = barStamps.timeZone
         let midnight = calendar.startOfDay(for: moment)
-        guard roundingUp, midnight < moment else { return dayString(midnight) }
-        return dayString(calendar.date(byAdding: .day, value: 1, to: midnight)!)
+        guard roundingUp, midnight < moment else { return barStamps.day(of: midnight) }
+        return barStamps.day(of: calendar.date(byAdding: .day, value: 1, to: midnight)!)
     }
 
-    static func dayString(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "America/New_York")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: date)
-    }
+    /// The calendar of Alpaca's bar stamps (New York's).
+    static let barStamps = MarketHours(schedule: .nyse)
 
     /// A page token: the last bar's symbol and day (or, for intraday bars, epoch second).
     static func token(_ symbol: String, _ position: String) -> String {

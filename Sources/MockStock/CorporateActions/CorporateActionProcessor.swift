@@ -3,41 +3,30 @@ import Logging
 import Postgres
 
 /// Applies splits and dividends to the portfolios holding the stock once the market the
-/// server plays reaches their ex-date: the replay day when replaying history, else today
-/// (UTC). Each holder's application is its own small transaction through the SQL function
+/// server plays reaches their ex-date (`MarketClock.marketDay`: the replay day when
+/// replaying history, else today in the market's time zone). Each holder's application is its own small transaction through the SQL function
 /// `apply_corporate_action`, recorded per (action, portfolio), so a restart, a second
 /// server process or a replayed day never applies it twice. Runs after prices are stored
 /// and every `ORDER_SWEEP_SECONDS` (a chore of the periodic service).
 struct CorporateActionProcessor: Sendable {
     let pool: PostgresConnectionPool
-    let quotes: any QuoteProvider
+    let clock: MarketClock
     /// When replaying, the first replayed day: actions after it are news to the players,
     /// although they were loaded with the history before.
     let replayStart: String?
     let logger: Logger
-    let now: @Sendable () -> Date
-
-    /// The market's current day, `YYYY-MM-DD`.
-    func marketDay() async throws -> String {
-        try await Self.marketDay(quotes: quotes, at: now())
-    }
-
-    /// The market's day at `moment`: the replay day when replaying history, else the UTC day.
-    static func marketDay(quotes: any QuoteProvider, at moment: Date) async throws -> String {
-        try await quotes.historyEnd() ?? SimulatedMarket.dayString(moment)
-    }
 
     /// Applies every action that is due; returns how many portfolios it changed.
     @discardableResult
     func process() async throws -> Int {
-        let day = try await marketDay()
+        let day = try await clock.marketDay()
         // An action is news when it was recorded no later than its ex-date (an admin's, or
-        // prices loaded ahead), or when a replay started before it.
+        // prices loaded ahead; both days the market's), or when a replay started before it.
         let due = try await pool.query(
             """
             SELECT id FROM corporate_actions
             WHERE applied_at IS NULL AND ex_date <= \(day)::date
-              AND (ex_date >= (created_at AT TIME ZONE 'UTC')::date OR ex_date > \(replayStart)::date)
+              AND (ex_date >= (created_at AT TIME ZONE \(clock.hours.timeZone.identifier))::date OR ex_date > \(replayStart)::date)
             ORDER BY ex_date, id
             """
         ).decodeColumn(Int.self)

@@ -120,8 +120,8 @@ public struct FxQuote: Sendable, Equatable {
 extension FxStore {
     /// Units of each of `currencies` (not the euro) per euro now (`fx_now`): a rate set
     /// since `liveSince` (nil: none, as when replaying a day), else the latest reference
-    /// rate by `day`. Currencies with neither are left out.
-    func now(_ currencies: [String], day: String, liveSince: Date?) async throws -> [String: FxQuote] {
+    /// rate by `day` (nil: the latest there is). Currencies with neither are left out.
+    func now(_ currencies: [String], day: String?, liveSince: Date?) async throws -> [String: FxQuote] {
         guard !currencies.isEmpty else { return [:] }
         let rows = try await pool.query(
             """

@@ -9,6 +9,8 @@ struct StandingsStore: Sendable {
     let pool: PostgresConnectionPool
     /// Leagues with more members than this are ranked from snapshots.
     let liveLimit: Int
+    /// The day a rank is recorded for.
+    let clock: MarketClock
 
     struct StandingRecord: Sendable {
         let rank: Int
@@ -116,7 +118,7 @@ struct StandingsStore: Sendable {
                     .decodeColumn(Bool.self) == [true]
                 else { return false }
                 try await Self.snapshot(leagueID, in: session)
-                try await Self.recordHistory(leagueID, from: "league_standings WHERE league_id = \(leagueID)", in: session)
+                try await Self.recordHistory(leagueID, from: "league_standings WHERE league_id = \(leagueID)", on: clock.today(), in: session)
                 return true
             }
             if done { refreshed.append(leagueID) }
@@ -127,13 +129,15 @@ struct StandingsStore: Sendable {
     /// Advisory-lock namespace of snapshot refreshes.
     private static let lockSpace: Int32 = 0x4C53  // "LS"
 
-    /// Today's rank of each member of `source`'s rows, once per UTC day: the first
-    /// snapshot or round of the day is kept.
-    private static func recordHistory(_ leagueID: Int, from source: PostgresQuery, in session: PostgresSession) async throws {
+    /// The rank of each member of `source`'s rows on `day` (the market's), once a day: the
+    /// first snapshot or round of the day is kept.
+    private static func recordHistory(
+        _ leagueID: Int, from source: PostgresQuery, on day: String, in session: PostgresSession
+    ) async throws {
         try await session.execute(
             """
             INSERT INTO league_rank_history (league_id, user_id, day, rank, net_worth)
-            SELECT \(leagueID), user_id, current_date, rank, net_worth FROM \(source)
+            SELECT \(leagueID), user_id, \(day)::date, rank, net_worth FROM \(source)
             ON CONFLICT (league_id, user_id, day) DO NOTHING
             """
         )
@@ -143,16 +147,17 @@ struct StandingsStore: Sendable {
     /// leagues record theirs with each snapshot). Returns how many leagues it recorded.
     @discardableResult
     func recordDailyHistory() async throws -> Int {
+        let today = clock.today()
         let due = try await pool.query(
             """
             SELECT l.id FROM leagues l
             WHERE l.finished_at IS NULL AND l.starts_at <= now() AND l.member_count <= \(liveLimit)
-              AND NOT EXISTS (SELECT 1 FROM league_rank_history h WHERE h.league_id = l.id AND h.day = current_date)
+              AND NOT EXISTS (SELECT 1 FROM league_rank_history h WHERE h.league_id = l.id AND h.day = \(today)::date)
             """
         ).decodeColumn(Int.self)
         for leagueID in due {
             try await pool.withTransaction { session in
-                try await Self.recordHistory(leagueID, from: "league_standings_live(\(leagueID))", in: session)
+                try await Self.recordHistory(leagueID, from: "league_standings_live(\(leagueID))", on: today, in: session)
             }
         }
         return due.count
@@ -183,7 +188,7 @@ struct StandingsStore: Sendable {
             try await session.execute(
                 """
                 INSERT INTO league_rank_history (league_id, user_id, day, rank, net_worth)
-                SELECT league_id, user_id, current_date, rank, net_worth FROM league_standings WHERE league_id = \(leagueID)
+                SELECT league_id, user_id, \(clock.today())::date, rank, net_worth FROM league_standings WHERE league_id = \(leagueID)
                 ON CONFLICT (league_id, user_id, day) DO UPDATE SET rank = excluded.rank, net_worth = excluded.net_worth
                 """
             )
@@ -220,7 +225,7 @@ struct StandingsStore: Sendable {
         try await pool.query(
             """
             SELECT to_char(day, 'YYYY-MM-DD'), rank, net_worth FROM league_rank_history
-            WHERE league_id = \(leagueID) AND user_id = \(userID) AND day > current_date - 366
+            WHERE league_id = \(leagueID) AND user_id = \(userID) AND day > \(clock.today())::date - 366
             ORDER BY day
             """
         ).decode((String, Int, Decimal).self).map { HistoryPoint(day: $0.0, rank: $0.1, netWorth: $0.2) }

@@ -101,7 +101,7 @@ final class HTTPQuoteProvider: QuoteProvider {
         guard !unanswered.isEmpty else { return result }
         let now = Date()
         let lastKnown = try await fx.now(
-            unanswered, day: SimulatedMarket.dayString(now), liveSince: now.addingTimeInterval(-settings.maxStaleness.inSeconds)
+            unanswered, day: nil, liveSince: now.addingTimeInterval(-settings.maxStaleness.inSeconds)
         )
         return result.merging(lastKnown) { $1 }
     }

@@ -93,7 +93,7 @@ struct StoredQuoteProvider: QuoteProvider {
         if let replay, let day = try await replay.day(at: Date()) {
             return try await fx.now(currencies, day: day, liveSince: nil)
         }
-        return try await fx.now(currencies, day: SimulatedMarket.dayString(Date()), liveSince: Date(timeIntervalSince1970: 0))
+        return try await fx.now(currencies, day: nil, liveSince: Date(timeIntervalSince1970: 0))
     }
 }
 

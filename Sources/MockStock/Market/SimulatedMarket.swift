@@ -32,15 +32,21 @@ public final class SimulatedMarket: Service, Sendable {
 
     let pool: PostgresConnectionPool
     let settings: Settings
+    /// Whose day a tick belongs to: a new day's first tick makes the prices its previous closes.
+    let hours: MarketHours
     let logger: Logger
     let pricesStored: PricesStored
     /// History statistics of stocks (by symbol) and exchange rates (by currency, units per
     /// euro), read at the first tick and refreshed every ten minutes.
     private let history = Mutex<(read: ContinuousClock.Instant, bySymbol: [String: History], byCurrency: [String: History])?>(nil)
 
-    public init(pool: PostgresConnectionPool, settings: Settings, logger: Logger, pricesStored: @escaping PricesStored = { _ in }) {
+    public init(
+        pool: PostgresConnectionPool, settings: Settings, hours: MarketHours, logger: Logger,
+        pricesStored: @escaping PricesStored = { _ in }
+    ) {
         self.pool = pool
         self.settings = settings
+        self.hours = hours
         self.logger = logger
         self.pricesStored = pricesStored
     }
@@ -70,7 +76,7 @@ public final class SimulatedMarket: Service, Sendable {
                 "SELECT tick, to_char(day, 'YYYY-MM-DD') FROM market_clock WHERE provider = 'simulated' FOR UPDATE"
             )[0].decode((Int64, String?).self)
             guard tick > lastTick else { return false }
-            let today = Self.dayString(now)
+            let today = hours.day(of: now)
             let newDay = lastDay != today
             let rows = try await session.query(
                 """
@@ -185,13 +191,6 @@ public final class SimulatedMarket: Service, Sendable {
         return (bySymbol, byCurrency)
     }
 
-    /// The UTC calendar day, `YYYY-MM-DD`.
-    static func dayString(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
-    }
 }
 
 /// One step of the walk, in log space: an Ornstein–Uhlenbeck process whose noise is the

@@ -6,9 +6,7 @@ import Foundation
 /// splits and dividends since (`sql/functions/catch_up_fill.sql`).
 struct BackdatedTrades: Sendable {
     let store: TradingStore
-    let quotes: any QuoteProvider
-    let hours: MarketHours
-    let now: @Sendable () -> Date
+    let clock: MarketClock
 
     /// Checks the form of `at` before anything is read.
     static func check(_ at: String?) throws {
@@ -24,15 +22,15 @@ struct BackdatedTrades: Sendable {
         _ side: TradeSide, symbol: String, on day: String, order: (Decimal) async throws -> TradeOrder
     ) async throws -> TradingStore.Execution {
         try Self.check(day)
-        let through = try await CorporateActionProcessor.marketDay(quotes: quotes, at: now())
+        let through = try await clock.marketDay()
         guard day < through else {
             throw InvalidInput("at must be a day before the market's day (\(through)); trade at today's price without at.")
         }
-        guard let close = try await store.close(symbol: symbol, day: day), let closing = hours.closing(of: day) else {
+        guard let close = try await store.close(symbol: symbol, day: day), let closing = clock.hours.closing(of: day) else {
             throw TradingError.noClose(symbol: symbol, day: day)
         }
         return try await store.executeBackdated(
-            side, try await order(close), day: day, closing: closing, through: through, zone: hours.timeZone.identifier
+            side, try await order(close), day: day, closing: closing, through: through, zone: clock.hours.timeZone.identifier
         )
     }
 
@@ -40,7 +38,7 @@ struct BackdatedTrades: Sendable {
     /// dated the close of its day, all in one transaction or none; a refused trade is told
     /// with its line (`ErrorAtLine`). Returns how many were made.
     func importTrades(_ rows: [TradeImport.Row], userID: Int, portfolioID: Int, idempotency: (key: String, requestHash: String)? = nil) async throws -> Int {
-        let through = try await CorporateActionProcessor.marketDay(quotes: quotes, at: now())
+        let through = try await clock.marketDay()
         for row in rows where row.day >= through {
             throw InvalidInput(line: row.line, "\(row.day) is not before the market's day (\(through)).")
         }
@@ -48,7 +46,7 @@ struct BackdatedTrades: Sendable {
         if let row = rows.first(where: { unknown.contains($0.symbol) }) {
             throw InvalidInput(line: row.line, "no instrument has the symbol \(row.symbol).")
         }
-        let zone = hours.timeZone.identifier
+        let zone = clock.hours.timeZone.identifier
         return try await store.pool.withTransaction { session in
             // Under an Idempotency-Key the import is made once: the key is taken in the same
             // transaction (a repeat waits for the first, then answers its count).
@@ -72,7 +70,7 @@ struct BackdatedTrades: Sendable {
             }
             for row in rows {
                 do {
-                    guard let closing = hours.closing(of: row.day) else { throw InvalidInput("date must be a real day.") }
+                    guard let closing = clock.hours.closing(of: row.day) else { throw InvalidInput("date must be a real day.") }
                     let order = TradeOrder(userID: userID, portfolioID: portfolioID, symbol: row.symbol, quantity: row.quantity,
                                            price: row.price, fee: row.fee)
                     if row.side == .sell && order.amount < order.fee { throw TradingError.proceedsBelowFee }

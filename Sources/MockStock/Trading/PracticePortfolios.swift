@@ -26,8 +26,7 @@ struct PracticePortfolios: Sendable {
     let pool: PostgresConnectionPool
     let trading: TradingService
     let backdating: BackdatedTrades
-    let hours: MarketHours
-    let now: @Sendable () -> Date
+    let clock: MarketClock
     let startingCash: Decimal
 
     static let maximum = 10
@@ -39,7 +38,8 @@ struct PracticePortfolios: Sendable {
         let name = try Self.name(request.name ?? "")
         let cash = try request.startingCash.map { try Self.amount($0.value, "startingCash", positive: true) } ?? startingCash
         let currency = try Self.currency(request.currency)
-        let started = try request.startedAt.map { try day($0, "startedAt") }
+        let today = try await clock.marketDay()
+        let started = try request.startedAt.map { try Self.day($0, "startedAt", through: today) }
         let id: Int? = try await pool.withTransaction { session in
             // The user's row is the lock that keeps two creations from passing the limit together.
             let count = try await session.query(
@@ -54,7 +54,7 @@ struct PracticePortfolios: Sendable {
                 WITH created AS (
                     INSERT INTO portfolios (user_id, name, cash, practice, base_currency, created_at)
                     VALUES (\(userID), \(name), \(cash), true, \(currency),
-                            coalesce((\(started)::date::timestamp AT TIME ZONE \(hours.timeZone.identifier)), now()))
+                            coalesce((\(started)::date::timestamp AT TIME ZONE \(clock.hours.timeZone.identifier)), now()))
                     RETURNING id, created_at
                 ), funded AS (
                     INSERT INTO cash_movements (portfolio_id, kind, amount, note, created_at)
@@ -98,9 +98,10 @@ struct PracticePortfolios: Sendable {
     func move(userID: Int, id: Int, _ request: CashRequest) async throws -> CashMovement {
         let amount = try Self.amount(request.amount.value, "amount", positive: false)
         guard amount != 0 else { throw InvalidInput("amount must not be zero: positive deposits, negative withdraws.") }
-        let at = try request.at.map { try day($0, "at") }
+        let today = try await clock.marketDay()
+        let at = try request.at.map { try Self.day($0, "at", through: today) }
         let kind: CashMovementKind = amount > 0 ? .deposit : .withdrawal
-        let zone = hours.timeZone.identifier
+        let zone = clock.hours.timeZone.identifier
         let rows = try await pool.query(
             """
             WITH target AS (
@@ -141,7 +142,7 @@ struct PracticePortfolios: Sendable {
         guard try await trading.store.portfolio(userID: userID, id: id) != nil else { throw TradingError.noSuchPortfolio }
         let rows = try await pool.query(
             """
-            SELECT to_char(t.created_at AT TIME ZONE \(hours.timeZone.identifier), 'YYYY-MM-DD'), t.symbol, t.side, t.quantity, t.price, t.fee
+            SELECT to_char(t.created_at AT TIME ZONE \(clock.hours.timeZone.identifier), 'YYYY-MM-DD'), t.symbol, t.side, t.quantity, t.price, t.fee
             FROM trades t WHERE t.portfolio_id = \(id)
             ORDER BY t.created_at, t.id
             """
@@ -176,9 +177,8 @@ struct PracticePortfolios: Sendable {
         return try FxController.currency(text, "currency")
     }
 
-    /// A day from `earliestDay` to today.
-    private func day(_ text: String, _ field: String) throws -> String {
-        let today = hours.day(of: now())
+    /// A day from `earliestDay` to the market's day `today`.
+    private static func day(_ text: String, _ field: String, through today: String) throws -> String {
         guard CalendarDay.isValid(text), text >= Self.earliestDay, text <= today else {
             throw InvalidInput("\(field) must be a day (YYYY-MM-DD) from \(Self.earliestDay) to today.")
         }

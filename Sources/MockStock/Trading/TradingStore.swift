@@ -88,7 +88,7 @@ struct TradingStore: Sendable {
         let rows = try await session.query(
             """
             SELECT p.practice, coalesce((latest_entry(p.id) AT TIME ZONE \(zone))::date <= \(day)::date, true),
-                   backdated_shares(p.id, \(order.symbol), \(day)::date, \(through)::date, \(signed)), income_after(p.id, \(closing))
+                   backdated_shares(p.id, \(order.symbol), \(day)::date, \(through)::date, \(signed), \(zone)), income_after(p.id, \(closing))
             FROM portfolios p WHERE p.id = \(portfolioID) AND p.user_id = \(order.userID) AND p.archived_at IS NULL
             FOR UPDATE
             """
