@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import MockStock
+import Postgres
 import Testing
 import TestSupport
 
@@ -55,6 +56,43 @@ struct PracticePortfolioTests {
 
             #expect(try await client.delete("/api/portfolios/\(practice.id)", token: token).status == .noContent)
             #expect(try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: token).count == 1)
+        }
+    }
+
+    @Test("which portfolio is which: one personal portfolio, league and practice ones; a request without portfolioId means the personal one")
+    func portfolioKinds() async throws {
+        try await TemporaryDatabase.with { database in
+            let userID = try await TestApp.run(on: database) { client in
+                try await client.seedTradingMarket()
+                let registered = try await client.register("kinds")
+                let token = registered.token
+                let (_, leagueID) = try await client.leagueWithRules("{}", token: token)
+                let practice = try await client.send(.post, "/api/portfolios", body: #"{"name":"Try"}"#, token: token)
+                #expect(practice.status == .created)
+                let all = try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: token)
+                #expect(all.map(\.kind) == ["personal", "practice", "league"])
+                #expect(all.map(\.practice) == [false, true, false] && all[2].id == leagueID)
+                // Without portfolioId a trade and an order go to the personal portfolio.
+                try await client.setPrice("AAPL", "100")
+                let bought = try await client.tradeOK("buy", "AAPL", 2, token: token)
+                #expect(bought.cash == "10050.00", "10,000 and 250 for founding a league, less 200")
+                let order = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"50"}"#, token: token)
+                #expect(order.portfolioId == all[0].id)
+                return registered.user.id
+            }
+            // The database keeps it so: one personal portfolio a user; a league portfolio has a league.
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            await #expect(throws: PostgresError.self) {
+                try await pool.execute("INSERT INTO portfolios (user_id, name, cash) VALUES (\(userID), 'Second', 1)")
+            }
+            await #expect(throws: PostgresError.self) {
+                try await pool.execute("INSERT INTO portfolios (user_id, kind, name, cash) VALUES (\(userID), 'league', 'Nowhere', 1)")
+            }
+            let named = try await pool.query(
+                "SELECT portfolio_named('personal', 1, NULL), portfolio_named('practice', 2, NULL), portfolio_named('practice', 2, 2), portfolio_named('personal', 1, 2)"
+            ).decode((Bool, Bool, Bool, Bool).self)
+            await pool.close()
+            #expect(named.first! == (true, false, true, false))
         }
     }
 

@@ -90,6 +90,27 @@ extension TestClientProtocol {
 
 @Suite("Trading")
 struct TradingTests {
+    @Test("the SQL rules of a position's cost and of buying power, by hand: what a sale, a cover or a split keeps; cash less reservations")
+    func positionRules() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { _ in }
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let rows = try await pool.query(
+                """
+                SELECT cost_basis_kept(100, 3, 1), cost_basis_kept(100, 3, 0), cost_basis_kept(-100, -3, -2),
+                       cost_basis_kept(100.5, 2.5, 2), buying_power(1000, 250.5)
+                """
+            ).decode((Decimal, Decimal, Decimal, Decimal, Decimal).self)
+            await pool.close()
+            let (third, none, shortKept, split, power) = try #require(rows.first)
+            #expect(third == Decimal(string: "33.3333333333"), "1 of 3 shares that cost 100")
+            #expect(none == 0, "nothing is kept of a position sold whole")
+            #expect(shortKept == Decimal(string: "-66.6666666667"), "2 of 3 shares short, sold for 100")
+            #expect(split == Decimal(string: "80.4"), "a 2.5-for-1 split of 1 share keeps 2 whole shares")
+            #expect(power == Decimal(string: "749.5"))
+        }
+    }
+
     @Test("buying and selling is exact: 3 × 0.1 costs 0.30; selling everything removes the holding")
     func buyAndSell() async throws {
         try await TestApp.run { client in
@@ -368,6 +389,7 @@ struct PortfolioSummaryBody: Decodable, Equatable {
     let name: String
     let cash: String
     let netWorth: String
+    var kind = "personal"
     var practice = false
     var baseCurrency = "USD"
 }

@@ -256,7 +256,7 @@ def new_key():
 # history instead.)
 WORTH_DRIFT = """
 SELECT count(*) FROM portfolios p
-WHERE NOT p.practice AND abs(
+WHERE p.kind <> 'practice' AND abs(
         p.cash + coalesce((SELECT sum(v.value) FROM holding_values v WHERE v.portfolio_id = p.id), 0)
       + (SELECT coalesce(sum(fee), 0) FROM trades t WHERE t.portfolio_id = p.id)
       + (SELECT coalesce(sum(t.quantity * abs(t.price - round(q.price * fx_usd_to(p.cash_currency), 4))), 0)

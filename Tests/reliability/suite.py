@@ -512,7 +512,7 @@ SELECT count(*) FROM corporate_actions WHERE applied_at IS NULL AND ex_date >= (
 # day before (back-dated fills caught up once each, or the processor's whole position).
 DIVIDENDS_ONCE = """
 SELECT count(*) FROM corporate_actions a CROSS JOIN portfolios p
-WHERE p.practice AND a.kind = 'dividend' AND a.symbol = 'R2'
+WHERE p.kind = 'practice' AND a.kind = 'dividend' AND a.symbol = 'R2'
   AND coalesce((SELECT sum(x.quantity_before) FROM corporate_action_applications x WHERE x.action_id = a.id AND x.portfolio_id = p.id), 0)
    <> coalesce((SELECT sum(CASE t.side WHEN 'buy' THEN t.quantity ELSE -t.quantity END) FROM trades t
                 WHERE t.portfolio_id = p.id AND t.symbol = a.symbol AND (t.created_at AT TIME ZONE 'UTC')::date < a.ex_date), 0)
@@ -623,7 +623,7 @@ async def crashes(args, profile):
                     WHERE x.cash <> CASE p.cash_currency WHEN 'USD' THEN x.quantity_before * a.amount
                                          ELSE round(x.quantity_before * a.amount * fx_usd_to(p.cash_currency), 2) END)
                  + (SELECT count(*) FROM (SELECT portfolio_id, note FROM cash_movements c WHERE kind = 'dividend'
-                                          AND NOT EXISTS (SELECT 1 FROM portfolios p WHERE p.id = c.portfolio_id AND p.practice)
+                                          AND NOT EXISTS (SELECT 1 FROM portfolios p WHERE p.id = c.portfolio_id AND p.kind = 'practice')
                                           GROUP BY 1, 2 HAVING count(*) > 1) twice)
                  + (SELECT count(*) FROM cash_movements WHERE kind = 'dividend')
                  - (SELECT count(*) FROM corporate_action_applications WHERE cash <> 0)"""))

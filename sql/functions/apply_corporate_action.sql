@@ -55,8 +55,7 @@ BEGIN
             reserved_quantity = least(greatest(after, 0), (
                 SELECT coalesce(sum(o.reserved_quantity), 0) FROM orders o
                 WHERE o.portfolio_id = p_portfolio AND o.symbol = action.symbol AND o.status = 'new')),
-            cost_basis = CASE WHEN after = 0 THEN 0
-                              ELSE round(held.cost_basis * after / (held.quantity * action.ratio), 10) END
+            cost_basis = cost_basis_kept(held.cost_basis, held.quantity * action.ratio, after)
         WHERE portfolio_id = p_portfolio AND symbol = action.symbol;
     ELSE
         kind := 'dividend';
@@ -68,7 +67,7 @@ BEGIN
         paid := round(paid * fx_usd_to(currency), 2);
     END IF;
     IF paid < 0 THEN
-        SELECT greatest(paid, -(cash - reserved_cash)) INTO paid FROM portfolios WHERE id = p_portfolio;
+        SELECT greatest(paid, -buying_power(cash, reserved_cash)) INTO paid FROM portfolios WHERE id = p_portfolio;
     END IF;
     IF paid <> 0 THEN
         UPDATE portfolios SET cash = cash + paid WHERE id = p_portfolio;

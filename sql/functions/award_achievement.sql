@@ -14,7 +14,7 @@ BEGIN
     SELECT * INTO STRICT earned FROM achievements WHERE code = p_code;
     IF earned.reward > 0 THEN
         UPDATE portfolios SET cash = cash + earned.reward
-        WHERE user_id = p_user AND league_id IS NULL AND NOT practice RETURNING id INTO personal;
+        WHERE user_id = p_user AND kind = 'personal' RETURNING id INTO personal;
         INSERT INTO cash_movements (portfolio_id, kind, amount, note)
         VALUES (personal, 'reward', earned.reward, 'Achievement: ' || earned.name);
     END IF;

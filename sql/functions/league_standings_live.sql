@@ -8,7 +8,7 @@ RETURNS TABLE (place bigint, rank bigint, user_id bigint, username text, net_wor
 LANGUAGE sql STABLE AS $$
     WITH members AS (
         SELECT m.user_id, p.id AS portfolio_id, p.cash, p.paid_in
-        FROM league_members m JOIN portfolios p ON p.user_id = m.user_id AND p.league_id IS NULL AND NOT p.practice
+        FROM league_members m JOIN portfolios p ON p.user_id = m.user_id AND p.kind = 'personal'
         WHERE m.league_id = p_league AND (SELECT mode FROM leagues WHERE id = p_league) = 'shared'
         UNION ALL
         SELECT p.user_id, p.id, p.cash, p.paid_in

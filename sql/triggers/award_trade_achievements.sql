@@ -8,7 +8,7 @@ DECLARE
     practising boolean;
     earned text[];
 BEGIN
-    SELECT p.user_id, p.practice, ARRAY(SELECT a.code FROM user_achievements a WHERE a.user_id = p.user_id)
+    SELECT p.user_id, p.kind = 'practice', ARRAY(SELECT a.code FROM user_achievements a WHERE a.user_id = p.user_id)
     INTO STRICT owner, practising, earned
     FROM portfolios p WHERE p.id = NEW.portfolio_id;
     IF practising THEN

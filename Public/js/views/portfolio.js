@@ -13,7 +13,7 @@ export async function portfolioChoices() {
 export function portfolioSelect(portfolios, selected, onchange, id = 'portfolio-select') {
   return h('select', { id, onchange: (event) => onchange(event.target.value) },
     portfolios.map((p) => h('option', { value: p.id, selected: String(p.id) === String(selected) },
-      p.practice ? `Practice: ${p.name}` : p.leagueId === null ? 'Personal portfolio' : `League: ${p.name}`)));
+      ({ personal: 'Personal portfolio', practice: `Practice: ${p.name}`, league: `League: ${p.name}` })[p.kind])));
 }
 
 export async function portfolioView(root, context) {

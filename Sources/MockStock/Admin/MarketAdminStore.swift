@@ -57,7 +57,7 @@ struct MarketAdminStore: Sendable {
             """
             WITH personal AS (
                 UPDATE portfolios SET cash = cash + \(amount)
-                WHERE user_id = \(userID) AND league_id IS NULL AND NOT practice AND cash + \(amount) >= reserved_cash
+                WHERE user_id = \(userID) AND kind = \(PortfolioKind.personal) AND buying_power(cash, reserved_cash) + \(amount) >= 0
                 RETURNING id, cash
             ), movement AS (
                 INSERT INTO cash_movements (portfolio_id, kind, amount, note)

@@ -78,8 +78,8 @@ struct CompositionService: Sendable {
             let local = try await exchange(from: ValueHistoryService.currency, to: live.currency)
             held = rows.compactMap { row in row.0.map { (symbol: $0, quantity: row.1 ?? 0, price: row.2 * local) } }
         } else {
-            cash = Decimal(string: live.cash) ?? 0
-            held = live.holdings.map { (symbol: $0.symbol, quantity: $0.quantity, price: Decimal(string: $0.price) ?? 0) }
+            cash = live.cash
+            held = live.holdings.map { (symbol: $0.symbol, quantity: $0.quantity, price: $0.price) }
         }
         let sectors = try await pool.query(
             "SELECT symbol, sector FROM instruments WHERE symbol = ANY(\(held.map(\.symbol))::text[])"

@@ -180,7 +180,7 @@ struct ProfitAndLossService: Sendable {
                 break
             }
         }
-        let prices = Dictionary(live.holdings.map { ($0.symbol, Decimal(string: $0.price) ?? 0) }) { first, _ in first }
+        let prices = Dictionary(live.holdings.map { ($0.symbol, $0.price) }) { first, _ in first }
         var realized = Decimal(0), unrealized = Decimal(0)
         let holdings = lots.symbols.map { symbol in
             let shares = lots.shares(symbol)

@@ -53,7 +53,7 @@ struct ValueHistoryService: Sendable {
         return (live.currency, try await values(of: live, from: from, to: to, interval: interval))
     }
 
-    private func values(of live: Portfolio, from: String?, to: String?, interval: HistoryInterval) async throws -> [Value] {
+    private func values(of live: PortfolioValuation, from: String?, to: String?, interval: HistoryInterval) async throws -> [Value] {
         guard let created = try await store.createdAt(portfolioID: live.id) else { throw TradingError.noSuchPortfolio }
         let today = dayString(now())
         let first = max(from ?? dayString(created), dayString(created))
@@ -84,7 +84,7 @@ struct ValueHistoryService: Sendable {
         if past.count < ends.count {
             let paidIn = try await store.paidIn(portfolioID: live.id)
             values.append(Value(
-                day: today, cash: Decimal(exactly: live.cash) ?? 0, holdingsValue: Decimal(exactly: live.holdingsValue) ?? 0,
+                day: today, cash: live.cash, holdingsValue: live.holdingsValue,
                 netInflow: paidIn - inflowBefore
             ))
         }

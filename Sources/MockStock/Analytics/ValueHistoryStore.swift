@@ -26,7 +26,7 @@ struct ValueHistoryStore: Sendable {
             """
             SELECT base_currency FROM portfolios
             WHERE user_id = \(userID)
-              AND CASE WHEN \(portfolioID)::int8 IS NULL THEN league_id IS NULL AND NOT practice ELSE id = \(portfolioID)::int8 END
+              AND portfolio_named(kind, id, \(portfolioID)::int8)
             """
         ).decodeColumn(String.self).first
     }

@@ -32,16 +32,15 @@ struct AlpacaController {
         let rules = try await rules.rules(userID: userID, portfolioID: context.botPortfolioID)
         var long = Decimal(0), short = Decimal(0), dayChange = Decimal(0)
         for holding in portfolio.holdings {
-            let value = Decimal(string: holding.value) ?? 0
-            if holding.quantity > 0 { long += value } else { short += value }
-            dayChange += Decimal(string: holding.dayChange) ?? 0
+            if holding.quantity > 0 { long += holding.value } else { short += holding.value }
+            dayChange += holding.dayChange
         }
-        let equity = Decimal(string: portfolio.netWorth) ?? 0
+        let buyingPower = portfolio.buyingPower.moneyString, equity = portfolio.netWorth.moneyString
         return AlpacaResponse(AlpacaAccount(
             id: record.uuid, accountNumber: String(format: "PA%010d", record.id), currency: portfolio.currency,
-            cash: portfolio.cash, buyingPower: portfolio.buyingPower, regtBuyingPower: portfolio.buyingPower,
-            nonMarginableBuyingPower: portfolio.buyingPower, portfolioValue: portfolio.netWorth, equity: portfolio.netWorth,
-            lastEquity: (equity - dayChange).moneyString, longMarketValue: long.moneyString, shortMarketValue: short.moneyString,
+            cash: portfolio.cash.moneyString, buyingPower: buyingPower, regtBuyingPower: buyingPower,
+            nonMarginableBuyingPower: buyingPower, portfolioValue: equity, equity: equity,
+            lastEquity: (portfolio.netWorth - dayChange).moneyString, longMarketValue: long.moneyString, shortMarketValue: short.moneyString,
             tradingBlocked: !record.running, shortingEnabled: rules.allowShortSelling, createdAt: record.createdAt
         ))
     }

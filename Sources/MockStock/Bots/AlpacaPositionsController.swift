@@ -100,23 +100,19 @@ struct AlpacaPositionsController {
         let portfolio = try await trading.portfolio(userID: context.requireIdentity().userID, id: context.botPortfolioID)
         let assets = try await alpaca.assetIDs(Set(portfolio.holdings.map(\.symbol)))
         return portfolio.holdings.map { holding in
-            let quantity = Decimal(holding.quantity)
-            let price = Decimal(string: holding.price) ?? 0
-            let value = Decimal(string: holding.value) ?? 0
-            let gain = Decimal(string: holding.unrealizedGain) ?? 0
-            let dayChange = Decimal(string: holding.dayChange) ?? 0
+            let (price, value, gain, dayChange) = (holding.price, holding.value, holding.unrealizedGain, holding.dayChange)
             let costBasis = value - gain
-            let lastPrice = price - dayChange / quantity
+            let lastPrice = holding.previousPrice
             let lastValue = value - dayChange
             func ratio(_ part: Decimal, _ whole: Decimal) -> String {
                 whole == 0 ? "0" : "\((part / abs(whole)).rounded(6))"
             }
             return AlpacaPosition(
-                assetId: assets[holding.symbol] ?? "", symbol: holding.symbol, avgEntryPrice: holding.averageCost,
+                assetId: assets[holding.symbol] ?? "", symbol: holding.symbol, avgEntryPrice: holding.averageCost.moneyString,
                 qty: String(holding.quantity), side: holding.quantity > 0 ? "long" : "short",
-                marketValue: holding.value, costBasis: costBasis.moneyString, unrealizedPl: holding.unrealizedGain,
-                unrealizedPlpc: ratio(gain, costBasis), unrealizedIntradayPl: holding.dayChange,
-                unrealizedIntradayPlpc: ratio(dayChange, lastValue), currentPrice: holding.price,
+                marketValue: value.moneyString, costBasis: costBasis.moneyString, unrealizedPl: gain.moneyString,
+                unrealizedPlpc: ratio(gain, costBasis), unrealizedIntradayPl: dayChange.moneyString,
+                unrealizedIntradayPlpc: ratio(dayChange, lastValue), currentPrice: price.moneyString,
                 lastdayPrice: lastPrice.rounded(4).moneyString, changeToday: ratio(price - lastPrice, lastPrice)
             )
         }

@@ -28,7 +28,7 @@ struct AlpacaStore: Sendable {
                    l.id IS NULL OR (l.starts_at <= now() AND (l.ends_at IS NULL OR l.ends_at > now()) AND l.finished_at IS NULL)
             FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
             WHERE p.user_id = \(userID) AND p.archived_at IS NULL
-              AND CASE WHEN \(portfolioID)::int8 IS NULL THEN p.league_id IS NULL AND NOT p.practice ELSE p.id = \(portfolioID)::int8 END
+              AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
             """
         ).decode((Int, String, Date, Bool).self).first.map { AccountRecord(id: $0.0, uuid: $0.1, createdAt: $0.2, running: $0.3) }
     }

@@ -33,7 +33,7 @@ struct ApiKeyStore: Sendable {
                 WITH target AS (
                     SELECT p.id FROM portfolios p
                     WHERE p.user_id = \(userID) AND p.archived_at IS NULL
-                      AND CASE WHEN \(portfolioID)::int8 IS NULL THEN p.league_id IS NULL AND NOT p.practice ELSE p.id = \(portfolioID)::int8 END
+                      AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
                 ), room AS (
                     SELECT count(*) < \(limit) AS ok FROM api_keys WHERE user_id = \(userID)
                 ), created AS (

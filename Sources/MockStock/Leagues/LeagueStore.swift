@@ -72,8 +72,8 @@ struct LeagueStore: Sendable {
     private static func fundIsolated(from source: String, userID: PostgresQuery) -> PostgresQuery {
         """
         portfolio AS (
-            INSERT INTO portfolios (user_id, league_id, name, cash, cash_currency, base_currency)
-            SELECT \(userID), id, name, starting_cash, currency, currency FROM \(unescaped: source) WHERE mode = \(LeagueMode.isolated)
+            INSERT INTO portfolios (user_id, league_id, kind, name, cash, cash_currency, base_currency)
+            SELECT \(userID), id, \(PortfolioKind.league), name, starting_cash, currency, currency FROM \(unescaped: source) WHERE mode = \(LeagueMode.isolated)
             RETURNING id, cash
         ), funding AS (
             INSERT INTO cash_movements (portfolio_id, kind, amount, note)

@@ -18,6 +18,8 @@ import Synchronization
 ///   serves while it is younger than `maxStaleness`; after that, `503 quote_unavailable`.
 ///   Last known quotes are kept in the `quotes` table, shared by every server process.
 final class HTTPQuoteProvider: QuoteProvider {
+    let fetchesOnDemand = true
+
     struct Settings: Sendable {
         var urlTemplate: String
         var timeout: Duration = .seconds(2)

@@ -17,10 +17,16 @@ public protocol QuoteProvider: Sendable {
     /// Exchange rates now: units of each of `currencies` (never the euro) per euro;
     /// currencies without a rate are left out.
     func fxPerEuro(_ currencies: [String]) async throws -> [String: FxQuote]
+
+    /// Whether prices and rates are fetched when asked for (and then stored), rather than
+    /// stored as the market moves: readers of stored prices ask first.
+    var fetchesOnDemand: Bool { get }
 }
 
 extension QuoteProvider {
     func historyEnd() async throws -> String? { nil }
+
+    var fetchesOnDemand: Bool { false }
 
     func forget(_ symbols: [String]) {}
 
@@ -119,6 +125,8 @@ final class CachingQuoteProvider: QuoteProvider {
     func quotes(for symbols: [String]) async throws -> [String: PriceQuote] {
         try await cache.values(for: symbols) { try await source.quotes(for: $0) }
     }
+
+    var fetchesOnDemand: Bool { source.fetchesOnDemand }
 
     func historyEnd() async throws -> String? {
         try await source.historyEnd()

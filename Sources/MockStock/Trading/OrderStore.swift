@@ -116,7 +116,7 @@ struct OrderStore: Sendable {
             """
             reserved AS (
                 UPDATE portfolios p SET reserved_cash = p.reserved_cash + \(reservation.cash)
-                FROM owned WHERE p.id = owned.id AND owned.open AND p.cash - p.reserved_cash >= \(reservation.cash)
+                FROM owned WHERE p.id = owned.id AND owned.open AND buying_power(p.cash, p.reserved_cash) >= \(reservation.cash)
                 RETURNING p.id, \(reservation.cash)::numeric AS cash, 0::int8 AS shares
             )
             """
@@ -152,7 +152,7 @@ struct OrderStore: Sendable {
                        (l.id IS NULL OR (now() >= l.starts_at AND (l.ends_at IS NULL OR now() < l.ends_at))) AS open
                 FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
                 WHERE p.user_id = \(userID) AND p.archived_at IS NULL
-                  AND CASE WHEN \(ticket.portfolioID)::int8 IS NULL THEN p.league_id IS NULL AND NOT p.practice ELSE p.id = \(ticket.portfolioID)::int8 END
+                  AND portfolio_named(p.kind, p.id, \(ticket.portfolioID)::int8)
                 FOR UPDATE OF p
             ), \(reserve), placed AS (
                 INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type, time_in_force,

@@ -44,7 +44,7 @@ struct PracticePortfolios: Sendable {
             // The user's row is the lock that keeps two creations from passing the limit together.
             let count = try await session.query(
                 """
-                SELECT (SELECT count(*) FROM portfolios WHERE user_id = u.id AND practice)
+                SELECT (SELECT count(*) FROM portfolios WHERE user_id = u.id AND kind = \(PortfolioKind.practice))
                 FROM users u WHERE u.id = \(userID) FOR UPDATE
                 """
             ).decodeColumn(Int.self).first ?? 0
@@ -52,8 +52,8 @@ struct PracticePortfolios: Sendable {
             return try await session.query(
                 """
                 WITH created AS (
-                    INSERT INTO portfolios (user_id, name, cash, practice, base_currency, created_at)
-                    VALUES (\(userID), \(name), \(cash), true, \(currency),
+                    INSERT INTO portfolios (user_id, name, cash, kind, base_currency, created_at)
+                    VALUES (\(userID), \(name), \(cash), \(PortfolioKind.practice), \(currency),
                             coalesce((\(started)::date::timestamp AT TIME ZONE \(clock.hours.timeZone.identifier)), now()))
                     RETURNING id, created_at
                 ), funded AS (
@@ -78,7 +78,7 @@ struct PracticePortfolios: Sendable {
         let changed = try await pool.execute(
             """
             UPDATE portfolios SET name = coalesce(\(name)::text, name), base_currency = coalesce(\(currency)::text, base_currency)
-            WHERE id = \(id) AND user_id = \(userID) AND practice
+            WHERE id = \(id) AND user_id = \(userID) AND kind = \(PortfolioKind.practice)
             """
         )
         guard changed == 1 else { throw TradingError.noSuchPortfolio }
@@ -87,7 +87,7 @@ struct PracticePortfolios: Sendable {
 
     /// Deletes a practice portfolio with its history (trades, orders, cash movements, keys).
     func delete(userID: Int, id: Int) async throws {
-        guard try await pool.execute("DELETE FROM portfolios WHERE id = \(id) AND user_id = \(userID) AND practice") == 1 else {
+        guard try await pool.execute("DELETE FROM portfolios WHERE id = \(id) AND user_id = \(userID) AND kind = \(PortfolioKind.practice)") == 1 else {
             throw TradingError.noSuchPortfolio
         }
     }
@@ -106,13 +106,13 @@ struct PracticePortfolios: Sendable {
             """
             WITH target AS (
                 SELECT p.id, coalesce((\(at)::date::timestamp AT TIME ZONE \(zone)), now()) AS at, latest_entry(p.id) AS latest
-                FROM portfolios p WHERE p.id = \(id) AND p.user_id = \(userID) AND p.practice
+                FROM portfolios p WHERE p.id = \(id) AND p.user_id = \(userID) AND p.kind = \(PortfolioKind.practice)
                 FOR UPDATE OF p
             ), moved AS (
                 UPDATE portfolios p SET cash = p.cash + \(amount)
                 FROM target t
                 WHERE p.id = t.id AND (t.at AT TIME ZONE \(zone))::date >= (t.latest AT TIME ZONE \(zone))::date
-                  AND (\(amount) > 0 OR p.cash - p.reserved_cash - income_after(p.id, t.at) + \(amount) >= 0)
+                  AND (\(amount) > 0 OR buying_power(p.cash, p.reserved_cash) - income_after(p.id, t.at) + \(amount) >= 0)
                 RETURNING p.id, t.at
             ), recorded AS (
                 INSERT INTO cash_movements (portfolio_id, kind, amount, note, created_at)
@@ -151,10 +151,7 @@ struct PracticePortfolios: Sendable {
     }
 
     private func summary(userID: Int, id: Int) async throws -> PortfolioSummary {
-        guard let summary = try await trading.portfolios(userID: userID).first(where: { $0.id == id }) else {
-            throw TradingError.noSuchPortfolio
-        }
-        return summary
+        PortfolioSummary(try await trading.portfolio(userID: userID, id: id))
     }
 
     // MARK: Checks

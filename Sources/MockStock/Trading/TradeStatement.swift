@@ -156,7 +156,7 @@ public enum TradeStatement {
                     SELECT p.id, \(open)
                     FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
                     WHERE p.user_id = \(order.userID) AND p.archived_at IS NULL
-                      AND CASE WHEN \(order.portfolioID)::int8 IS NULL THEN p.league_id IS NULL AND NOT p.practice ELSE p.id = \(order.portfolioID)::int8 END
+                      AND portfolio_named(p.kind, p.id, \(order.portfolioID)::int8)
                     FOR UPDATE OF p
                 )
                 """
@@ -281,7 +281,7 @@ public enum TradeStatement {
             WITH \(ownedPortfolio(order)), cash_after AS (
                 UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
                 FROM owned WHERE p.id = owned.id AND owned.open
-                             AND p.cash - p.reserved_cash + \(released)\(incomeAfter(order)) >= \(cost)
+                             AND buying_power(p.cash, p.reserved_cash) + \(released)\(incomeAfter(order)) >= \(cost)
                 RETURNING p.id, p.cash
             ), position_after AS (
                 INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
@@ -318,8 +318,7 @@ public enum TradeStatement {
                 UPDATE holdings h SET
                     quantity = held.quantity - \(quantity),
                     reserved_quantity = h.reserved_quantity - \(released),
-                    cost_basis = CASE WHEN held.quantity = \(quantity) THEN 0
-                                      ELSE round(held.cost_basis * (held.quantity - \(quantity)) / held.quantity, 10) END
+                    cost_basis = cost_basis_kept(held.cost_basis, held.quantity, held.quantity - \(quantity))
                 FROM held WHERE h.portfolio_id = held.portfolio_id AND h.symbol = \(order.symbol)
                 RETURNING h.portfolio_id, h.quantity, held.cost_basis - h.cost_basis AS cost_sold
             ), cash_after AS (
@@ -365,7 +364,7 @@ public enum TradeStatement {
         return """
             WITH \(ownedPortfolio(order)), \(positionBefore(order)), cash_after AS (
                 UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
-                FROM owned WHERE p.id = owned.id AND owned.open AND p.cash - p.reserved_cash + \(released) >= \(cost)
+                FROM owned WHERE p.id = owned.id AND owned.open AND buying_power(p.cash, p.reserved_cash) + \(released) >= \(cost)
                 RETURNING p.id, p.cash
             ), position_after AS (
                 INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
@@ -373,17 +372,15 @@ public enum TradeStatement {
                 ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
                     quantity = h.quantity + excluded.quantity,
                     cost_basis = CASE WHEN h.quantity >= 0 THEN h.cost_basis + excluded.cost_basis
-                                      WHEN h.quantity + excluded.quantity < 0
-                                          THEN round(h.cost_basis * (h.quantity + excluded.quantity) / h.quantity, 10)
-                                      WHEN h.quantity + excluded.quantity = 0 THEN 0
+                                      WHEN h.quantity + excluded.quantity <= 0
+                                          THEN cost_basis_kept(h.cost_basis, h.quantity, h.quantity + excluded.quantity)
                                       ELSE \(order.price) * (h.quantity + excluded.quantity) END
                 RETURNING quantity
             ), trade AS (
                 INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain\(recorded.column))
                 SELECT id, \(order.symbol), \(TradeSide.buy), \(quantity), \(order.price), \(order.amount), \(order.fee),
                        CASE WHEN b.quantity < 0 THEN
-                           CASE WHEN -b.quantity <= \(quantity) THEN -b.cost_basis
-                                ELSE round(b.cost_basis * (b.quantity + \(quantity)) / b.quantity, 10) - b.cost_basis END
+                           cost_basis_kept(b.cost_basis, b.quantity, least(b.quantity + \(quantity), 0)) - b.cost_basis
                            - \(order.price) * least(-b.quantity, \(quantity)) - \(order.fee)
                        END\(recorded.value)
                 FROM cash_after, position_before b
@@ -422,8 +419,7 @@ public enum TradeStatement {
                 ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
                     quantity = h.quantity - \(quantity),
                     reserved_quantity = h.reserved_quantity - \(released),
-                    cost_basis = CASE WHEN h.quantity = \(quantity) THEN 0
-                                      WHEN h.quantity > \(quantity) THEN round(h.cost_basis * (h.quantity - \(quantity)) / h.quantity, 10)
+                    cost_basis = CASE WHEN h.quantity >= \(quantity) THEN cost_basis_kept(h.cost_basis, h.quantity, h.quantity - \(quantity))
                                       WHEN h.quantity <= 0 THEN h.cost_basis - \(order.amount)
                                       ELSE \(order.price) * (h.quantity - \(quantity)) END
                 RETURNING h.portfolio_id, h.quantity
@@ -436,8 +432,7 @@ public enum TradeStatement {
                 SELECT id, \(order.symbol), \(TradeSide.sell), \(quantity), \(order.price), \(order.amount), \(order.fee),
                        CASE WHEN b.quantity > 0 THEN
                            \(order.price) * least(b.quantity, \(quantity)) - \(order.fee)
-                           - CASE WHEN b.quantity <= \(quantity) THEN b.cost_basis
-                                  ELSE b.cost_basis - round(b.cost_basis * (b.quantity - \(quantity)) / b.quantity, 10) END
+                           - (b.cost_basis - cost_basis_kept(b.cost_basis, b.quantity, greatest(b.quantity - \(quantity), 0)))
                        END\(recorded.value)
                 FROM cash_after, position_before b
                 RETURNING id, portfolio_id, created_at

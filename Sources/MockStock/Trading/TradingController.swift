@@ -26,11 +26,11 @@ struct TradingController {
     }
 
     @Sendable func portfolios(_ request: Request, context: AppRequestContext) async throws -> [PortfolioSummary] {
-        try await trading.portfolios(userID: context.requireIdentity().userID)
+        try await trading.portfolios(userID: context.requireIdentity().userID).map(PortfolioSummary.init)
     }
 
     @Sendable func portfolio(_ request: Request, context: AppRequestContext) async throws -> Portfolio {
-        try await trading.portfolio(userID: context.requireIdentity().userID, id: try request.positiveInteger("portfolioId"))
+        Portfolio(try await trading.portfolio(userID: context.requireIdentity().userID, id: try request.positiveInteger("portfolioId")))
     }
 
     func trade(_ side: TradeSide, _ request: Request, _ context: AppRequestContext) async throws -> TradeResult {

@@ -43,12 +43,22 @@ struct TradeResult: ResponseEncodable, Equatable {
     let position: Position
 }
 
+/// Which portfolio is which (`portfolios.kind`): each user's one personal portfolio, a
+/// member's portfolio in an isolated league, or a practice portfolio of the user's own.
+/// The SQL function `portfolio_named` picks "the portfolio a request names, else the
+/// personal one".
+enum PortfolioKind: String, PostgresCodable, Codable, Sendable {
+    case personal, league, practice
+}
+
 struct PortfolioSummary: ResponseEncodable {
     let id: Int
     @NullEncoded var leagueId: Int?
     let name: String
     let cash: String
     let netWorth: String
+    /// Which portfolio it is: `personal`, `league` or `practice`.
+    let kind: PortfolioKind
     /// A practice portfolio: the user's own, never ranked.
     let practice: Bool
     /// The currency its figures are shown in by default.

@@ -69,61 +69,28 @@ struct TradingService: Sendable {
 
     // MARK: Valuation
 
-    func portfolios(userID: Int) async throws -> [PortfolioSummary] {
-        let portfolios = try await store.portfoliosWithHoldings(userID: userID, .all)
-        let prices = try await currentPrices(portfolios.flatMap(\.1))
-        let rates = try await exchangeRates(Set(portfolios.map(\.0.cashCurrency)))
-        return portfolios.map { portfolio, held in
-            let rate = rates[portfolio.cashCurrency] ?? 1
-            let value = held.reduce(Decimal(0)) { $0 + FxCurrency.price(prices[$1.symbol]?.price ?? 0, at: rate) * Decimal($1.quantity) }
-            return PortfolioSummary(
-                id: portfolio.id, leagueId: portfolio.leagueID, name: portfolio.name,
-                cash: portfolio.cash.moneyString, netWorth: (portfolio.cash + value).moneyString,
-                practice: portfolio.practice, baseCurrency: portfolio.baseCurrency, currency: portfolio.cashCurrency
-            )
-        }
+    /// Every portfolio of the user's, valued now.
+    func portfolios(userID: Int) async throws -> [PortfolioValuation] {
+        try await valuations(userID: userID, .all)
     }
 
-    /// Units of each currency per dollar now, to value dollar prices in a portfolio's own
-    /// currency (`FxError.noRate` for one without a rate).
-    private func exchangeRates(_ currencies: Set<String>) async throws -> [String: Decimal] {
-        let others = currencies.subtracting([FxCurrency.dollar]).sorted()
-        guard !others.isEmpty else { return [:] }
-        let now = try await quotes.fxRates(base: FxCurrency.dollar, currencies: others)
-        if let missing = others.first(where: { now[$0] == nil }) { throw FxError.noRate(FxCurrency.dollar, missing) }
-        return now.mapValues(\.rate)
+    /// The user's portfolio `id` (nil: the personal one), valued now.
+    func portfolio(userID: Int, id: Int?) async throws -> PortfolioValuation {
+        guard let portfolio = try await valuations(userID: userID, .one(id)).first else { throw TradingError.noSuchPortfolio }
+        return portfolio
     }
 
-    func portfolio(userID: Int, id: Int?) async throws -> Portfolio {
-        guard let (portfolio, held) = try await store.portfoliosWithHoldings(userID: userID, .one(id)).first else {
-            throw TradingError.noSuchPortfolio
-        }
-        let prices = try await currentPrices(held)
-        let rate = try await exchangeRates([portfolio.cashCurrency])[portfolio.cashCurrency] ?? 1
-        var total = Decimal(0)
-        let holdings = held.map { holding in
-            let quote = prices[holding.symbol]
-            let price = FxCurrency.price(quote?.price ?? 0, at: rate)
-            let quantity = Decimal(holding.quantity)
-            let value = price * quantity
-            total += value
-            return Portfolio.Holding(
-                symbol: holding.symbol, name: holding.name, quantity: holding.quantity, price: price.moneyString,
-                value: value.moneyString, averageCost: (holding.costBasis / quantity).rounded(4).moneyString,
-                unrealizedGain: (value - holding.costBasis).rounded(4).moneyString,
-                dayChange: ((price - ((quote?.previousClose).map { FxCurrency.price($0, at: rate) } ?? price)) * quantity).moneyString
-            )
-        }
-        return Portfolio(
-            id: portfolio.id, leagueId: portfolio.leagueID, currency: portfolio.cashCurrency, cash: portfolio.cash.moneyString,
-            reserved: portfolio.reserved.moneyString, buyingPower: (portfolio.cash - portfolio.reserved).moneyString,
-            holdingsValue: total.moneyString, netWorth: (portfolio.cash + total).moneyString, holdings: holdings
-        )
-    }
-
-    private func currentPrices(_ holdings: [TradingStore.HoldingRecord]) async throws -> [String: PriceQuote] {
-        let symbols = Array(Set(holdings.map(\.symbol))).sorted()
-        return symbols.isEmpty ? [:] : try await quotes.quotes(for: symbols)
+    /// Valuations read from the stored prices; a provider that fetches prices on demand
+    /// (`http`) first brings the held symbols' prices up to date.
+    private func valuations(userID: Int, _ scope: TradingStore.PortfolioScope) async throws -> [PortfolioValuation] {
+        let valued = try await store.valuations(userID: userID, scope)
+        guard quotes.fetchesOnDemand else { return valued }
+        let symbols = Set(valued.flatMap { $0.holdings.map(\.symbol) }).sorted()
+        guard !symbols.isEmpty else { return valued }
+        _ = try await quotes.quotes(for: symbols)
+        let currencies = Set(valued.map(\.currency)).subtracting([FxCurrency.dollar]).sorted()
+        if !currencies.isEmpty { _ = try await quotes.fxRates(base: FxCurrency.dollar, currencies: currencies) }
+        return try await store.valuations(userID: userID, scope)
     }
 
     // MARK: History

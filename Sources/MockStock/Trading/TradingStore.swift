@@ -87,7 +87,7 @@ struct TradingStore: Sendable {
         let signed = side == .buy ? order.quantity : -order.quantity
         let rows = try await session.query(
             """
-            SELECT p.practice, coalesce((latest_entry(p.id) AT TIME ZONE \(zone))::date <= \(day)::date, true),
+            SELECT p.kind = \(PortfolioKind.practice), coalesce((latest_entry(p.id) AT TIME ZONE \(zone))::date <= \(day)::date, true),
                    backdated_shares(p.id, \(order.symbol), \(day)::date, \(through)::date, \(signed), \(zone)), income_after(p.id, \(closing))
             FROM portfolios p WHERE p.id = \(portfolioID) AND p.user_id = \(order.userID) AND p.archived_at IS NULL
             FOR UPDATE
@@ -154,17 +154,6 @@ struct TradingStore: Sendable {
         let cash: Decimal
         /// Cash held back by open buy orders.
         let reserved: Decimal
-        var practice = false
-        var baseCurrency = "USD"
-        /// The currency its cash is held in (a league's own; else dollars).
-        var cashCurrency = FxCurrency.dollar
-    }
-
-    struct HoldingRecord: Sendable {
-        let symbol: String
-        let name: String
-        let quantity: Int
-        let costBasis: Decimal
     }
 
     /// Which of a user's portfolios to read: all of them, or one (nil: the personal one).
@@ -173,41 +162,52 @@ struct TradingStore: Sendable {
         case one(Int?)
     }
 
-    /// The user's portfolios in `scope` with their positions (long or short), read in one
-    /// statement so that cash and holdings are of the same moment even while a fill, a
-    /// split or a dividend commits.
-    func portfoliosWithHoldings(userID: Int, _ scope: PortfolioScope) async throws -> [(PortfolioRecord, [HoldingRecord])] {
+    /// The user's portfolios in `scope`, valued now through `holding_values` (long and
+    /// short positions), read in one statement so that cash and holdings are of the same
+    /// moment even while a fill, a split or a dividend commits. A holding whose price has
+    /// no exchange rate into its portfolio's currency is `FxError.noRate`.
+    func valuations(userID: Int, _ scope: PortfolioScope) async throws -> [PortfolioValuation] {
         let (all, id): (Bool, Int?) = switch scope {
         case .all: (true, nil)
         case .one(let id): (false, id)
         }
         let rows = try await pool.query(
             """
-            SELECT p.id, p.league_id, p.name, p.cash, p.reserved_cash, h.symbol, i.name, h.quantity, h.cost_basis,
-                   p.practice, p.base_currency, p.cash_currency
+            SELECT p.id, p.league_id, p.name, p.kind, p.base_currency, p.cash_currency, p.cash, p.reserved_cash,
+                   v.symbol, i.name AS instrument, v.quantity, v.cost_basis, v.price, v.previous_price
             FROM portfolios p
-            LEFT JOIN holdings h ON h.portfolio_id = p.id AND h.quantity <> 0
-            LEFT JOIN instruments i ON i.symbol = h.symbol
+            LEFT JOIN holding_values v ON v.portfolio_id = p.id
+            LEFT JOIN instruments i ON i.symbol = v.symbol
             WHERE p.user_id = \(userID) AND p.archived_at IS NULL
-              AND (\(all)::bool OR CASE WHEN \(id)::int8 IS NULL THEN p.league_id IS NULL AND NOT p.practice ELSE p.id = \(id)::int8 END)
-            ORDER BY p.league_id NULLS FIRST, p.practice, p.id, h.symbol
+              AND (\(all)::bool OR portfolio_named(p.kind, p.id, \(id)::int8))
+            ORDER BY p.league_id NULLS FIRST, p.kind, p.id, v.symbol
             """
         )
-        var result: [(PortfolioRecord, [HoldingRecord])] = []
+        var portfolios: [(id: Int, row: PostgresRow, holdings: [PortfolioValuation.Holding])] = []
         for row in rows {
-            let (id, league, name, cash, reserved, symbol, instrument, quantity, basis, practice, currency, cashCurrency) =
-                try row.decode((Int, Int?, String, Decimal, Decimal, String?, String?, Int?, Decimal?, Bool, String, String).self)
-            if result.last?.0.id != id {
-                result.append((PortfolioRecord(
-                    id: id, leagueID: league, name: name, cash: cash, reserved: reserved, practice: practice, baseCurrency: currency,
-                    cashCurrency: cashCurrency
-                ), []))
+            let id = try row.decode(Int.self, column: "id")
+            if portfolios.last?.id != id { portfolios.append((id, row, [])) }
+            guard let symbol = try row.decode(String?.self, column: "symbol") else { continue }
+            let currency = try row.decode(String.self, column: "cash_currency")
+            guard let price = try row.decode(Decimal?.self, column: "price") else {
+                if currency != FxCurrency.dollar { throw FxError.noRate(FxCurrency.dollar, currency) }
+                continue
             }
-            if let symbol, let instrument, let quantity, let basis {
-                result[result.count - 1].1.append(HoldingRecord(symbol: symbol, name: instrument, quantity: quantity, costBasis: basis))
-            }
+            portfolios[portfolios.count - 1].holdings.append(PortfolioValuation.Holding(
+                symbol: symbol, name: try row.decode(String.self, column: "instrument"),
+                quantity: try row.decode(Int.self, column: "quantity"), costBasis: try row.decode(Decimal.self, column: "cost_basis"),
+                price: price, previousPrice: try row.decode(Decimal?.self, column: "previous_price") ?? price
+            ))
         }
-        return result
+        return try portfolios.map { id, row, holdings in
+            PortfolioValuation(
+                id: id, leagueID: try row.decode(Int?.self, column: "league_id"),
+                name: try row.decode(String.self, column: "name"), kind: try row.decode(PortfolioKind.self, column: "kind"),
+                baseCurrency: try row.decode(String.self, column: "base_currency"),
+                currency: try row.decode(String.self, column: "cash_currency"), cash: try row.decode(Decimal.self, column: "cash"),
+                reserved: try row.decode(Decimal.self, column: "reserved_cash"), holdings: holdings
+            )
+        }
     }
 
     /// The user's portfolio by id, or the personal one for nil; nil when not theirs.
@@ -216,7 +216,7 @@ struct TradingStore: Sendable {
             """
             SELECT id, league_id, name, cash, reserved_cash FROM portfolios
             WHERE user_id = \(userID) AND archived_at IS NULL
-              AND CASE WHEN \(id)::int8 IS NULL THEN league_id IS NULL AND NOT practice ELSE id = \(id)::int8 END
+              AND portfolio_named(kind, id, \(id)::int8)
             """
         ).decode((Int, Int?, String, Decimal, Decimal).self).first.map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3, reserved: $0.4) }
     }
@@ -229,7 +229,7 @@ struct TradingStore: Sendable {
             SELECT coalesce(sum(v.value) FILTER (WHERE v.symbol = \(symbol)), 0), p.cash + coalesce(sum(v.value), 0)
             FROM portfolios p LEFT JOIN holding_values v ON v.portfolio_id = p.id
             WHERE p.user_id = \(userID) AND p.archived_at IS NULL
-              AND CASE WHEN \(portfolioID)::int8 IS NULL THEN p.league_id IS NULL AND NOT p.practice ELSE p.id = \(portfolioID)::int8 END
+              AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
             GROUP BY p.id, p.cash
             """
         ).decode((Decimal, Decimal).self).first.map { (position: $0.0, netWorth: $0.1) }

@@ -1,0 +1,69 @@
+import Foundation
+
+/// A portfolio valued now, in its own currency: the one valuation every feature that
+/// shows a portfolio reads (the portfolio page, `/v2/account` and positions, the value
+/// history's today, P&L, composition). Prices and values come from the SQL view
+/// `holding_values`, which standings, achievements and margin checks read too, so the
+/// server and the database never value a holding two ways.
+struct PortfolioValuation: Sendable {
+    struct Holding: Sendable {
+        let symbol: String
+        let name: String
+        /// Negative for a short position.
+        let quantity: Int
+        let costBasis: Decimal
+        /// The price now in the portfolio's currency.
+        let price: Decimal
+        /// The previous close in the portfolio's currency (the price when there is none).
+        let previousPrice: Decimal
+
+        var value: Decimal { price * Decimal(quantity) }
+        var averageCost: Decimal { (costBasis / Decimal(quantity)).rounded(4) }
+        var unrealizedGain: Decimal { (value - costBasis).rounded(4) }
+        var dayChange: Decimal { (price - previousPrice) * Decimal(quantity) }
+    }
+
+    let id: Int
+    let leagueID: Int?
+    let name: String
+    let kind: PortfolioKind
+    let baseCurrency: String
+    /// The currency of every amount here: a league's own, else USD.
+    let currency: String
+    let cash: Decimal
+    /// Cash held back by open buy orders.
+    let reserved: Decimal
+    let holdings: [Holding]
+
+    /// What new orders and trades may spend (the SQL function `buying_power`).
+    var buyingPower: Decimal { cash - reserved }
+    var holdingsValue: Decimal { holdings.reduce(0) { $0 + $1.value } }
+    var netWorth: Decimal { cash + holdingsValue }
+}
+
+extension Portfolio {
+    init(_ valuation: PortfolioValuation) {
+        self.init(
+            id: valuation.id, leagueId: valuation.leagueID, currency: valuation.currency, cash: valuation.cash.moneyString,
+            reserved: valuation.reserved.moneyString, buyingPower: valuation.buyingPower.moneyString,
+            holdingsValue: valuation.holdingsValue.moneyString, netWorth: valuation.netWorth.moneyString,
+            holdings: valuation.holdings.map {
+                Holding(
+                    symbol: $0.symbol, name: $0.name, quantity: $0.quantity, price: $0.price.moneyString,
+                    value: $0.value.moneyString, averageCost: $0.averageCost.moneyString,
+                    unrealizedGain: $0.unrealizedGain.moneyString, dayChange: $0.dayChange.moneyString
+                )
+            }
+        )
+    }
+}
+
+extension PortfolioSummary {
+    init(_ valuation: PortfolioValuation) {
+        self.init(
+            id: valuation.id, leagueId: valuation.leagueID, name: valuation.name, cash: valuation.cash.moneyString,
+            netWorth: valuation.netWorth.moneyString, kind: valuation.kind, practice: valuation.kind == .practice,
+            baseCurrency: valuation.baseCurrency, currency: valuation.currency
+        )
+    }
+}
