@@ -6,6 +6,8 @@ public struct PostgresRows: Sendable, RandomAccessCollection {
     }
 
     public let columns: [Column]
+    /// Each column's position by name (the first, where a name repeats).
+    let positions: [String: Int]
     /// Rows inserted, updated, deleted or copied, as the command tag reports.
     public let affectedRows: Int
     let storage: [UInt8]
@@ -14,6 +16,7 @@ public struct PostgresRows: Sendable, RandomAccessCollection {
 
     init(columns: [Column], affectedRows: Int, storage: [UInt8], cells: [(offset: Int, length: Int)]) {
         self.columns = columns
+        self.positions = Dictionary(columns.enumerated().map { ($1.name, $0) }) { first, _ in first }
         self.affectedRows = affectedRows
         self.storage = storage
         self.cells = cells
@@ -57,7 +60,7 @@ public struct PostgresRow: Sendable {
     }
 
     public func decode<T: PostgresDecodable>(_ type: T.Type, column name: String) throws -> T {
-        guard let column = rows.columns.firstIndex(where: { $0.name == name }) else {
+        guard let column = rows.positions[name] else {
             throw PostgresError.decoding(column: name, "no such column in the result")
         }
         return try decode(type, column: column)

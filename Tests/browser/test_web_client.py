@@ -120,7 +120,8 @@ class WebClientTest(unittest.TestCase):
         else:
             self.click("#trade-confirm")
 
-    def place_order(self, side, order_type, quantity, limit=None, stop=None, tif="day"):
+    def place_order(self, side, order_type, quantity, limit=None, stop=None, tif="day", holds=None):
+        """`holds`: what the dialog must say the order holds back (the server's preview)."""
         self.click("#order")
         Select(self.find("#order-side")).select_by_value(side)
         Select(self.find("#order-type")).select_by_value(order_type)
@@ -132,6 +133,8 @@ class WebClientTest(unittest.TestCase):
         if stop:
             self.find("#order-stop").send_keys(stop)
         Select(self.find("#order-tif")).select_by_value(tif)
+        if holds:
+            self.text_in("#order-explain", f"While open it holds back {holds}.")
         self.click("#order-confirm")
 
     @staticmethod
@@ -576,7 +579,7 @@ class WebClientTest(unittest.TestCase):
         self.text_in("#stock-price", "300.00")
 
         # A limit buy below the price rests and holds back its cash.
-        self.place_order("buy", "limit", 3, limit="250", tif="gtc")
+        self.place_order("buy", "limit", 3, limit="250", tif="gtc", holds="$750.00 of cash, commission included")
         self.text_in("#flash", "Buy 3 MSFT (Limit $250.00): placed")
         self.go("#/portfolio")
         self.text_in("#reserved", "$750.00 held for open orders")
@@ -627,6 +630,7 @@ class WebClientTest(unittest.TestCase):
         self.go("#/stock/MSFT")
         self.place_order("sell", "stop", 5, stop="200")
         self.text_in("#order-error", "does not hold that many shares")
+        self.text_in("#order-explain", "does not hold that many shares")
         self.shot("16-order-refused")
         self.click("#order-form .actions button[type='button']")
 

@@ -116,7 +116,8 @@ async def run(result, client, database, server, log_path):
         return status
 
     writes = [
-        ("POST", "/api/stock/buy"), ("POST", "/api/stock/sell"), ("POST", "/api/orders"), ("POST", "/api/leagues/create"),
+        ("POST", "/api/stock/buy"), ("POST", "/api/stock/sell"), ("POST", "/api/orders"), ("POST", "/api/orders/preview"),
+        ("POST", "/api/leagues/create"),
         ("POST", "/api/auth/password"), ("PUT", "/api/admin/instruments"), ("POST", "/api/admin/quotes"),
         ("POST", "/api/admin/notifications"), ("POST", "/api/admin/corporate-actions"), ("POST", f"/api/admin/users/{victim_id}/funds"),
     ]
@@ -151,8 +152,10 @@ async def run(result, client, database, server, log_path):
         {**limit, "symbol": "R1'; DROP TABLE orders;--"}, {**limit, "quantity": 10 ** 9}, {**limit, "side": "sell"},
     ]
     for order in bad_resting:
-        await expect("POST", "/api/orders", attacker, {400, 404, 422}, body=order)
-        cases += 1
+        # A preview refuses what placing refuses, and never says what another's portfolio holds.
+        for path in ("/api/orders", "/api/orders/preview"):
+            await expect("POST", path, attacker, {400, 404, 422}, body=order)
+            cases += 1
     for method, path in [("DELETE", f"/api/orders/{victim_order['id']}"), ("GET", f"/api/orders/{victim_order['id']}"),
                          ("DELETE", "/api/orders/abc"), ("DELETE", f"/api/orders?portfolioId={victim_portfolio}"),
                          ("GET", f"/api/orders?portfolioId={victim_portfolio}"), ("GET", "/api/orders?status=everything"),

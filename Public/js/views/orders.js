@@ -1,6 +1,6 @@
 import { api, newKey } from '../api.js';
 import { h, fill, table, confirmAction, showModalForm } from '../dom.js';
-import { money, price, times } from '../decimal.js';
+import { inCurrency, price } from '../decimal.js';
 import { portfolioChoices, portfolioSelect } from './portfolio.js';
 
 const TYPES = [['market', 'Market'], ['limit', 'Limit'], ['stop', 'Stop'], ['stop_limit', 'Stop limit']];
@@ -106,6 +106,14 @@ export function orderDialog(stock, portfolios, context, onPlaced) {
   const confirm = h('button', { type: 'submit', id: 'order-confirm', class: 'primary' }, 'Place order');
   let ticket = null;
   let clientOrderId = null;
+  let previewed = 0;
+  let previewTimer = null;
+  const ticketBody = () => ({
+    symbol, side: side.value, quantity: Number(quantity.value), type: type.value, timeInForce: duration.value,
+    limitPrice: limitRow.hidden ? undefined : limitPrice.value.trim(),
+    stopPrice: stopRow.hidden ? undefined : stopPrice.value.trim(),
+    portfolioId: Number(portfolioId),
+  });
 
   const update = () => {
     limitRow.hidden = !['limit', 'stop_limit'].includes(type.value);
@@ -118,11 +126,23 @@ export function orderDialog(stock, portfolios, context, onPlaced) {
       stop: `Becomes a market order when the price ${buying ? 'rises to' : 'falls to'} the stop.`,
       stop_limit: `Becomes a limit order when the price ${buying ? 'rises to' : 'falls to'} the stop.`,
     }[type.value];
-    const reservePrice = limitPrice.value && !limitRow.hidden ? limitPrice.value : stopPrice.value && !stopRow.hidden ? stopPrice.value : stock.price;
-    const reserve = buying && count > 0 && /^\d+(\.\d+)?$/.test(reservePrice)
-      ? ` While open it holds back ${money(times(reservePrice, count))} of cash (plus any commission).`
-      : !buying && count > 0 ? ` While open it holds back ${count} share${count === 1 ? '' : 's'}.` : '';
-    explain.textContent = words + reserve;
+    explain.textContent = words;
+    // What it holds back while open is the server's to say (the rule placing uses); a
+    // ticket placing would refuse says why here, before it is sent.
+    const asked = ++previewed;
+    clearTimeout(previewTimer);
+    if (count <= 0) return;
+    previewTimer = setTimeout(async () => {
+      try {
+        const hold = await api('/api/orders/preview', { method: 'POST', body: ticketBody() });
+        if (asked !== previewed) return;
+        const held = hold.reservedShares > 0 ? `${hold.reservedShares} share${hold.reservedShares === 1 ? '' : 's'}`
+          : `${inCurrency(hold.reservedCash, hold.currency)} of cash, commission included`;
+        explain.textContent = `${words} While open it holds back ${held}.`;
+      } catch (problem) {
+        if (asked === previewed) explain.textContent = `${words} ${problem.message}`;
+      }
+    }, 150);
   };
   for (const input of [side, type, quantity, limitPrice, stopPrice]) input.addEventListener('input', update);
   update();
@@ -131,7 +151,7 @@ export function orderDialog(stock, portfolios, context, onPlaced) {
   const form = h('form', { method: 'dialog', id: 'order-form' },
     h('h2', { id: 'order-title' }, `Order ${symbol}`),
     portfolios.length > 1 ? [h('label', { for: 'order-portfolio' }, 'Portfolio'),
-      portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; }, 'order-portfolio')] : null,
+      portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; update(); }, 'order-portfolio')] : null,
     h('div', { class: 'pair' },
       h('div', {}, h('label', { for: 'order-side' }, 'Side'), side),
       h('div', {}, h('label', { for: 'order-type' }, 'Type'), type)),
@@ -141,12 +161,7 @@ export function orderDialog(stock, portfolios, context, onPlaced) {
     explain, error,
     h('div', { class: 'actions' }, confirm, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel')));
   showModalForm(dialog, form, error, quantity, async () => {
-    const body = {
-      symbol, side: side.value, quantity: Number(quantity.value), type: type.value, timeInForce: duration.value,
-      limitPrice: limitRow.hidden ? undefined : limitPrice.value.trim(),
-      stopPrice: stopRow.hidden ? undefined : stopPrice.value.trim(),
-      portfolioId: Number(portfolioId),
-    };
+    const body = ticketBody();
     const signature = JSON.stringify(body);
     if (signature !== ticket) { ticket = signature; clientOrderId = newKey(); }
     const order = await api('/api/orders', { method: 'POST', body: { ...body, clientOrderId } });

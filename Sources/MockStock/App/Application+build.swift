@@ -22,6 +22,7 @@ public func buildApplication(
     let market = MarketStore(pool: pool)
     let trading = TradingStore(pool: pool)
     let orders = OrderStore(pool: pool)
+    let fx = FxStore(pool: pool)
     let hours = MarketHours(schedule: configuration.marketHours)
     let rules = TradingRulesBook(pool: pool, serverRules: TradingRules(commission: Commission(flat: configuration.tradeFee)))
     let started = StartSignal()
@@ -33,18 +34,18 @@ public func buildApplication(
     var services: [any Service] = [pool]
     switch configuration.quoteSource {
     case .database:
-        quotes = StoredQuoteProvider(store: market)
+        quotes = StoredQuoteProvider(store: market, fx: fx)
     case .simulated:
-        quotes = StoredQuoteProvider(store: market)
+        quotes = StoredQuoteProvider(store: market, fx: fx)
         services.append(SimulatedMarket(
             pool: pool, settings: configuration.simulation, hours: hours, logger: logger, pricesStored: pricesStored
         ))
     case .replay:
         let replay = ReplayMarket(pool: pool, settings: configuration.replay, logger: logger, pricesStored: pricesStored)
-        quotes = StoredQuoteProvider(store: market, replay: replay)
+        quotes = StoredQuoteProvider(store: market, fx: fx, replay: replay)
         services.append(replay)
     case .http:
-        quotes = HTTPQuoteProvider(settings: configuration.http, store: market, logger: logger, pricesStored: pricesStored)
+        quotes = HTTPQuoteProvider(settings: configuration.http, store: market, fx: fx, logger: logger, pricesStored: pricesStored)
     }
     if configuration.quoteCacheLifetime > .zero && configuration.quoteSource != .http {
         quotes = CachingQuoteProvider(quotes, lifetime: configuration.quoteCacheLifetime)
@@ -92,7 +93,7 @@ public func buildApplication(
     )
     let tradingService = TradingService(store: trading, market: market, quotes: quotes, rules: rules, backdating: backdating)
     let valueHistory = ValueHistoryService(
-        store: ValueHistoryStore(pool: pool), trading: tradingService, hours: hours, fx: FxStore(pool: pool), now: configuration.clock
+        store: ValueHistoryStore(pool: pool), trading: tradingService, hours: hours, fx: fx, now: configuration.clock
     )
     let alpacaStore = AlpacaStore(pool: pool)
     let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading)
@@ -126,7 +127,7 @@ public func buildApplication(
             comparison: ComparisonService(store: ComparisonStore(pool: pool), history: valueHistory),
             composition: CompositionService(pool: pool, trading: tradingService, history: valueHistory)
         ),
-        fx: FxController(store: FxStore(pool: pool), quotes: quotes, history: valueHistory, maxUpload: configuration.adminUploadLimit),
+        fx: FxController(store: fx, quotes: quotes, history: valueHistory, maxUpload: configuration.adminUploadLimit),
         practice: PracticePortfolios(
             pool: pool, trading: tradingService, backdating: backdating, clock: clock, startingCash: configuration.startingCash
         )
@@ -279,7 +280,7 @@ func buildRouter(
     let v2 = router.group("v2")
         .add(middleware: AlpacaErrorMiddleware())
         .add(middleware: BotAuthMiddleware(
-            keys: features.apiKeys, auth: auth, throttles: ThrottleStore(pool: pool), requestsPerMinute: configuration.botRequestsPerMinute
+            keys: features.apiKeys, auth: auth, throttles: features.accounts.throttles.store, requestsPerMinute: configuration.botRequestsPerMinute
         ))
         .add(middleware: BodyLimitMiddleware())
     features.alpaca.addRoutes(to: v2)

@@ -25,7 +25,7 @@ struct AlpacaStore: Sendable {
         try await pool.query(
             """
             SELECT p.id, p.uuid::text, p.created_at,
-                   l.id IS NULL OR (l.starts_at <= now() AND (l.ends_at IS NULL OR l.ends_at > now()) AND l.finished_at IS NULL)
+                   league_open(l, now())
             FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
             WHERE p.user_id = \(userID) AND p.archived_at IS NULL
               AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)

@@ -192,18 +192,15 @@ struct LeagueStore: Sendable {
     }
 
     private func record(_ row: PostgresRow) throws -> LeagueRecord {
-        let id = try row.decode(Int.self, column: 0)
-        let (name, code, owner, mode, cash) = try (
-            row.decode(String.self, column: 1), row.decode(String.self, column: 2), row.decode(Int.self, column: 3),
-            row.decode(LeagueMode.self, column: 4), row.decode(Decimal.self, column: 5)
+        LeagueRecord(
+            id: try row.decode(Int.self, column: "id"), name: try row.decode(String.self, column: "name"),
+            code: try row.decode(String.self, column: "code"), ownerID: try row.decode(Int.self, column: "owner_id"),
+            mode: try row.decode(LeagueMode.self, column: "mode"), startingCash: try row.decode(Decimal.self, column: "starting_cash"),
+            startsAt: try row.decode(Date.self, column: "starts_at"), endsAt: try row.decode(Date?.self, column: "ends_at"),
+            maxMembers: try row.decode(Int?.self, column: "max_members"), memberCount: try row.decode(Int.self, column: "member_count"),
+            createdAt: try row.decode(Date.self, column: "created_at"), finishedAt: try row.decode(Date?.self, column: "finished_at"),
+            rules: try LeagueRulesColumns.rules(row, over: serverRules)
         )
-        let (startsAt, endsAt, maxMembers, count, createdAt, finishedAt) = try (
-            row.decode(Date.self, column: 6), row.decode(Date?.self, column: 7), row.decode(Int?.self, column: 8),
-            row.decode(Int.self, column: 9), row.decode(Date.self, column: 10), row.decode(Date?.self, column: 11)
-        )
-        return LeagueRecord(id: id, name: name, code: code, ownerID: owner, mode: mode, startingCash: cash,
-                            startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers, memberCount: count, createdAt: createdAt,
-                            finishedAt: finishedAt, rules: try LeagueRulesColumns.rules(row, from: 12, over: serverRules))
     }
 }
 

@@ -32,6 +32,7 @@ final class HTTPQuoteProvider: QuoteProvider {
 
     let settings: Settings
     let store: MarketStore
+    let fx: FxStore
     let logger: Logger
     let pricesStored: PricesStored
     private let client: HTTPClient
@@ -43,11 +44,12 @@ final class HTTPQuoteProvider: QuoteProvider {
     private let sent = Mutex<[ContinuousClock.Instant]>([])
 
     init(
-        settings: Settings, store: MarketStore, logger: Logger, client: HTTPClient = .shared,
+        settings: Settings, store: MarketStore, fx: FxStore, logger: Logger, client: HTTPClient = .shared,
         clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, pricesStored: @escaping PricesStored = { _ in }
     ) {
         self.settings = settings
         self.store = store
+        self.fx = fx
         self.logger = logger
         self.pricesStored = pricesStored
         self.client = client
@@ -92,7 +94,6 @@ final class HTTPQuoteProvider: QuoteProvider {
         var result = fxCache.values(for: currencies)
         let missing = currencies.filter { result[$0] == nil && $0 != "EUR" }
         guard !missing.isEmpty else { return result }
-        let fx = FxStore(pool: store.pool)
         let fresh = Dictionary(await fetchFresh(missing.map { "EUR" + $0 }).map {
             (String($0.symbol.dropFirst(3)), FxQuote(rate: $0.price, asOf: $0.asOf))
         }) { $1 }

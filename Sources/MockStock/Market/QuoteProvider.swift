@@ -81,6 +81,7 @@ public typealias PricesStored = @Sendable (_ symbols: [String]?) async -> Void
 /// replayed market), falling back to each instrument's last daily close.
 struct StoredQuoteProvider: QuoteProvider {
     let store: MarketStore
+    let fx: FxStore
     /// Set when replaying history, which also hides the days after the replay day.
     var replay: ReplayMarket?
 
@@ -95,7 +96,6 @@ struct StoredQuoteProvider: QuoteProvider {
     /// Rates set in `fx_quotes` (the simulated market's), else the latest reference rates;
     /// when replaying, the replay day's reference rates.
     func fxPerEuro(_ currencies: [String]) async throws -> [String: FxQuote] {
-        let fx = FxStore(pool: store.pool)
         if let replay, let day = try await replay.day(at: Date()) {
             return try await fx.now(currencies, day: day, liveSince: nil)
         }

@@ -144,6 +144,15 @@ struct OrderRequest: Decodable, Sendable {
 }
 
 /// An order that passed every check that needs no database.
+/// What an order would hold back while it rests (`POST /api/orders/preview`): the cash
+/// of a buy (its reservation price × quantity plus the commission, in the portfolio's
+/// currency) or the shares of a sale. The web client shows it rather than computing it.
+struct OrderPreview: ResponseEncodable {
+    let reservedCash: String
+    let reservedShares: Int
+    let currency: String
+}
+
 struct OrderTicket: Sendable {
     /// Prices are positive, below a billion, with at most 4 fraction digits (the precision
     /// of quotes).
@@ -157,7 +166,7 @@ struct OrderTicket: Sendable {
     let limitPrice: Decimal?
     let stopPrice: Decimal?
     let timeInForce: TimeInForce
-    let clientOrderID: String?
+    var clientOrderID: String?
     let portfolioID: Int?
     /// The day of a back-dated market order.
     let at: String?

@@ -95,6 +95,20 @@ struct OrderService: Sendable {
         return Order(record)
     }
 
+    /// What placing `ticket` would hold back while the order rests, by the rule placing
+    /// uses (`reservation`), in the portfolio's currency; a ticket placing would refuse is
+    /// refused the same way (the placing statement is run and rolled back). Nothing is
+    /// kept.
+    func hold(_ ticket: OrderTicket, userID: Int) async throws -> (reservation: OrderStore.Reservation, currency: String) {
+        let quote = try await quotes.quote(for: ticket.symbol, knownIn: market)
+        let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
+        try rules.check(type: ticket.type, symbol: ticket.symbol)
+        let (reservation, _) = try await reservation(ticket, userID: userID, lastPrice: quote.price, at: now(), rules: rules)
+        let outcome = try await store.wouldPlace(ticket, userID: userID, reservation: reservation)
+        if outcome != .ok { _ = try Self.placed(outcome, nil) }
+        return (reservation, rules.currency)
+    }
+
     /// An order that waits: it reserves what `reservation` says until it fills or closes.
     private func rest(_ ticket: OrderTicket, userID: Int, lastPrice: Decimal, at moment: Date, rules: TradingRules) async throws -> Int {
         let (reservation, expiresAt) = try await reservation(ticket, userID: userID, lastPrice: lastPrice, at: moment, rules: rules)

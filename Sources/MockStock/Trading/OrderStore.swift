@@ -70,6 +70,22 @@ struct OrderStore: Sendable {
         }
     }
 
+    /// How placing `ticket` with `reservation` would turn out now: the placing statement
+    /// itself, in a transaction that is always rolled back (its `clientOrderId` left out,
+    /// so a preview never meets the order it previews).
+    func wouldPlace(_ ticket: OrderTicket, userID: Int, reservation: Reservation) async throws -> PlaceOutcome {
+        var ticket = ticket
+        ticket.clientOrderID = nil
+        return try await placing {
+            try await pool.withTransaction { session in
+                let placed = try await session.query(
+                    Self.placement(ticket, userID: userID, reservation: reservation, expiresAt: nil, replaces: nil)
+                )[0].decode((PlaceOutcome, Int?).self)
+                throw Refused(outcome: placed.0)
+            }
+        }.0
+    }
+
     /// Replaces an open order with `ticket` in one transaction: the old order closes as
     /// `replaced` (releasing its reservation), the new one is placed with its own, and
     /// each names the other. Nothing changes unless the new order can be placed; an order
@@ -92,7 +108,8 @@ struct OrderStore: Sendable {
         }
     }
 
-    /// A replacement that could not be placed: thrown to roll its transaction back.
+    /// A placement to undo (a replacement that could not be placed, any preview): thrown to
+    /// roll its transaction back.
     private struct Refused: Error {
         let outcome: PlaceOutcome
     }
@@ -149,7 +166,7 @@ struct OrderStore: Sendable {
         return """
             WITH owned AS (
                 SELECT p.id, l.ends_at,
-                       (l.id IS NULL OR (now() >= l.starts_at AND (l.ends_at IS NULL OR now() < l.ends_at))) AS open
+                       league_open(l, now()) AS open
                 FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
                 WHERE p.user_id = \(userID) AND p.archived_at IS NULL
                   AND portfolio_named(p.kind, p.id, \(ticket.portfolioID)::int8)
@@ -289,20 +306,23 @@ struct OrderStore: Sendable {
 
     private static func record(_ row: PostgresRow) throws -> OrderRecord {
         OrderRecord(
-            id: try row.decode(Int.self, column: 0), clientOrderID: try row.decode(String?.self, column: 1),
-            portfolioID: try row.decode(Int.self, column: 2), symbol: try row.decode(String.self, column: 3),
-            side: try row.decode(TradeSide.self, column: 4), type: try row.decode(OrderType.self, column: 5),
-            quantity: try row.decode(Int.self, column: 6), limitPrice: try row.decode(Decimal?.self, column: 7),
-            stopPrice: try row.decode(Decimal?.self, column: 8), timeInForce: try row.decode(TimeInForce.self, column: 9),
-            status: try row.decode(OrderStatus.self, column: 10), fillPrice: try row.decode(Decimal?.self, column: 11),
-            tradeID: try row.decode(Int?.self, column: 12), createdAt: try row.decode(Date.self, column: 13),
-            updatedAt: try row.decode(Date.self, column: 14), filledAt: try row.decode(Date?.self, column: 15),
-            canceledAt: try row.decode(Date?.self, column: 16), expiredAt: try row.decode(Date?.self, column: 17),
-            rejectReason: try row.decode(String?.self, column: 18), requestHash: try row.decode(String?.self, column: 19),
-            uuid: try row.decode(String.self, column: 20), replaces: try row.decode(Int?.self, column: 21),
-            replacedBy: try row.decode(Int?.self, column: 22), replacedAt: try row.decode(Date?.self, column: 23),
-            replacesUUID: try row.decode(String?.self, column: 24), replacedByUUID: try row.decode(String?.self, column: 25),
-            assetUUID: try row.decode(String?.self, column: 26)
+            id: try row.decode(Int.self, column: "id"), clientOrderID: try row.decode(String?.self, column: "client_order_id"),
+            portfolioID: try row.decode(Int.self, column: "portfolio_id"), symbol: try row.decode(String.self, column: "symbol"),
+            side: try row.decode(TradeSide.self, column: "side"), type: try row.decode(OrderType.self, column: "type"),
+            quantity: try row.decode(Int.self, column: "quantity"), limitPrice: try row.decode(Decimal?.self, column: "limit_price"),
+            stopPrice: try row.decode(Decimal?.self, column: "stop_price"),
+            timeInForce: try row.decode(TimeInForce.self, column: "time_in_force"),
+            status: try row.decode(OrderStatus.self, column: "status"), fillPrice: try row.decode(Decimal?.self, column: "fill_price"),
+            tradeID: try row.decode(Int?.self, column: "trade_id"), createdAt: try row.decode(Date.self, column: "created_at"),
+            updatedAt: try row.decode(Date.self, column: "updated_at"), filledAt: try row.decode(Date?.self, column: "filled_at"),
+            canceledAt: try row.decode(Date?.self, column: "canceled_at"), expiredAt: try row.decode(Date?.self, column: "expired_at"),
+            rejectReason: try row.decode(String?.self, column: "reject_reason"),
+            requestHash: try row.decode(String?.self, column: "request_hash"),
+            uuid: try row.decode(String.self, column: "uuid"), replaces: try row.decode(Int?.self, column: "replaces"),
+            replacedBy: try row.decode(Int?.self, column: "replaced_by"), replacedAt: try row.decode(Date?.self, column: "replaced_at"),
+            replacesUUID: try row.decode(String?.self, column: "replaces_uuid"),
+            replacedByUUID: try row.decode(String?.self, column: "replaced_by_uuid"),
+            assetUUID: try row.decode(String?.self, column: "asset_uuid")
         )
     }
 

@@ -7,6 +7,7 @@ struct OrdersController {
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.post("orders", use: place)
+        api.post("orders/preview", use: preview)
         api.get("orders", use: list)
         api.delete("orders", use: cancelAll)
         api.get("orders/by-client-id/{clientOrderId}", use: byClientID)
@@ -22,6 +23,14 @@ struct OrdersController {
         let ticket = try OrderTicket(try await request.decodeJSON(as: OrderRequest.self, context: context))
         let (order, created) = try await orders.place(ticket, userID: identity.userID)
         return EditedResponse(status: created ? .created : .ok, response: order)
+    }
+
+    /// What the order in the body would hold back while it rests; nothing is placed.
+    @Sendable func preview(_ request: Request, context: AppRequestContext) async throws -> OrderPreview {
+        let identity = try context.requireIdentity()
+        let ticket = try OrderTicket(try await request.decodeJSON(as: OrderRequest.self, context: context))
+        let (reservation, currency) = try await orders.hold(ticket, userID: identity.userID)
+        return OrderPreview(reservedCash: reservation.cash.moneyString, reservedShares: reservation.shares, currency: currency)
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> CursorPage<Order> {

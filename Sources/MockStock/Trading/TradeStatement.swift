@@ -148,7 +148,7 @@ public enum TradeStatement {
     /// lock order of every statement that touches orders, so none can deadlock another).
     /// A league portfolio trades only while its league runs (`open`).
     private static func ownedPortfolio(_ order: TradeOrder) -> PostgresQuery {
-        let open: PostgresQuery = "(l.id IS NULL OR (now() >= l.starts_at AND (l.ends_at IS NULL OR now() < l.ends_at))) AS open"
+        let open: PostgresQuery = "league_open(l, now()) AS open"
         switch order.fill {
         case .marketTrade, .market:
             return """

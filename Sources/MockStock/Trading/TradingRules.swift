@@ -198,17 +198,18 @@ struct TradingRulesBook: Sendable {
             """
         )
         guard let row = rows.first else { return serverRules }
-        let rules = try row.decode(Int?.self, column: 0) == nil ? serverRules : LeagueRulesColumns.rules(row, from: 1, over: serverRules)
+        let rules = try row.decode(Int?.self, column: "id") == nil ? serverRules : LeagueRulesColumns.rules(row, over: serverRules)
         cache.store(rules, for: key)
         return rules
     }
 }
 
-/// The rule columns of `leagues`, read into `TradingRules`.
+/// The rule columns of `leagues`, read into `TradingRules` by name.
 enum LeagueRulesColumns {
     static let select = """
         commission_flat, commission_percent, allow_short_selling, short_margin_percent, max_position_percent, \
-        array_to_string(allowed_order_types, ','), array_to_string(allowed_symbols, ','), currency, fx_spread_percent
+        array_to_string(allowed_order_types, ',') AS allowed_order_types, \
+        array_to_string(allowed_symbols, ',') AS allowed_symbols, currency, fx_spread_percent
         """
 
     /// The columns `values` fills, in its order.
@@ -217,20 +218,20 @@ enum LeagueRulesColumns {
         allowed_order_types, allowed_symbols, currency, fx_spread_percent
         """
 
-    static func rules(_ row: PostgresRow, from first: Int, over serverRules: TradingRules) throws -> TradingRules {
+    static func rules(_ row: PostgresRow, over serverRules: TradingRules) throws -> TradingRules {
         var rules = serverRules
         rules.commission = Commission(
-            flat: try row.decode(Decimal?.self, column: first) ?? serverRules.commission.flat,
-            percent: try row.decode(Decimal.self, column: first + 1)
+            flat: try row.decode(Decimal?.self, column: "commission_flat") ?? serverRules.commission.flat,
+            percent: try row.decode(Decimal.self, column: "commission_percent")
         )
-        rules.allowShortSelling = try row.decode(Bool.self, column: first + 2)
-        rules.shortMarginPercent = try row.decode(Decimal.self, column: first + 3)
-        rules.maxPositionPercent = try row.decode(Decimal.self, column: first + 4)
-        rules.allowedOrderTypes = Set(try row.decode(String.self, column: first + 5).split(separator: ",")
+        rules.allowShortSelling = try row.decode(Bool.self, column: "allow_short_selling")
+        rules.shortMarginPercent = try row.decode(Decimal.self, column: "short_margin_percent")
+        rules.maxPositionPercent = try row.decode(Decimal.self, column: "max_position_percent")
+        rules.allowedOrderTypes = Set(try row.decode(String.self, column: "allowed_order_types").split(separator: ",")
             .compactMap { OrderType(rawValue: String($0)) })
-        rules.allowedSymbols = try row.decode(String?.self, column: first + 6).map { Set($0.split(separator: ",").map(String.init)) }
-        rules.currency = try row.decode(String.self, column: first + 7)
-        rules.fxSpreadPercent = try row.decode(Decimal.self, column: first + 8)
+        rules.allowedSymbols = try row.decode(String?.self, column: "allowed_symbols").map { Set($0.split(separator: ",").map(String.init)) }
+        rules.currency = try row.decode(String.self, column: "currency")
+        rules.fxSpreadPercent = try row.decode(Decimal.self, column: "fx_spread_percent")
         return rules
     }
 

@@ -20,7 +20,7 @@ struct FxProviderTests {
                 #expect(try await CurrencyTests.load(client).status == .ok)
             }
             let pool = PostgresConnectionPool(configuration: database.configuration)
-            let stored = StoredQuoteProvider(store: MarketStore(pool: pool))
+            let stored = StoredQuoteProvider(store: MarketStore(pool: pool), fx: FxStore(pool: pool))
             let latest = try #require(try await stored.fxRate(from: "EUR", to: "USD"))
             #expect(latest == FxQuote(rate: Decimal(string: "1.1122")!, asOf: Self.published("2020-03-02")))
 
@@ -43,7 +43,7 @@ struct FxProviderTests {
             var replaySettings = ReplayMarket.Settings()
             replaySettings.startDay = "2020-02-28"
             let replay = ReplayMarket(pool: pool, settings: replaySettings, logger: Logger(label: "test"))
-            let replayed = StoredQuoteProvider(store: MarketStore(pool: pool), replay: replay)
+            let replayed = StoredQuoteProvider(store: MarketStore(pool: pool), fx: FxStore(pool: pool), replay: replay)
             let friday = try #require(try await replayed.fxRate(from: "GBP", to: "EUR"))
             #expect(friday.rate == 1 / Decimal(string: "0.85405")! && friday.asOf == Self.published("2020-02-28"))
             #expect(try await replayed.fxRate(from: "EUR", to: "CYP") == nil)

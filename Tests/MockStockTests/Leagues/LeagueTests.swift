@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import MockStock
+import Postgres
 import Testing
 import TestSupport
 
@@ -92,6 +93,32 @@ struct LeagueTests {
             let details = try await client.decode(LeagueBody.self, "/api/leagues/\(league.id)", token: friend.token)
             #expect(details.members?.map(\.username) == ["friend", "league_owner"])
             #expect(try await client.decode([LeagueBody].self, "/api/leagues", token: friend.token).map(\.id) == [league.id])
+        }
+    }
+
+    @Test("a league is open for trading from its start until its end, and not once finished (SQL league_open)")
+    func leagueOpen() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { client in
+                let token = try await client.register("term_host").token
+                let created = try await client.send(.post, "/api/leagues/create", body:
+                    #"{"name":"Term","mode":"isolated","startsAt":"2030-01-01T00:00:00Z","endsAt":"2030-02-01T00:00:00Z"}"#, token: token)
+                #expect(created.status == .created, "\(String(buffer: created.body))")
+            }
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let open = try await pool.query(
+                """
+                SELECT league_open(l, '2029-12-31T23:59:59Z'), league_open(l, '2030-01-01T00:00:00Z'),
+                       league_open(l, '2030-01-31T23:59:59Z'), league_open(l, '2030-02-01T00:00:00Z'),
+                       league_open(NULL::leagues, '2029-01-01T00:00:00Z')
+                FROM leagues l
+                """
+            ).decode((Bool, Bool, Bool, Bool, Bool).self)
+            try await pool.execute("UPDATE leagues SET finished_at = '2030-01-15T00:00:00Z'")
+            let finished = try await pool.query("SELECT league_open(l, '2030-01-20T00:00:00Z') FROM leagues l").decodeColumn(Bool.self)
+            await pool.close()
+            #expect(open.count == 1 && open[0] == (false, true, true, false, true), "before, at the start, before the end, at the end; no league")
+            #expect(finished == [false])
         }
     }
 

@@ -68,7 +68,7 @@ struct HTTPQuoteProviderTests {
                 settings.timeout = .milliseconds(300)
                 configure(&settings)
                 let provider = HTTPQuoteProvider(
-                    settings: settings, store: MarketStore(pool: pool), logger: Logger(label: "test"), clock: clock.reader
+                    settings: settings, store: MarketStore(pool: pool), fx: FxStore(pool: pool), logger: Logger(label: "test"), clock: clock.reader
                 )
                 do {
                     try await body(provider, upstream, pool)

@@ -98,6 +98,37 @@ struct OrderTests {
         }
     }
 
+    @Test("a preview says what an order would hold back, by the rule placing uses, and places nothing; what placing refuses it refuses")
+    func preview() async throws {
+        try await TestApp.run(configure: { $0.tradeFee = Decimal(string: "1.50")! }) { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("previewer").token
+            struct PreviewBody: Decodable, Equatable { let reservedCash: String; let reservedShares: Int; let currency: String }
+            func preview(_ body: String) async throws -> TestResponse {
+                try await client.send(.post, "/api/orders/preview", body: body, token: token)
+            }
+            let limit = try await preview(#"{"symbol":"AAPL","side":"buy","quantity":10,"type":"limit","limitPrice":"140"}"#)
+            #expect(limit.status == .ok, "\(String(buffer: limit.body))")
+            #expect(try JSONDecoder().decode(PreviewBody.self, from: Data(buffer: limit.body))
+                == PreviewBody(reservedCash: "1401.50", reservedShares: 0, currency: "USD"), "10 × 140 and the fee")
+            #expect(try await client.decode(OrderPageBody.self, "/api/orders", token: token).items.isEmpty)
+            #expect(try await client.reserved(token: token).buyingPower == "10000.00")
+            // Placed, the order holds back exactly that.
+            _ = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"buy","quantity":10,"type":"limit","limitPrice":"140"}"#, token: token)
+            #expect(try await client.reserved(token: token).reserved == "1401.50")
+
+            _ = try await client.tradeOK("buy", "AAPL", 5, token: token)
+            let sale = try await preview(#"{"symbol":"AAPL","side":"sell","quantity":2,"type":"stop","stopPrice":"100"}"#)
+            #expect(try JSONDecoder().decode(PreviewBody.self, from: Data(buffer: sale.body)).reservedShares == 2)
+            let tooMany = try await preview(#"{"symbol":"AAPL","side":"sell","quantity":6,"type":"limit","limitPrice":"500"}"#)
+            #expect(try tooMany.status == .unprocessableContent && decodeProblem(tooMany).code == "insufficient_shares")
+            let broke = try await preview(#"{"symbol":"AAPL","side":"buy","quantity":1000,"type":"limit","limitPrice":"140"}"#)
+            #expect(try broke.status == .unprocessableContent && decodeProblem(broke).code == "insufficient_funds")
+            let bad = try await preview(#"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit"}"#)
+            #expect(try bad.status == .unprocessableContent && decodeProblem(bad).code == "validation_failed")
+        }
+    }
+
     @Test("a limit sell reserves its shares, which cannot be sold again meanwhile, and fills when the price rises")
     func limitSellReservesShares() async throws {
         try await TestApp.run { client in
