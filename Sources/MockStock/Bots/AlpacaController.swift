@@ -28,7 +28,7 @@ struct AlpacaController {
         guard let record = try await store.account(userID: userID, portfolioID: context.botPortfolioID) else {
             throw TradingError.noSuchPortfolio
         }
-        let portfolio = try await trading.portfolio(userID: userID, id: context.botPortfolioID)
+        let portfolio = try await trading.portfolio(userID: userID, id: context.botPortfolioID, dayChange: true)
         let rules = try await rules.rules(userID: userID, portfolioID: context.botPortfolioID)
         var long = Decimal(0), short = Decimal(0), dayChange = Decimal(0)
         for holding in portfolio.holdings {

@@ -97,12 +97,12 @@ struct AlpacaPositionsController {
     }
 
     private func current(_ context: AppRequestContext) async throws -> [AlpacaPosition] {
-        let portfolio = try await trading.portfolio(userID: context.requireIdentity().userID, id: context.botPortfolioID)
+        let portfolio = try await trading.portfolio(userID: context.requireIdentity().userID, id: context.botPortfolioID, dayChange: true)
         let assets = try await alpaca.assetIDs(Set(portfolio.holdings.map(\.symbol)))
         return portfolio.holdings.map { holding in
             let (price, value, gain, dayChange) = (holding.price, holding.value, holding.unrealizedGain, holding.dayChange)
             let costBasis = value - gain
-            let lastPrice = holding.previousPrice
+            let lastPrice = holding.previousPrice ?? price
             let lastValue = value - dayChange
             func ratio(_ part: Decimal, _ whole: Decimal) -> String {
                 whole == 0 ? "0" : "\((part / abs(whole)).rounded(6))"

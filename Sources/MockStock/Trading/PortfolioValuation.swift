@@ -14,13 +14,15 @@ struct PortfolioValuation: Sendable {
         let costBasis: Decimal
         /// The price now in the portfolio's currency.
         let price: Decimal
-        /// The previous close in the portfolio's currency (the price when there is none).
-        let previousPrice: Decimal
+        /// The previous close in the portfolio's currency (the price when there is none);
+        /// nil unless the valuation was read with the day's change.
+        let previousPrice: Decimal?
 
         var value: Decimal { price * Decimal(quantity) }
         var averageCost: Decimal { (costBasis / Decimal(quantity)).rounded(4) }
         var unrealizedGain: Decimal { (value - costBasis).rounded(4) }
-        var dayChange: Decimal { (price - previousPrice) * Decimal(quantity) }
+        /// Zero when read without the day's change.
+        var dayChange: Decimal { (price - (previousPrice ?? price)) * Decimal(quantity) }
     }
 
     let id: Int

@@ -30,7 +30,9 @@ struct TradingController {
     }
 
     @Sendable func portfolio(_ request: Request, context: AppRequestContext) async throws -> Portfolio {
-        Portfolio(try await trading.portfolio(userID: context.requireIdentity().userID, id: try request.positiveInteger("portfolioId")))
+        Portfolio(try await trading.portfolio(
+            userID: context.requireIdentity().userID, id: try request.positiveInteger("portfolioId"), dayChange: true
+        ))
     }
 
     func trade(_ side: TradeSide, _ request: Request, _ context: AppRequestContext) async throws -> TradeResult {

@@ -69,28 +69,31 @@ struct TradingService: Sendable {
 
     // MARK: Valuation
 
-    /// Every portfolio of the user's, valued now.
+    /// Every portfolio of the user's, valued now (without the day's change).
     func portfolios(userID: Int) async throws -> [PortfolioValuation] {
-        try await valuations(userID: userID, .all)
+        try await valuations(userID: userID, .all, dayChange: false)
     }
 
-    /// The user's portfolio `id` (nil: the personal one), valued now.
-    func portfolio(userID: Int, id: Int?) async throws -> PortfolioValuation {
-        guard let portfolio = try await valuations(userID: userID, .one(id)).first else { throw TradingError.noSuchPortfolio }
+    /// The user's portfolio `id` (nil: the personal one), valued now; `dayChange` reads
+    /// the holdings' previous closes too.
+    func portfolio(userID: Int, id: Int?, dayChange: Bool = false) async throws -> PortfolioValuation {
+        guard let portfolio = try await valuations(userID: userID, .one(id), dayChange: dayChange).first else {
+            throw TradingError.noSuchPortfolio
+        }
         return portfolio
     }
 
     /// Valuations read from the stored prices; a provider that fetches prices on demand
-    /// (`http`) first brings the held symbols' prices up to date.
-    private func valuations(userID: Int, _ scope: TradingStore.PortfolioScope) async throws -> [PortfolioValuation] {
-        let valued = try await store.valuations(userID: userID, scope)
+    /// (`http`) first brings the held symbols' prices and the rates up to date.
+    private func valuations(userID: Int, _ scope: TradingStore.PortfolioScope, dayChange: Bool) async throws -> [PortfolioValuation] {
+        let valued = try await store.valuations(userID: userID, scope, dayChange: dayChange)
         guard quotes.fetchesOnDemand else { return valued }
         let symbols = Set(valued.flatMap { $0.holdings.map(\.symbol) }).sorted()
         guard !symbols.isEmpty else { return valued }
         _ = try await quotes.quotes(for: symbols)
         let currencies = Set(valued.map(\.currency)).subtracting([FxCurrency.dollar]).sorted()
         if !currencies.isEmpty { _ = try await quotes.fxRates(base: FxCurrency.dollar, currencies: currencies) }
-        return try await store.valuations(userID: userID, scope)
+        return try await store.valuations(userID: userID, scope, dayChange: dayChange)
     }
 
     // MARK: History

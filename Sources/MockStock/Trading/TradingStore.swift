@@ -166,7 +166,9 @@ struct TradingStore: Sendable {
     /// short positions), read in one statement so that cash and holdings are of the same
     /// moment even while a fill, a split or a dividend commits. A holding whose price has
     /// no exchange rate into its portfolio's currency is `FxError.noRate`.
-    func valuations(userID: Int, _ scope: PortfolioScope) async throws -> [PortfolioValuation] {
+    /// `dayChange` reads each holding's previous close too (what the portfolio page and
+    /// `/v2` show), which costs a lookup per holding that other readers skip.
+    func valuations(userID: Int, _ scope: PortfolioScope, dayChange: Bool) async throws -> [PortfolioValuation] {
         let (all, id): (Bool, Int?) = switch scope {
         case .all: (true, nil)
         case .one(let id): (false, id)
@@ -174,7 +176,8 @@ struct TradingStore: Sendable {
         let rows = try await pool.query(
             """
             SELECT p.id, p.league_id, p.name, p.kind, p.base_currency, p.cash_currency, p.cash, p.reserved_cash,
-                   v.symbol, i.name AS instrument, v.quantity, v.cost_basis, v.price, v.previous_price
+                   v.symbol, i.name AS instrument, v.quantity, v.cost_basis, v.price,
+                   \(unescaped: dayChange ? "v.previous_price" : "NULL::numeric AS previous_price")
             FROM portfolios p
             LEFT JOIN holding_values v ON v.portfolio_id = p.id
             LEFT JOIN instruments i ON i.symbol = v.symbol
@@ -196,7 +199,7 @@ struct TradingStore: Sendable {
             portfolios[portfolios.count - 1].holdings.append(PortfolioValuation.Holding(
                 symbol: symbol, name: try row.decode(String.self, column: "instrument"),
                 quantity: try row.decode(Int.self, column: "quantity"), costBasis: try row.decode(Decimal.self, column: "cost_basis"),
-                price: price, previousPrice: try row.decode(Decimal?.self, column: "previous_price") ?? price
+                price: price, previousPrice: dayChange ? try row.decode(Decimal?.self, column: "previous_price") ?? price : nil
             ))
         }
         return try portfolios.map { id, row, holdings in
