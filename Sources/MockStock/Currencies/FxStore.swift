@@ -161,8 +161,8 @@ enum FxCurrency {
     static let dollar = "USD"
 
     /// A dollar price in another currency at `rate` (units of it per dollar), to four
-    /// decimals, as SQL's `price_in` rounds it; unchanged at a rate of 1. A fill's price:
-    /// its rate carries the league's spread, which valuations (`price_in`) leave out.
+    /// decimals, as the SQL view `holding_values` rounds it; unchanged at a rate of 1. A fill's price:
+    /// its rate carries the league's spread, which valuations (`holding_values`) leave out.
     static func price(_ dollars: Decimal, at rate: Decimal) -> Decimal {
         rate == 1 ? dollars : (dollars * rate).rounded(4)
     }
