@@ -138,7 +138,7 @@ struct ComparisonService: Sendable {
     /// `to` defaults to the symbols' last close (else today), `from` to a year before it;
     /// at most ten years.
     private func range(_ from: String?, _ to: String?) throws -> (String, String) {
-        let last = to ?? history.dayString(history.now())
+        let last = to ?? history.clock.today()
         guard let end = history.date(last) else { throw InvalidInput("to must be a day, YYYY-MM-DD.") }
         let first = from ?? history.dayString(Calendar(identifier: .gregorian).date(byAdding: .year, value: -1, to: end)!)
         guard let start = history.date(first), start <= end else { throw InvalidInput("from must not be after to.") }

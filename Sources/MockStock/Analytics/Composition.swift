@@ -43,7 +43,7 @@ struct CompositionService: Sendable {
     /// at the day's rate (today's for now); weights do not change.
     func composition(userID: Int, portfolioID: Int, date: String?, currency requested: String? = nil) async throws -> Composition {
         let live = try await trading.portfolio(userID: userID, id: portfolioID)
-        let today = history.dayString(history.now())
+        let today = history.clock.today()
         let currency = try await history.currency(requested, userID: userID, portfolioID: portfolioID)
         // Amounts are in the portfolio's own currency (a past day's dollar closes at that
         // day's rate), then in the one asked for.
@@ -63,7 +63,7 @@ struct CompositionService: Sendable {
                 """
                 WITH moves AS (
                     SELECT m.symbol, m.amount, m.shares FROM portfolio_moves m
-                    WHERE m.portfolio_id = \(live.id) AND m.at < ((\(date)::date + 1)::timestamp AT TIME ZONE \(history.hours.timeZone.identifier))
+                    WHERE m.portfolio_id = \(live.id) AND m.at < ((\(date)::date + 1)::timestamp AT TIME ZONE \(history.clock.hours.timeZone.identifier))
                 ), held AS (
                     SELECT symbol, sum(shares)::int8 AS shares FROM moves WHERE symbol IS NOT NULL GROUP BY symbol HAVING sum(shares) <> 0
                 )

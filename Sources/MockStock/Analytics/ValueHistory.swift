@@ -29,9 +29,9 @@ enum HistoryInterval: String, Sendable {
 struct ValueHistoryService: Sendable {
     let store: ValueHistoryStore
     let trading: TradingService
-    let hours: MarketHours
+    /// The market's days: which day it is, and the trading days of a range.
+    let clock: MarketClock
     let fx: FxStore
-    let now: @Sendable () -> Date
 
     /// The longest range one request may cover.
     static let maximumYears = 10
@@ -55,14 +55,14 @@ struct ValueHistoryService: Sendable {
 
     private func values(of live: PortfolioValuation, from: String?, to: String?, interval: HistoryInterval) async throws -> [Value] {
         guard let created = try await store.createdAt(portfolioID: live.id) else { throw TradingError.noSuchPortfolio }
-        let today = dayString(now())
+        let today = clock.today()
         let first = max(from ?? dayString(created), dayString(created))
         let last = min(to ?? today, today)
         guard let start = date(first), let end = date(last), start <= end else { return [] }
         guard end.timeIntervalSince(start) <= Double(Self.maximumYears) * 366 * 86_400 else {
             throw InvalidInput("A history covers at most \(Self.maximumYears) years.")
         }
-        var days = hours.sessions(from: start, through: end).map { hours.day(of: $0.open) }
+        var days = clock.hours.sessions(from: start, through: end).map { clock.day(of: $0.open) }
         if days.last != last && last == today { days.append(today) }
         // Only the last trading day of each period is a point (inflows are running sums, so
         // what came in between points needs no other day).
@@ -72,7 +72,7 @@ struct ValueHistoryService: Sendable {
         // The day before the first, for what was paid in before the range.
         let anchor = dayString(start.addingTimeInterval(-86_400))
         let past = ends.last == today ? Array(ends.dropLast()) : ends
-        let rows = try await store.days(portfolioID: live.id, days: [anchor] + past, timeZone: hours.timeZone.identifier, today: today)
+        let rows = try await store.days(portfolioID: live.id, days: [anchor] + past, timeZone: clock.hours.timeZone.identifier, today: today)
         var inflowBefore = rows.first?.inflowToDate ?? 0
         var values: [Value] = []
         for row in rows.dropFirst() {
@@ -155,8 +155,8 @@ struct ValueHistoryService: Sendable {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// Days are the market's (`MarketHours`).
-    func dayString(_ date: Date) -> String { hours.day(of: date) }
+    /// Days are the market's (`MarketClock`).
+    func dayString(_ date: Date) -> String { clock.day(of: date) }
 
-    func date(_ day: String) -> Date? { hours.midday(of: day) }
+    func date(_ day: String) -> Date? { clock.hours.midday(of: day) }
 }

@@ -93,7 +93,7 @@ public func buildApplication(
     )
     let tradingService = TradingService(store: trading, market: market, quotes: quotes, rules: rules, backdating: backdating)
     let valueHistory = ValueHistoryService(
-        store: ValueHistoryStore(pool: pool), trading: tradingService, hours: hours, fx: fx, now: configuration.clock
+        store: ValueHistoryStore(pool: pool), trading: tradingService, clock: clock, fx: fx
     )
     let alpacaStore = AlpacaStore(pool: pool)
     let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading)

@@ -69,7 +69,7 @@ struct FxController {
             let now = try await quotes.fxRates(base: base, currencies: try await store.currencies().filter { $0 != base })
             guard !now.isEmpty else { throw FxError.noRate(base, "any currency") }
             return FxRates(
-                base: base, date: history.dayString(history.now()),
+                base: base, date: history.clock.today(),
                 rates: now.mapValues(\.rate.rate), asOf: now.values.map(\.asOf).min()
             )
         }
@@ -92,7 +92,7 @@ struct FxController {
         let rate: Decimal, used: String, asOf: Date?
         if parameters.get("date") == nil {
             guard let now = try await quotes.fxRate(from: from, to: to) else { throw FxError.noRate(from, to) }
-            (rate, used, asOf) = (now.rate, history.dayString(history.now()), now.asOf)
+            (rate, used, asOf) = (now.rate, history.clock.today(), now.asOf)
         } else {
             let day = try Self.day(parameters.get("date"), history)
             guard let reference = try await store.rate(from: from, to: to, on: day) else { throw FxError.noRate(from, to) }
@@ -112,7 +112,7 @@ struct FxController {
         guard let months = Self.ranges[request.uri.queryParameters.get("range") ?? "1y"] else {
             throw InvalidInput("range must be one of \(Self.ranges.keys.sorted().joined(separator: ", ")).")
         }
-        let last = history.dayString(history.now())
+        let last = history.clock.today()
         guard let end = history.date(last), let start = Calendar(identifier: .gregorian).date(byAdding: .month, value: -months, to: end) else {
             throw InvalidInput("range reaches too far back.")
         }
@@ -135,7 +135,7 @@ struct FxController {
 
     /// A day (default today), in the market's time zone.
     static func day(_ text: String?, _ history: ValueHistoryService) throws -> String {
-        guard let text else { return history.dayString(history.now()) }
+        guard let text else { return history.clock.today() }
         guard CalendarDay.isValid(text) else { throw InvalidInput("date must be a day, YYYY-MM-DD.") }
         return text
     }

@@ -38,8 +38,7 @@ struct PracticePortfolios: Sendable {
         let name = try Self.name(request.name ?? "")
         let cash = try request.startingCash.map { try Self.amount($0.value, "startingCash", positive: true) } ?? startingCash
         let currency = try Self.currency(request.currency)
-        let today = try await clock.marketDay()
-        let started = try request.startedAt.map { try Self.day($0, "startedAt", through: today) }
+        let started = try await day(request.startedAt, "startedAt")
         let id: Int? = try await pool.withTransaction { session in
             // The user's row is the lock that keeps two creations from passing the limit together.
             let count = try await session.query(
@@ -98,8 +97,7 @@ struct PracticePortfolios: Sendable {
     func move(userID: Int, id: Int, _ request: CashRequest) async throws -> CashMovement {
         let amount = try Self.amount(request.amount.value, "amount", positive: false)
         guard amount != 0 else { throw InvalidInput("amount must not be zero: positive deposits, negative withdraws.") }
-        let today = try await clock.marketDay()
-        let at = try request.at.map { try Self.day($0, "at", through: today) }
+        let at = try await day(request.at, "at")
         let kind: CashMovementKind = amount > 0 ? .deposit : .withdrawal
         let zone = clock.hours.timeZone.identifier
         let rows = try await pool.query(
@@ -174,9 +172,10 @@ struct PracticePortfolios: Sendable {
         return try FxController.currency(text, "currency")
     }
 
-    /// A day from `earliestDay` to the market's day `today`.
-    private static func day(_ text: String, _ field: String, through today: String) throws -> String {
-        guard CalendarDay.isValid(text), text >= Self.earliestDay, text <= today else {
+    /// A day from `earliestDay` to the market's day, when one is given.
+    private func day(_ text: String?, _ field: String) async throws -> String? {
+        guard let text else { return nil }
+        guard CalendarDay.isValid(text), text >= Self.earliestDay, text <= (try await clock.marketDay()) else {
             throw InvalidInput("\(field) must be a day (YYYY-MM-DD) from \(Self.earliestDay) to today.")
         }
         return text

@@ -152,8 +152,6 @@ struct TradingStore: Sendable {
         let leagueID: Int?
         let name: String
         let cash: Decimal
-        /// Cash held back by open buy orders.
-        let reserved: Decimal
     }
 
     /// Which of a user's portfolios to read: all of them, or one (nil: the personal one).
@@ -217,11 +215,11 @@ struct TradingStore: Sendable {
     func portfolio(userID: Int, id: Int?) async throws -> PortfolioRecord? {
         try await pool.query(
             """
-            SELECT id, league_id, name, cash, reserved_cash FROM portfolios
+            SELECT id, league_id, name, cash FROM portfolios
             WHERE user_id = \(userID) AND archived_at IS NULL
               AND portfolio_named(kind, id, \(id)::int8)
             """
-        ).decode((Int, Int?, String, Decimal, Decimal).self).first.map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3, reserved: $0.4) }
+        ).decode((Int, Int?, String, Decimal).self).first.map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3) }
     }
 
     /// What the position in `symbol` and the whole portfolio (the user's, or personal) are
