@@ -7,10 +7,12 @@ import Postgres
 public struct MarketSeeder: Sendable {
     let admin: MarketAdminStore
     let prices: PriceImporter
+    let fx: FxStore
 
     public init(pool: PostgresConnectionPool) {
         admin = MarketAdminStore(pool: pool)
         prices = PriceImporter(pool: pool)
+        fx = FxStore(pool: pool)
     }
 
     /// Whether no instrument exists yet.
@@ -28,12 +30,12 @@ public struct MarketSeeder: Sendable {
     public func seedFX<Chunks: AsyncSequence>(_ chunks: Chunks) async throws -> Int where Chunks.Element == ByteBuffer {
         var text = ByteBuffer()
         for try await var chunk in chunks { text.writeBuffer(&chunk) }
-        return try await FxStore(pool: admin.pool).store(try FxStore.parse(String(buffer: text)))
+        return try await fx.store(try FxStore.parse(String(buffer: text)))
     }
 
     /// Whether no exchange rate is stored yet.
     public func hasNoFX() async throws -> Bool {
-        try await FxStore(pool: admin.pool).isEmpty()
+        try await fx.isEmpty()
     }
 
     /// Loads daily bars; see `PriceImporter`.

@@ -152,7 +152,7 @@ struct ProfitAndLossService: Sendable {
         // after (summed over the position and the back-dated fills it reached).
         let rows = try await pool.query(
             """
-            SELECT a.type, a.symbol, a.side, a.quantity, a.price, a.amount, a.fee, x.quantity_before, x.quantity_after
+            SELECT a.type, a.symbol, a.side, a.quantity, a.amount, a.fee, x.quantity_before, x.quantity_after
             FROM activities a
             LEFT JOIN LATERAL (SELECT sum(quantity_before)::bigint AS quantity_before, sum(quantity_after)::bigint AS quantity_after
                                FROM corporate_action_applications
@@ -160,10 +160,14 @@ struct ProfitAndLossService: Sendable {
             WHERE a.portfolio_id = \(live.id)
             ORDER BY a.at, a.source, a.id
             """
-        ).decode((String, String?, TradeSide?, Int?, Decimal?, Decimal?, Decimal?, Int?, Int?).self)
+        )
         var lots = Lots(method: method)
         var dividends = Decimal(0), fees = Decimal(0)
-        for (type, symbol, side, quantity, _, amount, fee, before, after) in rows {
+        for row in rows {
+            let type = try row.decode(String.self, column: "type"), symbol = try row.decode(String?.self, column: "symbol")
+            let side = try row.decode(TradeSide?.self, column: "side"), quantity = try row.decode(Int?.self, column: "quantity")
+            let amount = try row.decode(Decimal?.self, column: "amount"), fee = try row.decode(Decimal?.self, column: "fee")
+            let before = try row.decode(Int?.self, column: "quantity_before"), after = try row.decode(Int?.self, column: "quantity_after")
             switch (type, symbol, side) {
             case ("fill", let symbol?, .buy?):
                 // A buy's amount is −(cost + fee): what it paid in all.

@@ -100,8 +100,8 @@ extension AlpacaStore {
                        min(coalesce(low, close)) AS low, (array_agg(close ORDER BY day DESC))[1] AS close, sum(volume)::int8 AS volume
                 FROM raw GROUP BY symbol, first_day
             )
-            SELECT symbol, to_char(first_day, 'YYYY-MM-DD'),
-                   to_char((first_day::timestamp AT TIME ZONE 'America/New_York') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+            SELECT symbol, to_char(first_day, 'YYYY-MM-DD') AS bar_day,
+                   to_char((first_day::timestamp AT TIME ZONE 'America/New_York') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS bar_time,
                    open, high, low, close, volume
             FROM periods
             WHERE \(after?.symbol)::text IS NULL OR (symbol, first_day) > (\(after?.symbol)::text, \(after?.day)::date)
@@ -127,8 +127,8 @@ extension AlpacaStore {
                 WHERE symbol = ANY(\(symbols)::text[]) AND minute >= \(from) AND minute < \(to)
                 GROUP BY 1, 2
             )
-            SELECT symbol, epoch::text, to_char(to_timestamp(epoch) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                   open, high, low, close, 0::int8
+            SELECT symbol, epoch::text AS bar_day, to_char(to_timestamp(epoch) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS bar_time,
+                   open, high, low, close, 0::int8 AS volume
             FROM periods
             WHERE \(after?.symbol)::text IS NULL OR (symbol, epoch) > (\(after?.symbol)::text, \(after?.epoch)::int8)
             ORDER BY symbol, epoch LIMIT \(limit)
@@ -141,28 +141,32 @@ extension AlpacaStore {
     func latestMinuteBars(symbols: [String]) async throws -> [BarRecord] {
         try await pool.query(
             """
-            SELECT DISTINCT ON (symbol) symbol, extract(epoch FROM minute)::int8::text,
-                   to_char(minute AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), open, high, low, close, 0::int8
+            SELECT DISTINCT ON (symbol) symbol, extract(epoch FROM minute)::int8::text AS bar_day,
+                   to_char(minute AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS bar_time, open, high, low, close, 0::int8 AS volume
             FROM minute_bars WHERE symbol = ANY(\(symbols)::text[])
             ORDER BY symbol, minute DESC
             """
         ).map(Self.bar)
     }
 
-    /// Columns: symbol, day, timestamp, open, high, low, close, volume.
+    /// Columns: symbol, bar_day, bar_time, open, high, low, close, volume.
     private static func bar(_ row: PostgresRow) throws -> BarRecord {
-        let (symbol, day, timestamp, open, high, low, close, volume) =
-            try row.decode((String, String, String, Decimal, Decimal, Decimal, Decimal, Int).self)
-        return BarRecord(symbol: symbol, day: day, timestamp: timestamp, open: open, high: high, low: low, close: close, volume: volume)
+        BarRecord(
+            symbol: try row.decode(String.self, column: "symbol"), day: try row.decode(String.self, column: "bar_day"),
+            timestamp: try row.decode(String.self, column: "bar_time"), open: try row.decode(Decimal.self, column: "open"),
+            high: try row.decode(Decimal.self, column: "high"), low: try row.decode(Decimal.self, column: "low"),
+            close: try row.decode(Decimal.self, column: "close"), volume: try row.decode(Int.self, column: "volume")
+        )
     }
 
     /// Each symbol's last `count` daily bars (up to `through`), as traded, newest first.
     func latestBars(symbols: [String], through: String?, count: Int = 1) async throws -> [BarRecord] {
         let rows = try await pool.query(
             """
-            SELECT s.symbol, to_char(b.day, 'YYYY-MM-DD'),
-                   to_char((b.day::timestamp AT TIME ZONE 'America/New_York') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                   coalesce(b.open, b.close), coalesce(b.high, b.close), coalesce(b.low, b.close), b.close, b.volume
+            SELECT s.symbol, to_char(b.day, 'YYYY-MM-DD') AS bar_day,
+                   to_char((b.day::timestamp AT TIME ZONE 'America/New_York') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS bar_time,
+                   coalesce(b.open, b.close) AS open, coalesce(b.high, b.close) AS high, coalesce(b.low, b.close) AS low,
+                   b.close, b.volume
             FROM unnest(\(symbols)::text[]) s (symbol)
             CROSS JOIN LATERAL (
                 SELECT * FROM daily_bars d
@@ -204,10 +208,10 @@ extension AlpacaStore {
             : "(a.at, a.source, a.id) < (\(cursor?.at)::timestamptz, \(cursor?.source)::int, \(cursor?.id)::int8)"
         let rows = try await pool.query(
             """
-            SELECT to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '~' || a.source || '~' || a.id,
+            SELECT to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '~' || a.source || '~' || a.id AS cursor,
                    a.type, a.symbol, a.side, a.quantity, a.price, a.amount, a.note, a.at,
-                   to_char(a.at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD'),
-                   CASE WHEN a.source = 1 THEN coalesce(o.uuid, md5('mockstock-trade-' || a.id)::uuid)::text END
+                   to_char(a.at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD') AS activity_day,
+                   CASE WHEN a.source = 1 THEN coalesce(o.uuid, md5('mockstock-trade-' || a.id)::uuid)::text END AS order_uuid
             FROM activities a LEFT JOIN orders o ON a.source = 1 AND o.trade_id = a.id
             WHERE a.portfolio_id = \(portfolioID)
               AND (\(types)::text[] IS NULL OR a.type = ANY(\(types)::text[]))
@@ -219,12 +223,12 @@ extension AlpacaStore {
         )
         return try rows.map { row in
             ActivityRecord(
-                cursor: try row.decode(String.self, column: 0), type: try row.decode(String.self, column: 1),
-                symbol: try row.decode(String?.self, column: 2), side: try row.decode(TradeSide?.self, column: 3),
-                quantity: try row.decode(Int?.self, column: 4), price: try row.decode(Decimal?.self, column: 5),
-                amount: try row.decode(Decimal?.self, column: 6), note: try row.decode(String?.self, column: 7),
-                at: try row.decode(Date.self, column: 8), day: try row.decode(String.self, column: 9),
-                orderUUID: try row.decode(String?.self, column: 10)
+                cursor: try row.decode(String.self, column: "cursor"), type: try row.decode(String.self, column: "type"),
+                symbol: try row.decode(String?.self, column: "symbol"), side: try row.decode(TradeSide?.self, column: "side"),
+                quantity: try row.decode(Int?.self, column: "quantity"), price: try row.decode(Decimal?.self, column: "price"),
+                amount: try row.decode(Decimal?.self, column: "amount"), note: try row.decode(String?.self, column: "note"),
+                at: try row.decode(Date.self, column: "at"), day: try row.decode(String.self, column: "activity_day"),
+                orderUUID: try row.decode(String?.self, column: "order_uuid")
             )
         }
     }

@@ -35,10 +35,10 @@ struct PortfolioValuation: Sendable {
     let cash: Decimal
     /// Cash held back by open buy orders.
     let reserved: Decimal
+    /// What new orders and trades may spend, by the SQL function `buying_power`.
+    let buyingPower: Decimal
     let holdings: [Holding]
 
-    /// What new orders and trades may spend (the SQL function `buying_power`).
-    var buyingPower: Decimal { cash - reserved }
     var holdingsValue: Decimal { holdings.reduce(0) { $0 + $1.value } }
     var netWorth: Decimal { cash + holdingsValue }
 }

@@ -29,6 +29,17 @@ struct TradingStore: Sendable {
         var fxRate: Decimal?
     }
 
+    /// A `trades` row, by column name.
+    private static func tradeRecord(_ row: PostgresRow) throws -> TradeRecord {
+        TradeRecord(
+            id: try row.decode(Int.self, column: "id"), portfolioID: try row.decode(Int.self, column: "portfolio_id"),
+            symbol: try row.decode(String.self, column: "symbol"), side: try row.decode(TradeSide.self, column: "side"),
+            quantity: try row.decode(Int.self, column: "quantity"), price: try row.decode(Decimal.self, column: "price"),
+            amount: try row.decode(Decimal.self, column: "amount"), fee: try row.decode(Decimal.self, column: "fee"),
+            createdAt: try row.decode(Date.self, column: "created_at"), fxRate: try row.decode(Decimal?.self, column: "fx_rate")
+        )
+    }
+
     /// Runs the trade statement. A repeat of an idempotency key that was being used at the
     /// same moment (its row was inserted by the other request first) throws
     /// `TradingError.idempotencyKeyInFlight`.
@@ -124,18 +135,10 @@ struct TradingStore: Sendable {
         )
         guard let row = rows.first else { return nil }
         let (hash, outcome, cash, position) = try (
-            row.decode(String.self, column: 0), row.decode(TradeOutcome.self, column: 1),
-            row.decode(Decimal?.self, column: 2), row.decode(Int?.self, column: 3)
+            row.decode(String.self, column: "request_hash"), row.decode(TradeOutcome.self, column: "outcome"),
+            row.decode(Decimal?.self, column: "cash"), row.decode(Int?.self, column: "position")
         )
-        let trade = try row.decode(Int?.self, column: 4).map { id in
-            TradeRecord(
-                id: id, portfolioID: try row.decode(Int.self, column: 5), symbol: try row.decode(String.self, column: 6),
-                side: try row.decode(TradeSide.self, column: 7), quantity: try row.decode(Int.self, column: 8),
-                price: try row.decode(Decimal.self, column: 9), amount: try row.decode(Decimal.self, column: 10),
-                fee: try row.decode(Decimal.self, column: 11), createdAt: try row.decode(Date.self, column: 12),
-                fxRate: try row.decode(Decimal?.self, column: 13)
-            )
-        }
+        let trade = try row.decode(Int?.self, column: "id") == nil ? nil : Self.tradeRecord(row)
         return (hash, Execution(outcome: outcome, trade: trade, cash: cash, position: position))
     }
 
@@ -174,7 +177,7 @@ struct TradingStore: Sendable {
         let rows = try await pool.query(
             """
             SELECT p.id, p.league_id, p.name, p.kind, p.base_currency, p.cash_currency, p.cash, p.reserved_cash,
-                   v.symbol, i.name AS instrument, v.quantity, v.cost_basis, v.price,
+                   buying_power(p.cash, p.reserved_cash) AS buying_power, v.symbol, i.name AS instrument, v.quantity, v.cost_basis, v.price,
                    \(unescaped: dayChange ? "v.previous_price" : "NULL::numeric AS previous_price")
             FROM portfolios p
             LEFT JOIN holding_values v ON v.portfolio_id = p.id
@@ -206,7 +209,8 @@ struct TradingStore: Sendable {
                 name: try row.decode(String.self, column: "name"), kind: try row.decode(PortfolioKind.self, column: "kind"),
                 baseCurrency: try row.decode(String.self, column: "base_currency"),
                 currency: try row.decode(String.self, column: "cash_currency"), cash: try row.decode(Decimal.self, column: "cash"),
-                reserved: try row.decode(Decimal.self, column: "reserved_cash"), holdings: holdings
+                reserved: try row.decode(Decimal.self, column: "reserved_cash"),
+                buyingPower: try row.decode(Decimal.self, column: "buying_power"), holdings: holdings
             )
         }
     }
@@ -247,10 +251,7 @@ struct TradingStore: Sendable {
             ORDER BY id DESC LIMIT \(limit)
             """
         )
-        return try rows.decode((Int, Int, String, TradeSide, Int, Decimal, Decimal, Decimal, Date, Decimal?).self).map {
-            TradeRecord(id: $0.0, portfolioID: $0.1, symbol: $0.2, side: $0.3, quantity: $0.4, price: $0.5,
-                        amount: $0.6, fee: $0.7, createdAt: $0.8, fxRate: $0.9)
-        }
+        return try rows.map(Self.tradeRecord)
     }
 
     struct CashMovementRecord: Sendable {
@@ -294,8 +295,8 @@ struct TradingStore: Sendable {
     func activities(portfolioID: Int, before cursor: (at: String, source: Int, id: Int)?, limit: Int) async throws -> [ActivityRecord] {
         let rows = try await pool.query(
             """
-            SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '~' || source || '~' || id,
-                   CASE source WHEN 1 THEN 'fill-' WHEN 2 THEN 'cash-' ELSE 'split-' END || id,
+            SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '~' || source || '~' || id AS cursor,
+                   CASE source WHEN 1 THEN 'fill-' WHEN 2 THEN 'cash-' ELSE 'split-' END || id AS activity_id,
                    type, symbol, side, quantity, price, amount, fee, note, at
             FROM activities
             WHERE portfolio_id = \(portfolioID)
@@ -306,12 +307,12 @@ struct TradingStore: Sendable {
         )
         return try rows.map { row in
             ActivityRecord(
-                cursor: try row.decode(String.self, column: 0), id: try row.decode(String.self, column: 1),
-                type: try row.decode(String.self, column: 2), symbol: try row.decode(String?.self, column: 3),
-                side: try row.decode(TradeSide?.self, column: 4), quantity: try row.decode(Int?.self, column: 5),
-                price: try row.decode(Decimal?.self, column: 6), amount: try row.decode(Decimal?.self, column: 7),
-                fee: try row.decode(Decimal?.self, column: 8), note: try row.decode(String?.self, column: 9),
-                at: try row.decode(Date.self, column: 10)
+                cursor: try row.decode(String.self, column: "cursor"), id: try row.decode(String.self, column: "activity_id"),
+                type: try row.decode(String.self, column: "type"), symbol: try row.decode(String?.self, column: "symbol"),
+                side: try row.decode(TradeSide?.self, column: "side"), quantity: try row.decode(Int?.self, column: "quantity"),
+                price: try row.decode(Decimal?.self, column: "price"), amount: try row.decode(Decimal?.self, column: "amount"),
+                fee: try row.decode(Decimal?.self, column: "fee"), note: try row.decode(String?.self, column: "note"),
+                at: try row.decode(Date.self, column: "at")
             )
         }
     }
