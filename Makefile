@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run migrate test test-browser test-bots test-reliability bench bench-driver bench-seed bench-leaderboard bench-orders bench-stream bench-history db-start db-stop db-destroy deps clean
+.PHONY: all build run admin migrate test test-browser test-bots test-reliability bench bench-driver bench-seed bench-leaderboard bench-orders bench-stream bench-history db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -35,18 +35,25 @@ run: build
 	export QUOTE_PROVIDER="$${QUOTE_PROVIDER:-simulated}"; \
 	exec .build/$(CONFIG)/mockstock serve
 
+# Creates an admin, or makes an existing player one (asking before it changes their
+# password), on the database `make run` uses: `make admin` or `make admin NAME=alice`.
+admin: build
+	@if [ -z "$$DATABASE_URL" ]; then $(PG_LOCAL) start dev; export DATABASE_URL="$$($(PG_LOCAL) url dev)"; fi; \
+	.build/$(CONFIG)/mockstock admin create $(if $(NAME),--username $(NAME))
+
 migrate: build
 	@if [ -z "$$DATABASE_URL" ]; then $(PG_LOCAL) start dev; export DATABASE_URL="$$($(PG_LOCAL) url dev)"; fi; \
 	.build/$(CONFIG)/mockstock migrate
 
-# Builds, starts a throwaway cluster, runs every test and the schema-layout check
-# (scripts/test-schema-upgrade), and removes the cluster even when tests fail.
+# Builds, starts a throwaway cluster, runs every test, the schema-layout check
+# (scripts/test-schema-upgrade) and the first-run check (scripts/test-first-run), and
+# removes the cluster even when tests fail.
 test: deps
 	$(SWIFT) build --build-tests
 	@$(PG_LOCAL) destroy test; \
 	PG_LOCAL_FSYNC=off $(PG_LOCAL) start test || exit 1; \
 	export TEST_DATABASE_URL="$$($(PG_LOCAL) url test)"; \
-	$(SWIFT) test --skip-build && scripts/test-schema-upgrade; status=$$?; \
+	$(SWIFT) test --skip-build && scripts/test-schema-upgrade && scripts/test-first-run; status=$$?; \
 	$(PG_LOCAL) destroy test; exit $$status
 
 # The web client in headless Chromium (selenium) against a server with the demo market;

@@ -128,31 +128,94 @@ struct Admin: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create an admin, or make an existing user an admin. Reads the password from standard input."
+            abstract: "Create an admin, or make an existing player an admin.",
+            discussion: """
+                Asks for the username and password on a terminal; otherwise reads the password from \
+                standard input. An existing player keeps their password unless --set-password is \
+                given (on a terminal it asks). `make admin` runs this on the database `make run` uses.
+                """
         )
 
-        @Option(help: "The admin's username (3–32 of A–Z a–z 0–9 _ . -).")
-        var username: String
+        @Option(help: "The admin's username (3–32 of A–Z a–z 0–9 _ . -); asked for on a terminal.")
+        var username: String?
+
+        @Flag(help: "Also give an existing player the password read (without it their password stays).")
+        var setPassword = false
 
         func run() async throws {
-            let (configuration, logger) = try loadConfiguration()
-            if isatty(STDIN_FILENO) == 1 {
-                FileHandle.standardError.write(Data("Password for \(username): ".utf8))
+            guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
+                throw ValidationError(
+                    "DATABASE_URL is not set. For the database `make run` uses, run `make admin`; otherwise set DATABASE_URL to the server's database."
+                )
             }
-            guard let password = readLine(strippingNewline: true), !password.isEmpty else {
-                throw ValidationError("Give the password on standard input, e.g. `printf %s \"$PASSWORD\" | mockstock admin create --username \(username)`")
+            let (configuration, logger) = try loadConfiguration()
+            let terminal = isatty(STDIN_FILENO) == 1
+            guard let username = username ?? (terminal ? Terminal.ask("Username: ") : nil), !username.isEmpty else {
+                throw ValidationError("Give the username with --username NAME.")
             }
             do {
                 try Credentials.validateUsername(username)
+            } catch let error as InvalidInput {
+                throw ValidationError(error.detail)
+            }
+            var outcome = AccountService.AdminOutcome.promoted
+            try await withDatabase(configuration, logger) { pool in
+                let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
+                let exists = try await accounts.userExists(username: username)
+                var setPassword = self.setPassword
+                if exists && !setPassword && terminal {
+                    setPassword = Terminal.ask("\(username) is already a player. Change their password too? [y/N] ")?
+                        .lowercased().hasPrefix("y") ?? false
+                }
+                let password = !exists || setPassword ? try Self.readPassword(for: username, terminal: terminal) : nil
+                outcome = try await accounts.ensureAdmin(username: username, password: password, logger: logger)
+            }
+            switch outcome {
+            case .created: print("\(username) is a new admin. Log in at the server's address.")
+            case .promoted: print("\(username) is an admin; their password is unchanged.")
+            case .promotedWithNewPassword: print("\(username) is an admin with the new password.")
+            }
+        }
+
+        static func readPassword(for username: String, terminal: Bool) throws -> String {
+            let password = terminal ? Terminal.askHidden("Password for \(username): ") : readLine(strippingNewline: true)
+            guard let password, !password.isEmpty else {
+                throw ValidationError("Give the password on standard input, e.g. `printf %s \"$PASSWORD\" | mockstock admin create --username \(username)`")
+            }
+            do {
                 try Credentials.validatePassword(password)
             } catch let error as InvalidInput {
                 throw ValidationError(error.detail)
             }
-            try await withDatabase(configuration, logger) { pool in
-                let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
-                try await accounts.ensureAdmin(username: username, password: password, logger: logger)
-            }
-            print("\(username) is an admin.")
+            return password
         }
+    }
+}
+
+/// Questions on the terminal (standard error, so standard output stays the result).
+enum Terminal {
+    static func ask(_ question: String) -> String? {
+        FileHandle.standardError.write(Data(question.utf8))
+        return readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Reads a line as typed (a password may begin or end with a space).
+    private static func line(_ question: String) -> String? {
+        FileHandle.standardError.write(Data(question.utf8))
+        return readLine(strippingNewline: true)
+    }
+
+    /// Reads a line without echoing it.
+    static func askHidden(_ question: String) -> String? {
+        var settings = termios()
+        guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return line(question) }
+        var quiet = settings
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+        defer {
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings)
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        return line(question)
     }
 }

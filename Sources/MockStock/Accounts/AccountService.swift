@@ -66,25 +66,52 @@ public struct AccountService: Sendable {
         return try await session(for: record.user, version: version)
     }
 
-    /// Creates the admin, or makes the existing user with that name an admin with this
-    /// password. Running it again with the same values changes nothing.
-    public func ensureAdmin(username: String, password: String, logger: Logger) async throws {
+    /// What `ensureAdmin` did.
+    public enum AdminOutcome: Equatable, Sendable {
+        case created
+        /// An existing user made an admin (or already one), password as it was.
+        case promoted
+        /// An existing user made an admin with the new password.
+        case promotedWithNewPassword
+    }
+
+    /// Whether anyone can administer the market yet.
+    public func hasAdmin() async throws -> Bool {
+        try await users.hasAdmin()
+    }
+
+    /// Whether a user of that name exists (any case).
+    public func userExists(username: String) async throws -> Bool {
+        try await users.find(username: username) != nil
+    }
+
+    /// Creates the admin, or makes the existing user with that name an admin. An existing
+    /// user's password changes only when `password` is given (the `ADMIN_PASSWORD` an
+    /// operator configured is; `mockstock admin create` asks first); a new admin needs one.
+    /// Running it again with the same values changes nothing.
+    @discardableResult
+    public func ensureAdmin(username: String, password: String?, logger: Logger) async throws -> AdminOutcome {
         try Credentials.validateUsername(username)
-        try Credentials.validatePassword(password)
+        if let password { try Credentials.validatePassword(password) }
         if let existing = try await users.find(username: username) {
-            let samePassword = try await hasher.verify(password, against: existing.passwordHash)
-            if samePassword && existing.user.role == .admin { return }
-            let hash = samePassword ? nil : try await hasher.hash(password)
-            _ = try await users.promoteToAdmin(username: username, passwordHash: hash)
-            logger.notice("admin account updated", metadata: ["username": "\(existing.user.username)"])
-            return
+            var newHash: String?
+            if let password, !(try await hasher.verify(password, against: existing.passwordHash)) {
+                newHash = try await hasher.hash(password)
+            }
+            if newHash == nil && existing.user.role == .admin { return .promoted }
+            _ = try await users.promoteToAdmin(username: username, passwordHash: newHash)
+            logger.notice("admin account updated", metadata: ["username": "\(existing.user.username)", "new-password": "\(newHash != nil)"])
+            return newHash == nil ? .promoted : .promotedWithNewPassword
         }
+        guard let password else { throw InvalidInput("A new admin needs a password.") }
         do {
             _ = try await register(username: username, password: password, email: nil, role: .admin, from: nil)
             logger.notice("admin account created", metadata: ["username": "\(username)"])
+            return .created
         } catch AccountError.usernameTaken {
             // Another server created it a moment ago: make sure it is an admin.
             _ = try await users.promoteToAdmin(username: username, passwordHash: try await hasher.hash(password))
+            return .promoted
         }
     }
 

@@ -32,6 +32,11 @@ struct UserStore: Sendable {
         }
     }
 
+    /// Whether any admin exists.
+    func hasAdmin() async throws -> Bool {
+        try await pool.query("SELECT EXISTS (SELECT 1 FROM users WHERE role = 'admin')").decodeColumn(Bool.self) == [true]
+    }
+
     func find(username: String) async throws -> UserRecord? {
         try await record(
             """

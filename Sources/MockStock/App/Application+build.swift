@@ -160,6 +160,15 @@ public func buildApplication(
         ),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "MockStock"),
         services: services,
+        onServerRunning: { channel in
+            // Where to go, and how to become an admin when nobody is one yet.
+            let host = ["0.0.0.0", "::", ""].contains(configuration.host) ? "localhost" : configuration.host
+            let port = channel.localAddress?.port ?? configuration.port
+            logger.notice("MockStock is ready: open http://\(host.contains(":") ? "[\(host)]" : host):\(port)/ in a browser")
+            if (try? await accounts.hasAdmin()) == false {
+                logger.notice("No admin yet: run `make admin` (or `mockstock admin create`) to make one")
+            }
+        },
         logger: logger
     )
     app.beforeServerStarts {

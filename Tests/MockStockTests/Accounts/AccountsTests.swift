@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
+import Logging
 import MockStock
 import Postgres
 import Testing
@@ -353,6 +354,33 @@ struct AccountsTests {
             let admins = try await pool.query("SELECT count(*) FROM users WHERE lower(username) = 'root_admin'").decodeColumn(Int.self)
             await pool.close()
             #expect(admins == [1])
+        }
+    }
+
+    @Test("making an existing player an admin keeps their password unless a new one is given")
+    func promoteKeepsPassword() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { client in
+                _ = try await client.register("teacher_amy", password: "amy's own password")
+            }
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let configuration = TestApp.configuration(databaseURL: database.connectionString)
+            let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: Logger(label: "test"))
+            #expect(try await accounts.ensureAdmin(username: "Teacher_Amy", password: nil, logger: Logger(label: "test")) == .promoted)
+            await #expect(throws: InvalidInput.self) {
+                try await accounts.ensureAdmin(username: "nobody_yet", password: nil, logger: Logger(label: "test"))
+            }
+            try await TestApp.run(on: database) { client in
+                let response = try await client.login("teacher_amy", password: "amy's own password")
+                #expect(try JSONDecoder().decode(SessionBody.self, from: Data(buffer: response.body)).user.role == "admin")
+            }
+            #expect(try await accounts.ensureAdmin(username: "teacher_amy", password: "a new password", logger: Logger(label: "test"))
+                == .promotedWithNewPassword)
+            await pool.close()
+            try await TestApp.run(on: database) { client async throws in
+                #expect(try await client.login("teacher_amy", password: "amy's own password").status == .unauthorized)
+                #expect(try await client.login("teacher_amy", password: "a new password").status == .ok)
+            }
         }
     }
 }
