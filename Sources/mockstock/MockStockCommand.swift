@@ -93,6 +93,9 @@ struct Seed: AsyncParsableCommand {
     @Flag(help: "Do nothing when the database already has instruments (for a first start); rates only when it has none.")
     var ifEmpty = false
 
+    @Flag(help: "Move each prices file's trading days, in order, onto the NYSE trading days that end yesterday (or on the last one before today): real prices on recent dates.")
+    var recent = false
+
     func run() async throws {
         let (configuration, logger) = try loadConfiguration()
         try await withDatabase(configuration, logger) { pool in
@@ -111,10 +114,11 @@ struct Seed: AsyncParsableCommand {
                 let count = try await seeder.seedInstruments(csv: String(contentsOfFile: file, encoding: .utf8))
                 print("\(file): \(count) instruments")
             }
+            let today = MarketHours(schedule: .nyse).day(of: configuration.clock())
             for file in priceFiles {
                 let started = ContinuousClock.now
-                let count = try await seeder.seedPrices(try FileChunks(path: file))
-                print("\(file): \(count) daily bars in \(ContinuousClock.now - started)")
+                let count = try await seeder.seedPrices(try FileChunks(path: file), endingBefore: recent ? today : nil)
+                print("\(file): \(count) daily bars in \(ContinuousClock.now - started)\(recent ? ", moved to end before \(today)" : "")")
             }
         }
     }

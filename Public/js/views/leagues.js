@@ -162,16 +162,20 @@ export async function leagueView(root, context) {
   const me = context.user;
   const owner = me && league.ownerId === me.id;
   const money = (text) => inCurrency(text, league.currency || 'USD');
-  // New standings arrive on the live stream (or, without it, every 30 s). While the order
-  // of the players shown stays the same, their figures change in place; otherwise the
-  // board is drawn again.
+  // New standings arrive on the live stream (or, without it, every 30 s). While the
+  // players shown and their order stay the same, their figures change in place; when
+  // someone joins, leaves, is removed or changes place, the board and the member count
+  // are drawn again.
   const redraw = () => { if (context.current()) leagueView(root, context).catch(() => {}); };
   context.live.follow({ leagues: [Number(id)] });
   context.live.on('standings', (standings) => {
     if (String(standings.leagueId) !== String(id)) return;
     const shown = [...root.querySelectorAll('[data-worth]')].map((cell) => cell.dataset.worth);
-    const sameOrder = offset === 0 && standings.items.every((s, i) => i >= shown.length || shown[i] === String(s.userId));
-    if (!sameOrder) { redraw(); return; }
+    const sent = standings.items.map((s) => String(s.userId));
+    // The event carries the top rows only: a change past them shows in the count.
+    const sameRoster = offset === 0 && standings.total === board.total
+      && sent.slice(0, PAGE).join() === shown.slice(0, sent.length).join();
+    if (!sameRoster) { redraw(); return; }
     for (const s of standings.items) {
       const worth = root.querySelector(`[data-worth="${s.userId}"]`);
       const gain = root.querySelector(`[data-return="${s.userId}"]`);
@@ -213,7 +217,7 @@ export async function leagueView(root, context) {
     h('section', { class: 'summary', 'aria-label': 'League' },
       h('div', {}, h('span', { class: 'label' }, 'Join code'), h('strong', { id: 'league-code', class: 'code' }, league.code)),
       h('div', {}, h('span', { class: 'label' }, 'Mode'), h('strong', {}, league.mode)),
-      h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', {}, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
+      h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', { id: 'league-members' }, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
       h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', {}, `${dateText(league.startsAt)} – ${dateText(league.endsAt)}`))),
     league.mode === 'isolated' ? rulesSummary(league.rules, league.currency || 'USD') : null,
     h('h2', {}, 'Leaderboard'),

@@ -23,6 +23,11 @@ function outcome(order) {
   return [STATUS[order.status] ?? order.status, order.rejectReason].filter(Boolean).join(': ');
 }
 
+/** When an order stopped being open: filled, cancelled, expired, replaced or rejected. */
+function closedAt(order) {
+  return order.filledAt || order.canceledAt || order.expiredAt || order.replacedAt || order.updatedAt;
+}
+
 /** Open orders with cancel, and the order history, of one portfolio. Refreshes itself
  * every few seconds while orders are open, so a fill shows without reloading. */
 export async function ordersView(root, context) {
@@ -74,13 +79,14 @@ export async function ordersView(root, context) {
     h('section', { id: 'order-history' },
       h('h2', {}, 'History'),
       table([
-        { title: 'Updated', cell: (o) => new Date(o.updatedAt).toLocaleString() },
+        { title: 'Closed', cell: (o) => new Date(closedAt(o)).toLocaleString() },
         { title: 'Stock', cell: (o) => h('a', { href: `#/stock/${o.symbol}` }, o.symbol) },
         { title: 'Side', cell: (o) => (o.side === 'buy' ? 'Buy' : 'Sell') },
         { title: 'Shares', class: 'num', cell: (o) => String(o.quantity) },
         { title: 'Terms', cell: (o) => orderTerms(o) },
         { title: 'Outcome', cell: (o) => h('span', { class: `status-${o.status}` }, outcome(o)) },
-      ], closed.items, { empty: 'No orders have closed yet.' })));
+      ], [...closed.items].sort((a, b) => Date.parse(closedAt(b)) - Date.parse(closedAt(a))),
+      { empty: 'No orders have closed yet.' })));
 
   // Fills arrive on the live stream; without it, open orders are read again every 5 s.
   const redraw = () => { if (context.current()) ordersView(root, context).catch(() => {}); };

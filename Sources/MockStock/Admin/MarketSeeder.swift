@@ -38,9 +38,12 @@ public struct MarketSeeder: Sendable {
         try await fx.isEmpty()
     }
 
-    /// Loads daily bars; see `PriceImporter`.
-    public func seedPrices<Chunks: AsyncSequence>(_ chunks: Chunks) async throws -> Int where Chunks.Element == ByteBuffer {
-        try await prices.load(chunks)
+    /// Loads daily bars; see `PriceImporter`. `endingBefore` moves their days onto the
+    /// trading days before that day.
+    public func seedPrices<Chunks: AsyncSequence>(
+        _ chunks: Chunks, endingBefore: String? = nil
+    ) async throws -> Int where Chunks.Element == ByteBuffer {
+        try await prices.load(chunks, endingBefore: endingBefore)
     }
 }
 

@@ -11,8 +11,13 @@ import Postgres
 struct PriceImporter: Sendable {
     let pool: PostgresConnectionPool
 
-    /// Loads the chunks and returns the number of rows stored.
-    func load<Chunks: AsyncSequence>(_ chunks: Chunks) async throws -> Int where Chunks.Element == ByteBuffer {
+    /// Loads the chunks and returns the number of rows stored. With `endingBefore` (a day,
+    /// `YYYY-MM-DD`), the file's trading days are moved, in order, onto the NYSE trading
+    /// days that end on the last one before it (`MarketHours.tradingDays`): real prices on
+    /// recent dates, each day's splits and dividends with it.
+    func load<Chunks: AsyncSequence>(
+        _ chunks: Chunks, endingBefore: String? = nil
+    ) async throws -> Int where Chunks.Element == ByteBuffer {
         try await pool.withTransaction { session in
             try await session.runScript(
                 """
@@ -33,10 +38,25 @@ struct PriceImporter: Sendable {
             guard parser.rows > 0 else {
                 throw InvalidInput("The upload holds no price rows.")
             }
+            if let endingBefore { try await moveDays(session, endingBefore: endingBefore) }
             let stored = try await store(session)
             try await session.execute(CorporateActionStore.recordFromUpload)
             return stored
         }
+    }
+
+    /// Moves the upload's days onto the trading days before `day`, keeping their order.
+    private func moveDays(_ session: PostgresSession, endingBefore day: String) async throws {
+        let days = try await session.query("SELECT DISTINCT to_char(day, 'YYYY-MM-DD') FROM price_upload ORDER BY 1")
+            .decodeColumn(String.self)
+        let target = MarketHours(schedule: .nyse).tradingDays(count: days.count, before: day)
+        guard target.count == days.count else { throw InvalidInput("No trading days to move the prices onto before \(day).") }
+        try await session.execute(
+            """
+            UPDATE price_upload u SET day = m.moved
+            FROM unnest(\(days)::date[], \(target)::date[]) m (day, moved) WHERE u.day = m.day
+            """
+        )
     }
 
     /// Moves the checked rows into `daily_bars`. A first load is a plain insert; only when

@@ -1,8 +1,6 @@
 import Foundation
 import Hummingbird
 
-extension MarketHours.Clock: ResponseEncodable {}
-
 /// Quotes, the marketplace, movers, stock pages and charts.
 struct MarketController {
     let store: MarketStore
@@ -19,9 +17,15 @@ struct MarketController {
         api.get("stock/{symbol}/chart", use: chart)
     }
 
-    /// Whether the market is open now, and its next open and close.
-    @Sendable func clock(_ request: Request, context: AppRequestContext) async throws -> MarketHours.Clock {
-        hours.clock(at: now())
+    /// Whether the market is open now, its next open and close, and the days its price
+    /// history covers (charts, returns and back-dated trades are within them).
+    @Sendable func clock(_ request: Request, context: AppRequestContext) async throws -> MarketClockBody {
+        let clock = hours.clock(at: now())
+        let span = try await store.historySpan(through: try await quotes.historyEnd())
+        return MarketClockBody(
+            isOpen: clock.isOpen, nextOpen: clock.nextOpen, nextClose: clock.nextClose, timestamp: clock.timestamp,
+            history: span.map { PriceHistorySpan(from: $0.from, through: $0.through) }
+        )
     }
 
     /// Quotes for the known symbols among those asked, in the order asked.

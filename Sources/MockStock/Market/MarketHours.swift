@@ -98,6 +98,15 @@ public struct MarketHours: Sendable, Equatable {
         return result
     }
 
+    /// The last `count` days with a session before `day` (`YYYY-MM-DD`), oldest first.
+    public func tradingDays(count: Int, before day: String) -> [String] {
+        guard count > 0, let end = midday(of: day) else { return [] }
+        let last = calendar.date(byAdding: .day, value: -1, to: end)!
+        // Five sessions a week at least, less ten holidays a year: 1.6 calendar days each.
+        let first = calendar.date(byAdding: .day, value: -(count * 8 / 5 + 30), to: last)!
+        return sessions(from: first, through: last).suffix(count).map { self.day(of: $0.open) }
+    }
+
     /// Where sessions are counted: New York for `nyse`, UTC for `always`.
     public var timeZone: TimeZone {
         schedule == .always ? TimeZone(identifier: "UTC")! : Self.newYork

@@ -165,3 +165,19 @@ enum AdjustedHistory: String, Codable, Sendable, PostgresCodable, CaseIterable {
     /// The prices as traded.
     case none
 }
+
+/// `GET /api/market/clock`: whether the market is open, its next open and close, and the
+/// days of stored daily prices (null when there are none).
+struct MarketClockBody: ResponseEncodable {
+    let isOpen: Bool
+    let nextOpen: Date
+    let nextClose: Date
+    let timestamp: Date
+    @NullEncoded var history: PriceHistorySpan?
+}
+
+/// The first and last day of the market's price history players may see.
+struct PriceHistorySpan: Codable, Sendable {
+    let from: String
+    let through: String
+}

@@ -142,6 +142,22 @@ struct MarketStore: Sendable {
         }
     }
 
+    /// The first and last day of stored daily prices (up to `end`, the last day players
+    /// may see), or nil when there are none. Read by each instrument's primary key.
+    func historySpan(through end: String?) async throws -> (from: String, through: String)? {
+        let rows = try await pool.query(
+            """
+            SELECT to_char(min(f.day), 'YYYY-MM-DD'), to_char(max(l.day), 'YYYY-MM-DD')
+            FROM instruments i
+            CROSS JOIN LATERAL (SELECT day FROM daily_bars d WHERE d.symbol = i.symbol ORDER BY day LIMIT 1) f
+            CROSS JOIN LATERAL (SELECT day FROM daily_bars d WHERE d.symbol = i.symbol
+                                  AND (\(end)::date IS NULL OR d.day <= \(end)::date) ORDER BY day DESC LIMIT 1) l
+            """
+        ).decode((String?, String?).self)
+        guard let (from, through) = rows.first, let from, let through else { return nil }
+        return (from, through)
+    }
+
     /// The split-adjusted close a year before the latest bar, and the split-adjusted 52-week
     /// high and low up to it (`adjusted_bars`): comparable with today's price across splits.
     func yearStatistics(_ symbol: String, through end: String?) async throws -> (yearAgoClose: Decimal?, high: Decimal?, low: Decimal?) {

@@ -200,7 +200,8 @@ public final class StreamFeed: Service, Sendable {
             if members.count < userIDs.count { drop(leagueID, keeping: members) }
             let standings = LeagueStandings(page, leagueID: leagueID)
             let unchanged = lastStandings.withLock { last in
-                let key = StreamEncoding.message("standings", standings.items)
+                // The roster's size counts too: a member joining below the rows sent changes no row.
+                let key = StreamEncoding.message("standings", RosterKey(items: standings.items, total: standings.total))
                 defer { last[leagueID] = key }
                 return last[leagueID] == key
             }
@@ -261,4 +262,11 @@ extension LeagueStandings {
     init(_ page: StandingsStore.Page, leagueID: Int) {
         self.init(leagueId: leagueID, items: page.items.map(Standing.init), total: page.total, asOf: page.asOf)
     }
+}
+
+/// What makes two `standings` events the same: their rows and the number of members
+/// ranked (not the time they were read).
+private struct RosterKey: Encodable {
+    let items: [Standing]
+    let total: Int
 }

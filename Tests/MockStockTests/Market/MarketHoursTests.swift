@@ -92,6 +92,16 @@ struct MarketHoursTests {
         #expect(always.clock(at: Self.utc("2026-12-31T23:59:59Z")).nextClose == Self.utc("2027-01-01T00:00:00Z"))
     }
 
+    @Test("the trading days before a day skip weekends and holidays; an early close is a trading day")
+    func tradingDaysBefore() {
+        let nyse = MarketHours(schedule: .nyse)
+        #expect(nyse.tradingDays(count: 4, before: "2026-11-30") == ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-27"])
+        #expect(nyse.tradingDays(count: 2, before: "2027-01-04") == ["2026-12-30", "2026-12-31"])
+        let year = nyse.tradingDays(count: 756, before: "2026-11-25")
+        #expect(year.count == 756 && year.last == "2026-11-24" && Set(year).count == 756 && year == year.sorted())
+        #expect(MarketHours(schedule: .always).tradingDays(count: 2, before: "2026-11-30") == ["2026-11-28", "2026-11-29"])
+    }
+
     @Test("GET /api/market/clock answers in both modes", arguments: [MarketHours.Schedule.always, .nyse])
     func clockRoute(_ schedule: MarketHours.Schedule) async throws {
         try await TestApp.run(configure: { $0.marketHours = schedule }) { client in

@@ -214,6 +214,49 @@ struct MarketTests {
         }
     }
 
+    @Test("seeding with recent dates moves every trading day, in order, onto the trading days before today, splits and dividends with them; the clock names the span")
+    func seedRecent() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { _ in }
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let seeder = MarketSeeder(pool: pool)
+            _ = try await seeder.seedInstruments(csv: "symbol,name\nAAA,A Inc.\nBBB,B Inc.\n")
+            // Four real trading days of 2018 (a Friday, then Monday to Wednesday); BBB trades
+            // on two of them only, AAA pays a dividend on Monday and splits 2-for-1 on Wednesday.
+            let csv = """
+                symbol,date,close,volume,dividend,split
+                AAA,2018-04-20,10,1,0,1
+                AAA,2018-04-23,11,1,0.5,1
+                AAA,2018-04-24,12,1,0,1
+                AAA,2018-04-25,6.5,1,0,2
+                BBB,2018-04-20,50,1,0,1
+                BBB,2018-04-25,51,1,0,1
+
+                """
+            // Before Monday 2026-11-30: Thanksgiving (Thursday 26th) is no trading day.
+            let chunks = AsyncStream<ByteBuffer> { $0.yield(ByteBuffer(string: csv)); $0.finish() }
+            #expect(try await seeder.seedPrices(chunks, endingBefore: "2026-11-30") == 6)
+            let bars = try await pool.query(
+                "SELECT symbol, to_char(day, 'YYYY-MM-DD'), close::text FROM daily_bars ORDER BY symbol, day"
+            ).decode((String, String, String).self)
+            #expect(bars.map { "\($0.0) \($0.1) \($0.2)" } == [
+                "AAA 2026-11-23 10", "AAA 2026-11-24 11", "AAA 2026-11-25 12", "AAA 2026-11-27 6.5",
+                "BBB 2026-11-23 50", "BBB 2026-11-27 51",
+            ])
+            let actions = try await pool.query(
+                "SELECT kind, to_char(ex_date, 'YYYY-MM-DD') FROM corporate_actions ORDER BY ex_date"
+            ).decode((String, String).self)
+            #expect(actions.map { "\($0.0) \($0.1)" } == ["dividend 2026-11-24", "split 2026-11-27"])
+            await pool.close()
+            try await TestApp.run(on: database) { client in
+                let token = try await client.register("span_reader").token
+                struct Clock: Decodable { struct Span: Decodable { let from: String; let through: String }; let history: Span? }
+                let clock = try await client.decode(Clock.self, "/api/market/clock", token: token)
+                #expect(clock.history?.from == "2026-11-23" && clock.history?.through == "2026-11-27")
+            }
+        }
+    }
+
     @Test("the marketplace searches ticker prefixes and name words, case-insensitively")
     func search() async throws {
         try await TestApp.run { client in

@@ -403,7 +403,7 @@ struct OrderTests {
         }
     }
 
-    @Test("two server processes matching the same open orders fill each exactly once")
+    @Test("two server processes matching the same open orders fill each, and tell its owner, exactly once")
     func twoMatchers() async throws {
         try await TemporaryDatabase.with { database in
             let fast: @Sendable (inout AppConfiguration) -> Void = { $0.orderSweepInterval = .milliseconds(20) }
@@ -427,6 +427,9 @@ struct OrderTests {
                 #expect(try await first.decode(TradePageBody.self, "/api/transactions?limit=200", token: token).items.count == 40)
                 // 40 × 0.80 paid, and the rewards of the first and the tenth trade.
                 #expect(try await first.reserved(token: token).cash == "10568.00")
+                // One notification per fill, whichever process filled it.
+                let notices = try await first.decode(NotificationPageBody.self, "/api/notifications?limit=100", token: token).items
+                #expect(notices.filter { $0.title == "Order to buy 1 ONE filled at $0.80" }.count == 40)
             }
         }
     }
@@ -475,7 +478,7 @@ struct OrderTests {
         }
     }
 
-    @Test("NYSE hours: ioc is 409 market_closed while closed; a market order waits for the open; day orders expire at the close")
+    @Test("NYSE hours: ioc is 409 market_closed while closed; a market order waits for the open; day orders expire at the close; fills and expiries of resting orders reach Notifications once")
     func marketHours() async throws {
         let clock = MovableDate("2026-11-28T15:00:00Z")  // a Saturday
         try await TestApp.run(configure: {
@@ -506,6 +509,21 @@ struct OrderTests {
             let expired = try await client.waitForOrder(day.id, token: token)
             #expect(expired.status == "expired" && expired.expiredAt != nil)
             #expect(try await client.reserved(token: token).reserved == "0.00")
+
+            // Both happened while nobody looked: each is a notification, once, whatever the sweeps.
+            try await Task.sleep(for: .milliseconds(200))
+            let orderNotices = { @Sendable in
+                try await client.decode(NotificationPageBody.self, "/api/notifications", token: token).items
+                    .filter { $0.title.hasPrefix("Order") }
+            }
+            let inbox = try await orderNotices()
+            #expect(inbox.map(\.title) == ["Order to buy 1 ONE expired", "Order to buy 2 AAPL filled at $151.00"])
+            #expect(inbox.last?.body == "Your market order to buy 2 AAPL filled at $151.00 a share in your personal portfolio.")
+            #expect(inbox.first?.body == "Your limit order to buy 1 ONE expired unfilled in your personal portfolio; what it held back is free again.")
+            // A market order filled as it is placed (Tuesday 10:00) tells nobody: its owner is looking.
+            clock.set("2026-12-01T15:00:00Z")
+            #expect(try await client.placeOrderOK(#"{"symbol":"AAPL","side":"buy","quantity":1}"#, token: token).status == "filled")
+            #expect(try await orderNotices().count == 2)
         }
     }
 }
