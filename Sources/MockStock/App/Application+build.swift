@@ -129,7 +129,8 @@ public func buildApplication(
         ),
         fx: FxController(store: fx, quotes: quotes, history: valueHistory, maxUpload: configuration.adminUploadLimit),
         practice: PracticePortfolios(
-            pool: pool, trading: tradingService, backdating: backdating, clock: clock, startingCash: configuration.startingCash
+            pool: pool, trading: tradingService, market: market, backdating: backdating, clock: clock,
+            startingCash: configuration.startingCash
         )
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)

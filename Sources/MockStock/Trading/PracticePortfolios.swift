@@ -8,7 +8,8 @@ struct PracticePortfolioRequest: Decodable, Sendable {
     let startingCash: DecimalInput?
     let currency: String?
     /// The day the portfolio starts (its starting cash is dated then), for replaying the
-    /// past; default today.
+    /// past: a day the price history covers; default its first day, so any day with
+    /// prices can be traded back-dated.
     let startedAt: String?
 }
 
@@ -25,6 +26,7 @@ struct CashRequest: Decodable, Sendable {
 struct PracticePortfolios: Sendable {
     let pool: PostgresConnectionPool
     let trading: TradingService
+    let market: MarketStore
     let backdating: BackdatedTrades
     let clock: MarketClock
     let startingCash: Decimal
@@ -38,7 +40,7 @@ struct PracticePortfolios: Sendable {
         let name = try Self.name(request.name ?? "")
         let cash = try request.startingCash.map { try Self.amount($0.value, "startingCash", positive: true) } ?? startingCash
         let currency = try Self.currency(request.currency)
-        let started = try await day(request.startedAt, "startedAt")
+        let started = try await startDay(request.startedAt)
         let id: Int? = try await pool.withTransaction { session in
             // The user's row is the lock that keeps two creations from passing the limit together.
             let count = try await session.query(
@@ -173,6 +175,19 @@ struct PracticePortfolios: Sendable {
     }
 
     /// A day from `earliestDay` to the market's day, when one is given.
+    /// A practice portfolio's first day: one the price history covers (up to the market's
+    /// day); without one, the history's first day. Where there is no history, today.
+    private func startDay(_ text: String?) async throws -> String? {
+        guard let span = try await market.historySpan(through: try await clock.marketDay()) else {
+            return try await day(text, "startedAt")
+        }
+        guard let text else { return span.from }
+        guard CalendarDay.isValid(text), text >= span.from, text <= span.through else {
+            throw InvalidInput("startedAt must be a day with prices, from \(span.from) to \(span.through) (YYYY-MM-DD).")
+        }
+        return text
+    }
+
     private func day(_ text: String?, _ field: String) async throws -> String? {
         guard let text else { return nil }
         guard CalendarDay.isValid(text), text >= Self.earliestDay, text <= (try await clock.marketDay()) else {

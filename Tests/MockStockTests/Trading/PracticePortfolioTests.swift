@@ -155,7 +155,10 @@ struct PracticePortfolioTests {
             $0.marketHours = .nyse
             $0.clock = clock.reader
         }) { client in
-            _ = try await client.seedMarket()
+            let admin = try await client.seedMarket()
+            // Closes stored for New York's Wednesday and UTC's Thursday.
+            let closes = "symbol,date,close\nAAPL,2026-11-25,150\nAAPL,2026-11-26,151\n"
+            #expect(try await client.send(.post, "/api/admin/prices", body: closes, contentType: "text/csv", token: admin).status == .ok)
             let token = try await client.register("evening").token
             // A practice portfolio may start on the market's day at the latest, not on UTC's.
             let utcDay = try await client.send(.post, "/api/portfolios", body: #"{"name":"UTC","startedAt":"2026-11-26"}"#, token: token)
@@ -167,6 +170,25 @@ struct PracticePortfolioTests {
             let sameDay = try await client.trade("buy", #"{"symbol":"AAPL","amount":1,"portfolioId":\#(id),"at":"2026-11-25"}"#, token: token)
             #expect(sameDay.status == .unprocessableContent)
             #expect(String(buffer: sameDay.body).contains("before the market's day (2026-11-25)"))
+        }
+    }
+
+    @Test("a practice portfolio starts on a day with prices: by default the history's first, so any back-dated trade is in order")
+    func startsWithTheHistory() async throws {
+        try await TestApp.run { client in
+            _ = try await client.seedMarket()
+            let token = try await client.register("backtester").token
+            let (first, last) = (MarketFixture.days.first!, MarketFixture.lastDay)
+            let early = try await client.send(.post, "/api/portfolios", body: #"{"name":"Too early","startedAt":"2019-01-02"}"#, token: token)
+            #expect(early.status == .unprocessableContent)
+            #expect(try decodeProblem(early).detail == "startedAt must be a day with prices, from \(first) to \(last) (YYYY-MM-DD).")
+            let created = try await client.send(.post, "/api/portfolios", body: #"{"name":"Whenever"}"#, token: token)
+            #expect(created.status == .created)
+            let id = try JSONDecoder().decode(PortfolioSummaryBody.self, from: Data(buffer: created.body)).id
+            let bought = try await client.trade("buy", #"{"symbol":"AAPL","amount":1,"portfolioId":\#(id),"at":"2020-03-02"}"#, token: token)
+            #expect(bought.status == .ok, "\(String(buffer: bought.body))")
+            let starting = try await client.decode(CashMovementPageBody.self, "/api/cash-movements?portfolioId=\(id)", token: token).items.last
+            #expect(starting?.createdAt.hasPrefix(first) == true)
         }
     }
 
