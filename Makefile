@@ -23,7 +23,8 @@ DEMO_SEED := --instruments data/sp500-constituents.csv --instruments data/extra-
 
 # Starts the embedded PostgreSQL under .data/ unless DATABASE_URL points elsewhere,
 # keeps a generated JWT secret in .data/jwt-secret unless JWT_SECRET is set, seeds the
-# demo market when the database has none, then serves a simulated market (unless
+# demo market when the database has none (its three real years moved to end yesterday,
+# see docs/market.md), then serves a simulated market (unless
 # QUOTE_PROVIDER says otherwise); migrations run at start-up.
 run: build
 	@if [ -z "$$DATABASE_URL" ]; then $(PG_LOCAL) start dev; export DATABASE_URL="$$($(PG_LOCAL) url dev)"; fi; \
@@ -31,7 +32,7 @@ run: build
 		mkdir -p .data; [ -s .data/jwt-secret ] || (umask 077; head -c 48 /dev/urandom | base64 -w0 > .data/jwt-secret); \
 		export JWT_SECRET="$$(cat .data/jwt-secret)"; \
 	fi; \
-	.build/$(CONFIG)/mockstock seed --if-empty $(DEMO_SEED) || exit 1; \
+	.build/$(CONFIG)/mockstock seed --if-empty --recent $(DEMO_SEED) || exit 1; \
 	export QUOTE_PROVIDER="$${QUOTE_PROVIDER:-simulated}"; \
 	exec .build/$(CONFIG)/mockstock serve
 

@@ -4,7 +4,6 @@ import { api, session, whenUnauthorized, ApiError } from './js/api.js';
 import { h, fill, loading, failure } from './js/dom.js';
 import { destroyCharts } from './js/charts.js';
 import { live, showQuote, toast } from './js/live.js';
-import { price } from './js/decimal.js';
 import { loginView } from './js/views/login.js';
 import { portfolioView } from './js/views/portfolio.js';
 import { marketView } from './js/views/market.js';
@@ -138,14 +137,16 @@ function showChrome() {
   document.getElementById('admin-link').hidden = session.user?.role !== 'admin';
 }
 
-/** The unread badge: how many notices the user has not read (up to 99+). */
+/** The unread badges, on the notifications link and on the phone's menu button: how many
+ * notices the user has not read (up to 99+). */
 let unread = 0;
 function showUnread(count) {
-  const badge = document.getElementById('unread');
   unread = count;
-  badge.hidden = count === 0;
-  badge.textContent = count > 99 ? '99+' : String(count);
-  badge.setAttribute('aria-label', `${count} unread`);
+  for (const badge of [document.getElementById('unread'), document.getElementById('menu-unread')]) {
+    badge.hidden = count === 0;
+    badge.textContent = count > 99 ? '99+' : String(count);
+    badge.setAttribute('aria-label', `${count} unread`);
+  }
 }
 
 async function refreshUnread() {
@@ -158,7 +159,7 @@ async function refreshUnread() {
   }
 }
 
-const orderOutcomes = { filled: 'filled', canceled: 'was canceled', expired: 'expired', rejected: 'was rejected', replaced: 'was replaced' };
+const orderOutcomes = { canceled: 'was canceled', rejected: 'was rejected', replaced: 'was replaced' };
 live.on('quote', showQuote);
 live.on('snapshot', (snapshot) => {
   (snapshot.quotes || []).forEach(showQuote);
@@ -168,11 +169,10 @@ live.on('notification', (notice) => {
   showUnread(unread + 1);
   toast(notice.title);
 });
+// A resting order that fills or expires is a notification, which raises its own toast.
 live.on('order', (order) => {
   const outcome = orderOutcomes[order.status];
-  if (!outcome) return;
-  const at = order.filledAveragePrice ? ` at ${price(order.filledAveragePrice)}` : '';
-  toast(`Order to ${order.side} ${order.quantity} ${order.symbol} ${outcome}${at}.`);
+  if (outcome) toast(`Order to ${order.side} ${order.quantity} ${order.symbol} ${outcome}.`);
 });
 // Events may have been lost: draw the page afresh.
 live.on('gap', () => render());

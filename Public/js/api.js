@@ -93,3 +93,15 @@ export function newKey() {
   if (crypto.randomUUID) return crypto.randomUUID();
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
+
+let historyAnswer = null;
+/** The days the market's price history covers, `{from, through}` or null (from
+ * GET /api/market/clock), asked once a minute at most. */
+export function marketHistory() {
+  if (!historyAnswer || Date.now() - historyAnswer.at > 60000) {
+    const answer = { at: Date.now(), span: api('/api/market/clock').then((clock) => clock.history) };
+    answer.span.catch(() => { if (historyAnswer === answer) historyAnswer = null; });
+    historyAnswer = answer;
+  }
+  return historyAnswer.span;
+}

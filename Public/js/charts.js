@@ -35,11 +35,18 @@ export function lineChart(label, labels, values) {
   }));
 }
 
+/** Where a doughnut's legend goes: beside it, or under it in a box too narrow for both. */
+const legendSide = (width) => (width < 480 ? 'bottom' : 'right');
+
 export function doughnutChart(label, labels, values) {
   return chartBox(label, (canvas) => new window.Chart(canvas, {
     type: 'doughnut',
     data: { labels, datasets: [{ data: values.map(Number), backgroundColor: labels.map((_, i) => palette[i % palette.length]) }] },
-    options: { animation: false, maintainAspectRatio: false, plugins: { legend: { position: 'right' } } },
+    options: {
+      animation: false, maintainAspectRatio: false,
+      plugins: { legend: { position: legendSide(canvas.parentElement.clientWidth) } },
+      onResize: (chart, size) => { chart.options.plugins.legend.position = legendSide(size.width); },
+    },
   }));
 }
 

@@ -108,3 +108,9 @@ export function showModalForm(dialog, form, error, focus, work) {
   dialog.showModal();
   focus.select();
 }
+
+/** A market day (YYYY-MM-DD) in the reader's words, e.g. "24 Nov 2026". */
+export function dayText(day) {
+  const [year, month, date] = day.split('-').map(Number);
+  return new Date(year, month - 1, date).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+}

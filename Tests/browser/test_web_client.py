@@ -4,6 +4,9 @@ Run by scripts/test-browser (make test-browser), which starts PostgreSQL and a s
 with the demo market and sets MOCKSTOCK_URL, MOCKSTOCK_ADMIN_USERNAME/PASSWORD and
 SCREENSHOTS (a folder that receives one PNG per main screen).
 """
+import csv
+import datetime
+import gzip
 import json
 import os
 import time
@@ -23,6 +26,43 @@ BASE = os.environ.get("MOCKSTOCK_URL", "http://127.0.0.1:18091")
 SCREENSHOTS = os.environ.get("SCREENSHOTS", ".build/screenshots")
 ADMIN = (os.environ.get("MOCKSTOCK_ADMIN_USERNAME", "admin"), os.environ.get("MOCKSTOCK_ADMIN_PASSWORD", "admin-password"))
 PASSWORD = "browser password"
+
+
+def call(path, body=None, token=None, method=None):
+    """A request through the API, as something the page did not do; the parsed answer."""
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(f"{BASE}{path}", data=data, headers=headers, method=method or ("GET" if body is None else "POST"))
+    with urllib.request.urlopen(request, timeout=10) as response:
+        text = response.read()
+        return json.loads(text) if text else None
+
+
+def login(username, password):
+    return call("/api/auth/login", {"username": username, "password": password})["token"]
+
+
+def month_first(day):
+    """A YYYY-MM-DD day as typed into a date input, month first."""
+    year, month, date = day.split("-")
+    return f"{month}{date}{year}"
+
+
+_moved = {}
+
+
+def moved(day):
+    """Where the server put a day of the demo prices file: it was seeded with
+    `--recent`, which moves the file's trading days, in order, onto the trading days that
+    end before today. Read from Apple's chart, which has every day of the file."""
+    if not _moved:
+        with gzip.open(os.path.join(os.path.dirname(__file__), "../../data/demo-prices-daily.csv.gz"), "rt") as file:
+            original = sorted({row["date"] for row in csv.DictReader(file) if row["symbol"] == "AAPL"})
+        token = login(*ADMIN)
+        shown = [point["date"] for point in call("/api/stock/AAPL/chart?range=5y", token=token)["points"]]
+        assert len(shown) == len(original), (len(shown), len(original))
+        _moved.update(zip(original, shown))
+    return _moved[day]
 
 
 def make_driver():
@@ -88,7 +128,11 @@ class WebClientTest(unittest.TestCase):
         self.find("#username").send_keys(username)
         self.find("#password").send_keys(password)
         self.click("#auth-submit")
-        self.wait(lambda d: "#/login" not in d.current_url)
+        try:
+            self.wait(lambda d: "#/login" not in d.current_url)
+        except TimeoutException:
+            self.shot(f"failed-sign-in-{username}")
+            raise
 
     def sign_out(self):
         self.click("#logout")
@@ -140,13 +184,7 @@ class WebClientTest(unittest.TestCase):
     @staticmethod
     def admin_post(path, body):
         """An admin's request through the API, as something the page did not do."""
-        def call(path, body, token=None):
-            headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
-            request = urllib.request.Request(f"{BASE}{path}", data=json.dumps(body).encode(), headers=headers, method="POST")
-            with urllib.request.urlopen(request, timeout=10) as response:
-                return json.loads(response.read())
-        token = call("/api/auth/login", {"username": ADMIN[0], "password": ADMIN[1]})["token"]
-        return call(path, body, token)
+        return call(path, body, login(*ADMIN))
 
     def set_price(self, symbol, price):
         self.admin_post("/api/admin/quotes", [{"symbol": symbol, "price": price}])
@@ -366,6 +404,10 @@ class WebClientTest(unittest.TestCase):
         self.text_in("#toasts", "Order to buy 1 NVDA filled at $409.00", timeout=5)
         self.text_in("main tbody", "Nvidia 3", timeout=5)
         self.shot("19-fill-toast")
+        # The fill stays in Notifications after the toast is gone.
+        self.go("#/notifications")
+        self.text_in("#notices", "Order to buy 1 NVDA filled at $409.00")
+        self.text_in("#notices", "Your limit order to buy 1 NVDA filled at $409.00 a share in your personal portfolio.")
 
         # A broadcast shows at once and raises the unread badge (the fallback poll is every 30 s).
         before = int(self.find("#unread").text or "0") if driver.find_element(By.ID, "unread").is_displayed() else 0
@@ -382,6 +424,21 @@ class WebClientTest(unittest.TestCase):
         self.set_price("NVDA", "500.00")
         self.wait(lambda d: self.table_texts(2) not in ([], worth), timeout=10)
         self.shot("20-league-live")
+
+        # A classmate joins below the rows shown and leaves again: the roster and the count
+        # follow without a reload.
+        self.text_in("#league-members", "1")
+        code = self.find("#league-code").text
+        classmate = f"ivan_{self.suffix}"
+        token = call("/api/auth/register", {"username": classmate, "password": PASSWORD})["token"]
+        call(f"/api/leagues/join/{code}", {}, token)
+        self.text_in("main tbody", classmate, timeout=10)
+        self.text_in("#league-members", "2", timeout=10)
+        self.shot("21-league-joined-live")
+        league = driver.execute_script("return location.hash.split('/')[2]")
+        call(f"/api/leagues/leave/{league}", None, token, method="DELETE")
+        self.wait(lambda d: classmate not in self.find("main tbody").text, timeout=10)
+        self.text_in("#league-members", "1", timeout=10)
 
     def test_polling_without_socket(self):
         """A browser that cannot open the stream still sees an order fill, by polling."""
@@ -502,8 +559,50 @@ class WebClientTest(unittest.TestCase):
         self.shot("27-euro-portfolio")
         self.sign_out()
 
+    def test_market_period(self):
+        """The demo history ends on the last trading day before today, a chart says which
+        days it shows, and a practice portfolio's start day is one with prices."""
+        driver = self.driver
+        driver.get(f"{BASE}/")
+        driver.execute_script("sessionStorage.clear()")
+        self.sign_in(f"kiri_{self.suffix}", register=True)
+        span = call("/api/market/clock", token=login(*ADMIN))["history"]
+        through = datetime.date.fromisoformat(span["through"])
+        lag = (datetime.datetime.now(datetime.timezone.utc).date() - through).days
+        self.assertTrue(1 <= lag <= 5, f"the history ends {lag} days ago ({through})")
+
+        def in_words(day):
+            return driver.execute_script(
+                "const [y, m, d] = arguments[0].split('-').map(Number);"
+                "return new Date(y, m - 1, d).toLocaleDateString(undefined, {year: 'numeric', month: 'short', day: 'numeric'})", day)
+        self.go("#/stock/AAPL")
+        self.text_in("#chart-span", f"to {in_words(span['through'])}.")
+        self.click("[data-range='5y']")
+        # Five years asked, three there: the caption says which.
+        self.text_in("#chart-span", f"Daily closes from {in_words(span['from'])} to {in_words(span['through'])}.")
+        self.shot("26-chart-period")
+
+        self.go("#/portfolio")
+        self.text_in("#practice-start-hint", f"Prices from {in_words(span['from'])} to {in_words(span['through'])}")
+        start = self.find("#practice-start")
+        self.assertEqual((start.get_attribute("min"), start.get_attribute("max")), (span["from"], span["through"]))
+        self.find("#practice-name").send_keys("Too early")
+        before = (datetime.date.fromisoformat(span["from"]) - datetime.timedelta(days=30)).isoformat()
+        start.send_keys(month_first(before))
+        self.click("#practice-create")
+        self.text_in("#practice-status", f"Choose a start day with prices: from {in_words(span['from'])} to {in_words(span['through'])}.")
+        # Left empty, it starts on the history's first day: a back-dated buy is in order.
+        start.clear()
+        self.click("#practice-create")
+        self.text_in("#flash", "Practice portfolio “Too early” created")
+        practice = driver.execute_script("return new URLSearchParams(location.hash.split('?')[1]).get('id')")
+        token = driver.execute_script("return sessionStorage.getItem('mockstock.token')")
+        answer = call("/api/stock/buy", {"symbol": "AAPL", "amount": 1, "portfolioId": int(practice), "at": moved("2019-01-02")}, token)
+        self.assertEqual(answer["trade"]["quantity"], 1)
+        self.sign_out()
+
     def test_practice_portfolio(self):
-        """Creating a practice portfolio that starts in 2021, importing a broker's trades
+        """Creating a practice portfolio that starts on a past day, importing a broker's trades
         (a bad file refused by line), deposits and a refused withdrawal, its CSV, its
         analytics in its own currency, and deleting it."""
         driver = self.driver
@@ -517,7 +616,7 @@ class WebClientTest(unittest.TestCase):
         field.clear()
         field.send_keys("5000")
         Select(self.find("#practice-currency")).select_by_value("EUR")
-        self.find("#practice-start").send_keys("01042021")  # 2021-01-04, month first
+        self.find("#practice-start").send_keys(month_first(moved("2021-01-04")))
         self.click("#practice-create")
         self.text_in("#flash", "Practice portfolio “Replay 2021” created with $5,000.00.")
         self.text_in("#cash", "$5,000.00")
@@ -529,14 +628,14 @@ class WebClientTest(unittest.TestCase):
             with open(path, "w") as out:
                 out.write(text)
             return path
-        header = "date,symbol,side,quantity,price,fee\n2021-01-05,AAPL,buy,10,131.01,1\n"
-        self.find("#import-file").send_keys(csv_file("import-bad.csv", header + "2021-01-06,AAPL,hold,4,126.60,0\n"))
+        header = f"date,symbol,side,quantity,price,fee\n{moved('2021-01-05')},AAPL,buy,10,131.01,1\n"
+        self.find("#import-file").send_keys(csv_file("import-bad.csv", header + f"{moved('2021-01-06')},AAPL,hold,4,126.60,0\n"))
         self.click("#import-submit")
         self.text_in("#practice-status", "Line 3: side must be buy or sell.")
         self.text_in("#cash", "$5,000.00")
         self.driver.execute_script("document.querySelector('#practice-status').scrollIntoView({block: 'center'})")
         self.shot("25-practice-import-refused")
-        self.find("#import-file").send_keys(csv_file("import-good.csv", header + "2021-01-06,AAPL,sell,4,126.60,0\n"))
+        self.find("#import-file").send_keys(csv_file("import-good.csv", header + f"{moved('2021-01-06')},AAPL,sell,4,126.60,0\n"))
         self.click("#import-submit")
         self.text_in("#flash", "Imported 2 trades from import-good.csv.")
         # 5000 − 1310.10 − 1 + 506.40, and the 6 shares left earned February's 0.205 a share.

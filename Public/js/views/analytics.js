@@ -4,7 +4,7 @@ import { api } from '../api.js';
 import { h, fill, table, failure, signed } from '../dom.js';
 import { add, CURRENCIES, inCurrency, fractionPercent, price, signedMoney } from '../decimal.js';
 import { linesChart, doughnutChart } from '../charts.js';
-import { portfolioSelect } from './portfolio.js';
+import { portfolioSelect, stacked } from './portfolio.js';
 
 const METHODS = { average: 'Average cost', fifo: 'FIFO', lifo: 'LIFO' };
 
@@ -65,13 +65,13 @@ function pnlSection(id, method, query) {
       h('p', {}, 'Realized ', h('strong', { id: 'pnl-realized' }, signed(pnl.realized, signedMoney(pnl.realized))),
         ', unrealized ', h('strong', { id: 'pnl-unrealized' }, signed(pnl.unrealized, signedMoney(pnl.unrealized))),
         `, dividends ${inCurrency(pnl.dividends)}, fees ${inCurrency(pnl.fees)}.`),
-      table([
+      stacked(table([
         { title: 'Stock', cell: (r) => h('a', { href: `#/stock/${r.symbol}` }, r.symbol) },
         { title: 'Shares', class: 'num', cell: (r) => String(r.quantity) },
         { title: 'Cost basis', class: 'num', cell: (r) => inCurrency(r.costBasis) },
         { title: 'Realized', class: 'num', cell: (r) => signed(r.realized, signedMoney(r.realized)) },
         { title: 'Unrealized', class: 'num', cell: (r) => signed(r.unrealized, signedMoney(r.unrealized)) },
-      ], pnl.holdings, { empty: 'No trades yet.', caption: `Gains by ${METHODS[method]} (in dollars)` }),
+      ], pnl.holdings, { empty: 'No trades yet.', caption: `Gains by ${METHODS[method]} (in dollars)` })),
     ];
   });
 }
@@ -93,10 +93,10 @@ function allocationSection(id, date, query, currency) {
         h('div', {},
           table([{ title: 'Sector', cell: (s) => s.sector }, { title: 'Value', class: 'num', cell: (s) => shown(s.value) },
             { title: 'Weight', class: 'num', cell: (s) => weight(s.weight) }], composition.bySector, { caption: 'By sector' }),
-          h('div', { id: 'allocation-symbols' }, table([{ title: 'Stock', cell: (p) => p.symbol }, { title: 'Shares', class: 'num', cell: (p) => String(p.quantity) },
+          h('div', { id: 'allocation-symbols' }, stacked(table([{ title: 'Stock', cell: (p) => p.symbol }, { title: 'Shares', class: 'num', cell: (p) => String(p.quantity) },
             { title: 'Price', class: 'num', cell: (p) => (composition.currency === 'USD' ? price(p.price) : shown(p.price)) },
             { title: 'Value', class: 'num', cell: (p) => shown(p.value) },
-            { title: 'Weight', class: 'num', cell: (p) => weight(p.weight) }], composition.bySymbol, { caption: 'By stock' })))),
+            { title: 'Weight', class: 'num', cell: (p) => weight(p.weight) }], composition.bySymbol, { caption: 'By stock' }))))),
     ];
   });
 }

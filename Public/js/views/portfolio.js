@@ -10,6 +10,19 @@ export async function portfolioChoices() {
   return api('/api/portfolios');
 }
 
+/** Marks a table (from dom.js's table()) to stack each row into a card on a phone, and
+ * names every cell after its column so the card can label its figures (app.css, .stacked). */
+export function stacked(wrapped) {
+  wrapped.classList.add('stacked');
+  for (const table of wrapped.querySelectorAll('table')) {
+    const titles = [...table.tHead.rows[0].cells].map((cell) => cell.textContent);
+    for (const row of table.tBodies[0].rows) {
+      [...row.cells].forEach((cell, i) => { cell.dataset.label = titles[i]; });
+    }
+  }
+  return wrapped;
+}
+
 export function portfolioSelect(portfolios, selected, onchange, id = 'portfolio-select') {
   return h('select', { id, onchange: (event) => onchange(event.target.value) },
     portfolios.map((p) => h('option', { value: p.id, selected: String(p.id) === String(selected) },
@@ -51,7 +64,7 @@ export async function portfolioView(root, context) {
     h('div', { class: 'columns' },
       h('section', { class: 'grow' },
         h('h2', {}, 'Holdings'),
-        table([
+        stacked(table([
           { title: 'Stock', cell: (x) => h('a', { href: `#/stock/${x.symbol}` }, h('strong', {}, x.symbol), ' ', h('span', { class: 'muted' }, x.name)) },
           { title: 'Shares', class: 'num', cell: (x) => String(x.quantity) },
           { title: 'Price', class: 'num', cell: (x) => inDollars ? quoteCell(x.symbol, 'price', x) : signedIn(price(x.price), currency) },
@@ -59,7 +72,7 @@ export async function portfolioView(root, context) {
           { title: 'Avg cost', class: 'num', cell: (x) => signedIn(price(x.averageCost), currency) },
           { title: 'Gain', class: 'num', cell: (x) => signed(x.unrealizedGain, signedIn(signedMoney(x.unrealizedGain), currency)) },
           { title: 'Today', class: 'num', cell: (x) => signed(x.dayChange, signedIn(signedMoney(x.dayChange), currency)) },
-        ], holdings, { empty: h('span', {}, 'No shares yet. ', h('a', { href: '#/market' }, 'Find a stock to buy')) })),
+        ], holdings, { empty: h('span', {}, 'No shares yet. ', h('a', { href: '#/market' }, 'Find a stock to buy')) }))),
       longs.length > 0
         ? h('section', { class: 'side' }, h('h2', {}, 'Allocation'),
           doughnutChart('Allocation of the portfolio', ['Cash', ...longs.map((x) => x.symbol)], [portfolio.cash, ...longs.map((x) => x.value)]))

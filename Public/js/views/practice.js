@@ -1,8 +1,8 @@
 // Practice portfolios on the portfolio page: create one (starting cash, currency, start
 // day), and for the one shown, deposit or withdraw, import or download its trades, or
 // delete it.
-import { api, upload, newKey } from '../api.js';
-import { h, fill, failure } from '../dom.js';
+import { api, upload, newKey, marketHistory } from '../api.js';
+import { h, fill, failure, dayText } from '../dom.js';
 import { CURRENCIES, money } from '../decimal.js';
 
 function download(portfolio, status) {
@@ -29,11 +29,29 @@ export function practiceSection(portfolios, shown, context) {
   const current = portfolios.find((p) => String(p.id) === String(shown.id));
   const report = (error) => fill(status, failure(error));
 
+  // The start day lies within the price history: the picker offers only its days, and a
+  // day typed outside it is named in words before anything is sent.
+  const start = h('input', { type: 'date', name: 'startedAt', id: 'practice-start' });
+  const startHint = h('small', { id: 'practice-start-hint', class: 'muted' });
+  let history = null;
+  marketHistory().then((span) => {
+    history = span;
+    if (!span) return;
+    start.min = span.from;
+    start.max = span.through;
+    startHint.textContent = `Prices from ${dayText(span.from)} to ${dayText(span.through)}; left empty, it starts on the first.`;
+  }).catch(() => {});
+
   async function create(event) {
     event.preventDefault();
     const form = event.target.elements;
     const body = { name: form.name.value, startingCash: form.startingCash.value.trim(), currency: form.currency.value };
+    if (start.validity.badInput) { fill(status, 'Choose a whole start day, or leave it empty.'); return; }
     if (form.startedAt.value) body.startedAt = form.startedAt.value;
+    if (history && body.startedAt && (body.startedAt < history.from || body.startedAt > history.through)) {
+      fill(status, `Choose a start day with prices: from ${dayText(history.from)} to ${dayText(history.through)}.`);
+      return;
+    }
     try {
       const created = await api('/api/portfolios', { method: 'POST', body });
       context.flash(`Practice portfolio “${created.name}” created with ${money(created.cash)}.`, 'info', true);
@@ -103,10 +121,11 @@ export function practiceSection(portfolios, shown, context) {
         h('button', { type: 'button', id: 'practice-delete', class: 'danger', onclick: remove }, 'Delete this practice portfolio'))) : null,
     status,
     h('h3', {}, 'New practice portfolio'),
-    h('form', { class: 'inline', id: 'practice-form', onsubmit: create },
+    h('form', { class: 'inline', id: 'practice-form', onsubmit: create, novalidate: true },
       h('label', {}, 'Name ', h('input', { name: 'name', id: 'practice-name', required: true, maxlength: 100, size: 16 })),
       h('label', {}, 'Starting cash $', h('input', { name: 'startingCash', id: 'practice-cash', value: '10000', inputmode: 'decimal', size: 10 })),
       h('label', {}, 'Shown in ', h('select', { name: 'currency', id: 'practice-currency' }, CURRENCIES.map((c) => h('option', { value: c }, c)))),
-      h('label', {}, 'Starting on ', h('input', { type: 'date', name: 'startedAt', id: 'practice-start' })),
-      h('button', { type: 'submit', id: 'practice-create' }, 'Create')));
+      h('label', {}, 'Starting on ', start),
+      h('button', { type: 'submit', id: 'practice-create' }, 'Create'),
+      startHint));
 }

@@ -1,5 +1,5 @@
 import { api, newKey } from '../api.js';
-import { h, fill, table, signed, loading, failure, showModalForm } from '../dom.js';
+import { h, fill, table, signed, loading, failure, showModalForm, dayText } from '../dom.js';
 import { money, price, percent, times, inCurrency, signedIn } from '../decimal.js';
 import { lineChart, destroyCharts } from '../charts.js';
 import { portfolioSelect } from './portfolio.js';
@@ -34,8 +34,12 @@ export async function stockView(root, context) {
       const chart = await api(`/api/stock/${encodeURIComponent(symbol)}/chart?range=${asked}`);
       // A later click or another page wins over this answer.
       if (ticket !== chartRequest || !context.current()) return;
-      fill(chartBox, chart.points.length === 0 ? h('p', { class: 'empty' }, 'No price history for this range.')
-        : lineChart(`${symbol} closing prices, ${range}`, chart.points.map((p) => p.date), chart.points.map((p) => p.close)));
+      const points = chart.points;
+      // The period shown, in words: a range longer than the history shows all there is.
+      fill(chartBox, points.length === 0 ? h('p', { class: 'empty' }, 'No price history for this range.')
+        : [lineChart(`${symbol} closing prices, ${range}`, points.map((p) => p.date), points.map((p) => p.close)),
+          h('p', { class: 'muted', id: 'chart-span' },
+            `Daily closes from ${dayText(points[0].date)} to ${dayText(points[points.length - 1].date)}.`)]);
       chartBox.dataset.points = String(chart.points.length);
       chartBox.dataset.range = asked;
     } catch (error) {

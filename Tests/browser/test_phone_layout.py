@@ -1,0 +1,299 @@
+"""The web client on a phone: at 390x844 no page is wider than the screen, and what a
+player reads on each main screen (a holding's shares, price, value and gain, the market's
+prices, the analytics figures and charts, a league's join code, the unread badge) is on
+screen without scrolling sideways. The same pages at 1280x900 keep their tables.
+
+Run after the server is up, like test_web_client.py (scripts/test-browser), with
+MOCKSTOCK_URL and SCREENSHOTS; each screen is saved as phone-*.png and desktop-*.png.
+"""
+import base64
+import os
+import secrets
+import unittest
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+BASE = os.environ.get("MOCKSTOCK_URL", "http://127.0.0.1:18091")
+SCREENSHOTS = os.environ.get("SCREENSHOTS", ".build/screenshots")
+PASSWORD = "browser password"
+PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
+BOUGHT = {"AAPL": 15, "GOOGL": 2, "KO": 30}
+
+# Why an element is not fully on screen, or "" when it is: it must be rendered, lie
+# inside the screen's width and inside every box that clips it (a table that scrolls
+# in its own box hides what is past its edge), and be what the screen shows at its
+# middle once the page is scrolled to it.
+WHY_NOT_ON_SCREEN = """
+const [element, screenWidth] = arguments;
+const width = Math.min(window.innerWidth, screenWidth);
+const style = getComputedStyle(element);
+let box = element.getBoundingClientRect();
+if (style.display === 'none' || style.visibility === 'hidden' || box.width === 0 || box.height === 0) return 'not shown';
+if (box.left < 0 || box.right > width + 0.5) return `spans ${box.left}-${box.right}px of a ${width}px screen`;
+for (let parent = element.parentElement; parent; parent = parent.parentElement) {
+  if (getComputedStyle(parent).overflowX === 'visible') continue;
+  const clip = parent.getBoundingClientRect();
+  if (box.left < clip.left - 0.5 || box.right > clip.right + 0.5) return `cut by <${parent.tagName.toLowerCase()} class="${parent.className}">`;
+}
+const height = Math.min(box.height, window.innerHeight);
+window.scrollTo(window.scrollX, window.scrollY + box.top - (window.innerHeight - height) / 2);
+box = element.getBoundingClientRect();
+const seen = document.elementFromPoint(box.left + box.width / 2, box.top + height / 2);
+if (!seen || !(element.contains(seen) || seen.contains(element))) return `covered by ${seen ? seen.outerHTML.slice(0, 80) : 'nothing'}`;
+return '';
+"""
+
+# The rendered elements inside `container` that stick out of its content box (into its
+# padding or past its border).
+STICKING_OUT = """
+const container = arguments[0];
+const outer = container.getBoundingClientRect();
+const style = getComputedStyle(container);
+const left = outer.left + parseFloat(style.borderLeftWidth) + parseFloat(style.paddingLeft);
+const right = outer.right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight);
+return [...container.querySelectorAll('*')].filter((element) => {
+  const box = element.getBoundingClientRect();
+  return box.width > 0 && (box.left < left - 0.5 || box.right > right + 0.5);
+}).map((element) => `<${element.tagName.toLowerCase()} id="${element.id}" class="${element.className}"> ${Math.round(element.getBoundingClientRect().right - right)}px past the right`);
+"""
+
+# The cells of one column of `table`, found by its heading.
+COLUMN = """
+const [table, title] = arguments;
+const index = [...table.tHead.rows[0].cells].findIndex((cell) => cell.textContent.trim() === title);
+return index < 0 ? [] : [...table.tBodies[0].rows].map((row) => row.cells[index]);
+"""
+
+
+def make_driver():
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"):
+        options.add_argument(argument)
+    service = Service(executable_path=os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
+    return webdriver.Chrome(options=options, service=service)
+
+
+class PhoneLayoutTest(unittest.TestCase):
+    """A player with holdings, a league and an unread notice, on a phone and a desktop."""
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(SCREENSHOTS, exist_ok=True)
+        cls.driver = make_driver()
+        cls.suffix = secrets.token_hex(3)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+
+    # Helpers
+
+    def wait(self, condition, timeout=15):
+        return WebDriverWait(self.driver, timeout).until(condition)
+
+    def find(self, css):
+        return self.wait(EC.visibility_of_element_located((By.CSS_SELECTOR, css)))
+
+    def click(self, css):
+        self.wait(EC.element_to_be_clickable((By.CSS_SELECTOR, css))).click()
+
+    def text_in(self, css, text, timeout=15):
+        try:
+            self.wait(EC.text_to_be_present_in_element((By.CSS_SELECTOR, css), text), timeout)
+        except TimeoutException:
+            found = self.driver.find_elements(By.CSS_SELECTOR, css)
+            self.fail(f"{css!r} never showed {text!r}; it shows {[e.text for e in found]!r}")
+
+    def go(self, hash_route):
+        self.driver.get(f"{BASE}/{hash_route}")
+
+    def charts_drawn(self):
+        """Waits until every chart on the page is drawn (they draw on the next frame)."""
+        self.wait(lambda d: d.execute_script(
+            "return !!window.Chart && [...document.querySelectorAll('main canvas')].every((c) => Chart.getChart(c))"))
+
+    def shot(self, name):
+        """The whole page, not only the part on screen, once no toast covers it."""
+        self.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "#toasts .toast"))
+        self.driver.execute_script("window.scrollTo(0, 0)")
+        size = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+        image = self.driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}})
+        with open(os.path.join(SCREENSHOTS, f"{name}.png"), "wb") as file:
+            file.write(base64.b64decode(image["data"]))
+
+    def phone(self):
+        """A phone's screen (a mobile viewport, which zooms out of a page too wide for it);
+        the page is drawn afresh on it."""
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+        self.driver.refresh()
+
+    def desktop(self):
+        self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        self.driver.set_window_size(1280, 900)
+        self.driver.refresh()
+
+    def column(self, table, title):
+        cells = self.driver.execute_script(COLUMN, table, title)
+        self.assertTrue(cells, f"no column {title!r}")
+        return cells
+
+    def assert_no_sideways_scroll(self, page, screen="desktop"):
+        page_width, width = self.driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        self.assertLessEqual(page_width, width, f"the {page} page is {page_width}px wide on a {width}px screen")
+        # A phone zooms out of a page wider than itself, which widens innerWidth.
+        if screen == "phone":
+            self.assertEqual(width, PHONE["width"], f"the phone zoomed out of the {page} page")
+
+    def assert_on_screen(self, elements, what):
+        for element in elements:
+            why = self.driver.execute_script(WHY_NOT_ON_SCREEN, element, PHONE["width"])
+            self.assertEqual(why, "", f"{what} {element.text.splitlines()[:1]!r} is not on screen: {why}")
+
+    def assert_inside(self, container, what):
+        out = self.driver.execute_script(STICKING_OUT, container)
+        self.assertEqual(out, [], f"{what} has content wider than itself")
+
+    def buy(self, symbol, quantity):
+        self.go(f"#/stock/{symbol}")
+        self.text_in("#stock-symbol", symbol)
+        self.click("#buy")
+        field = self.find("#trade-quantity")
+        field.clear()
+        field.send_keys(str(quantity))
+        self.text_in("#trade-estimate", "$")
+        self.click("#trade-confirm")
+        self.text_in("#flash", f"Bought {quantity} {symbol}")
+
+    # The pages, each shown on `screen` ("phone" or "desktop") and checked on a phone.
+
+    def portfolio(self, screen):
+        self.go("#/portfolio")
+        for symbol in BOUGHT:
+            self.text_in("main tbody", symbol)
+        self.charts_drawn()
+        self.shot(f"{screen}-portfolio")
+        self.assert_no_sideways_scroll("portfolio", screen)
+        if screen == "phone":
+            holdings = self.find("main section.grow table")
+            for title in ("Stock", "Shares", "Price", "Value", "Gain"):
+                self.assert_on_screen(self.column(holdings, title), f"the holding's {title.lower()}")
+            self.assert_inside(self.find("main .summary"), "the portfolio summary")
+            self.assert_inside(self.find("main .side .chart"), "the allocation chart")
+        else:
+            self.assertTrue(self.find("main section.grow thead").is_displayed(), "the holdings lost their table on a desktop")
+
+    def market(self, screen):
+        self.go("#/market")
+        self.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "main tbody tr")) == 20)
+        self.find("#winners li")
+        self.shot(f"{screen}-market")
+        self.assert_no_sideways_scroll("market", screen)
+        if screen == "phone":
+            prices = self.find("main .table-scroll table")
+            for title in ("Symbol", "Price", "%"):
+                self.assert_on_screen(self.column(prices, title), f"the market's {title}")
+            self.assert_inside(self.find("#winners"), "today's winners")
+        else:
+            self.assertTrue(self.find("main thead").is_displayed(), "the market lost its table on a desktop")
+
+    def analytics(self, screen):
+        self.go("#/analytics")
+        self.text_in("#history-worth", "$")
+        self.text_in("#returns", "Time-weighted return")
+        self.text_in("#pnl-realized", "$")
+        for symbol in BOUGHT:
+            self.text_in("#allocation-symbols", symbol)
+        self.text_in("#correlation", "1.0000")
+        self.charts_drawn()
+        self.shot(f"{screen}-analytics")
+        self.assert_no_sideways_scroll("analytics", screen)
+        if screen == "phone":
+            cards = self.driver.find_elements(By.CSS_SELECTOR, "section.card.analytics")
+            self.assertEqual(len(cards), 5)
+            for card in cards:
+                self.assert_on_screen([card], "the analytics card")
+                self.assert_inside(card, f"the analytics card {card.get_attribute('id')!r}")
+            figures = ["#history-worth", "#history-paid", "#twr", "#irr", "#pnl-realized", "#pnl-unrealized",
+                       "#allocation canvas", "#allocation-symbols td"]
+            self.assert_on_screen([e for css in figures for e in self.driver.find_elements(By.CSS_SELECTOR, css)], "the figure")
+
+    def league(self, screen, league_url, code):
+        self.driver.get(league_url)
+        self.text_in("#league-code", code)
+        self.find("main tbody tr")
+        self.shot(f"{screen}-league")
+        self.assert_no_sideways_scroll("league", screen)
+        if screen == "phone":
+            code_box = self.find("#league-code")
+            self.assert_on_screen([code_box], "the join code")
+            self.assert_inside(self.driver.execute_script("return arguments[0].parentElement", code_box), "the join code's card")
+            self.assertEqual(code_box.text, code, "the join code is broken over lines")
+            board = self.find("main tbody").find_element(By.XPATH, "./..")
+            for title in ("Player", "Net worth", "Return"):
+                self.assert_on_screen(self.column(board, title), f"the leaderboard's {title.lower()}")
+
+    def test_phone_layout(self):
+        driver = self.driver
+        self.go("")
+        driver.execute_script("sessionStorage.clear()")
+        self.go("#/login")
+        self.click("#auth-switch")
+        self.text_in("#auth-submit", "Create account")
+        self.find("#username").send_keys(f"pia_{self.suffix}")
+        self.find("#password").send_keys(PASSWORD)
+        self.click("#auth-submit")
+        self.find("#market-search")
+
+        # Shares of three companies, one with a long name; the first trade earns an
+        # achievement, whose notice stays unread.
+        for symbol, quantity in BOUGHT.items():
+            self.buy(symbol, quantity)
+        self.go("#/leagues")
+        self.find("#league-name").send_keys("Phone class of the year")
+        self.click("#create-league button[type='submit']")
+        code = self.find("#league-code").text
+        league_url = driver.current_url
+        self.go("#/portfolio")
+        self.assertRegex(self.find("#unread").text, r"^[1-9]")
+
+        # Each page is checked on its own, so one page's failure still shows the others'.
+        self.phone()
+        self.go("#/portfolio")
+        with self.subTest("the menu on a phone"):
+            self.find("main tbody tr")
+            self.shot("phone-menu-closed")
+            # The closed menu carries the unread count; the open one, on its notifications link.
+            try:
+                self.wait(lambda d: d.execute_script(
+                    "return document.querySelector('.menu-toggle .badge')?.textContent === document.querySelector('#unread').textContent"))
+            except TimeoutException:
+                self.fail("the menu button shows no unread count")
+            self.assert_on_screen([self.find(".menu-toggle .badge")], "the menu's unread badge")
+        with self.subTest("the open menu on a phone"):
+            self.click(".menu-toggle")
+            self.assertRegex(self.find("#unread").text, r"^[1-9]")
+            self.shot("phone-menu")
+            self.assert_on_screen([self.find("#unread")], "the unread badge in the menu")
+            self.assert_no_sideways_scroll("open menu", "phone")
+            self.click("#nav a[href='#/portfolio']")
+            self.wait(EC.invisibility_of_element_located((By.ID, "nav")))
+        for screen in ("phone", "desktop"):
+            if screen == "desktop":
+                self.desktop()
+            for name, page in (("portfolio", self.portfolio), ("market", self.market), ("analytics", self.analytics)):
+                with self.subTest(f"the {name} page on a {screen}"):
+                    page(screen)
+            with self.subTest(f"a league on a {screen}"):
+                self.league(screen, league_url, code)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
