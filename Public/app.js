@@ -113,7 +113,12 @@ async function render() {
     // A page that follows nothing stops what the last one followed.
     if (!followed && ticket === rendering) live.follow({});
   } catch (error) {
-    if (ticket === rendering) fill(view, failure(error, render));
+    // Trying again cannot find what is not there (a stock that does not exist, a league
+    // one left): say so, with a way on.
+    if (ticket === rendering && error.status === 404) {
+      fill(view, h('h1', {}, 'Not found'), h('p', { class: 'error', id: 'not-found' }, error.message),
+        h('p', {}, h('a', { href: '#/market' }, 'Search the market'), ' · ', h('a', { href: '#/portfolio' }, 'Your portfolio')));
+    } else if (ticket === rendering) fill(view, failure(error, render));
   }
   if (ticket === rendering) {
     for (const link of nav.querySelectorAll('a')) {

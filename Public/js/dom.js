@@ -114,3 +114,10 @@ export function dayText(day) {
   const [year, month, date] = day.split('-').map(Number);
   return new Date(year, month - 1, date).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 }
+
+/** What is wrong with an amount typed into a form, in words (null when it reads): a
+ * plain number with at most `places` decimals, as the server takes it. */
+export function amountProblem(text, label, places = 2) {
+  if (new RegExp(`^\\d+(\\.\\d{1,${places}})?$`).test(text.trim())) return null;
+  return `${label}: enter a plain amount such as 2500 or 2500.50 (digits, and a point before at most ${places} decimals; no commas or currency signs).`;
+}

@@ -392,8 +392,14 @@ class WebClientTest(unittest.TestCase):
         self.text_in("#flash", "Bought 2 NVDA")
         self.go("#/portfolio")
         self.text_in("main tbody", "NVDA")
+        self.text_in("#holdings-value", "$830.00")
+        worth = self.find("#net-worth").text
         self.set_price("NVDA", "420.00")
         self.text_in("main tbody", "$840.00", timeout=5)
+        # Net worth, holdings value and the gain follow, valued by the server.
+        self.text_in("#holdings-value", "$840.00", timeout=5)
+        self.wait(lambda d: self.find("#net-worth").text not in ("", worth), timeout=5)
+        self.text_in("[data-figure='gain:NVDA']", "+$10.00", timeout=5)
 
         # An order that fills while another page is open raises a toast there.
         self.go("#/stock/NVDA")
@@ -482,6 +488,23 @@ class WebClientTest(unittest.TestCase):
         self.text_in("#history-worth", "$")
         self.text_in("#returns", "Time-weighted return")
         self.text_in("#returns", "the market, equal-weighted")
+        # A benchmark the market does not trade is said in words; the box stays to change it.
+        box = self.find("#benchmark")
+        box.clear()
+        box.send_keys("SPY")
+        box.submit()
+        self.text_in("#benchmark-unknown", "SPY is not traded in this market. Compare with “market”")
+        box = self.find("#benchmark")
+        box.clear()
+        box.send_keys("market")
+        box.submit()
+        self.text_in("#returns", "the market, equal-weighted")
+        # A stock that does not exist: said so, with a way on, and no "Try again".
+        self.go("#/stock/NOPE")
+        self.text_in("#not-found", "No instrument has the symbol NOPE.")
+        self.assertEqual(self.driver.find_elements(By.XPATH, "//button[text()='Try again']"), [])
+        self.go("#/analytics")
+        self.text_in("#history-worth", "$")
         # Sold 4 at 60 after buying 10 at 50: 40 realized, 6 × 10 unrealized, by any method here.
         self.text_in("#pnl-realized", "+$40.00")
         self.text_in("#pnl-unrealized", "+$60.00")
@@ -533,6 +556,7 @@ class WebClientTest(unittest.TestCase):
         Select(self.find("#league-mode")).select_by_value("isolated")
         Select(self.find("#league-currency")).select_by_value("EUR")
         self.find("#rule-fx-spread").send_keys("1")
+        self.find("#rule-commission-flat").send_keys("2")
         self.click("#create-league button[type=submit]")
         self.text_in("#flash", "League “Euro class” created")
         self.text_in("#league-currency-rule", "EUR: dollar stocks at the rate now, 1.00% over it for buys")
@@ -547,8 +571,11 @@ class WebClientTest(unittest.TestCase):
         field.send_keys("2")
         self.text_in("#trade-estimate", "Paid in EUR at the rate now, with the league's spread.")
         self.click("#trade-confirm")
-        self.text_in("#flash", "EUR a dollar): €")
+        # The confirmation names the portfolio and the commission paid.
+        self.text_in("#flash", "EUR a dollar) in the league “Euro class”: €")
+        self.text_in("#flash", "commission €2.00 included")
         self.text_in("#flash", "Cash now €")
+        self.text_in("#position", "You hold 2 shares in the league “Euro class”.")
 
         self.go("#/portfolio")
         Select(self.find("#portfolio-select")).select_by_visible_text("League: Euro class")
@@ -557,6 +584,12 @@ class WebClientTest(unittest.TestCase):
         self.text_in("main tbody", "AAPL")
         self.text_in("main tbody", "€")
         self.shot("27-euro-portfolio")
+        # From the league's holding, the next trade starts in the league's portfolio.
+        self.click("main tbody a")
+        self.text_in("#stock-symbol", "AAPL")
+        self.click("#sell")
+        self.assertEqual(Select(self.find("#trade-portfolio")).first_selected_option.text, "League: Euro class")
+        self.click("#trade-dialog-cancel")
         self.sign_out()
 
     def test_market_period(self):
@@ -596,9 +629,27 @@ class WebClientTest(unittest.TestCase):
         self.click("#practice-create")
         self.text_in("#flash", "Practice portfolio “Too early” created")
         practice = driver.execute_script("return new URLSearchParams(location.hash.split('?')[1]).get('id')")
-        token = driver.execute_script("return sessionStorage.getItem('mockstock.token')")
-        answer = call("/api/stock/buy", {"symbol": "AAPL", "amount": 1, "portfolioId": int(practice), "at": moved("2019-01-02")}, token)
-        self.assertEqual(answer["trade"]["quantity"], 1)
+        # The trade dialog trades a practice portfolio on a past day, at its close.
+        self.go(f"#/stock/AAPL?portfolio={practice}")
+        self.click("#buy")
+        self.assertEqual(Select(self.find("#trade-portfolio")).first_selected_option.text, "Practice: Too early")
+        field = self.find("#trade-quantity")
+        field.clear()
+        field.send_keys("3")
+        self.find("#trade-day").send_keys(month_first(moved("2019-01-02")))
+        self.text_in("#trade-estimate", "Fills at the close of")
+        self.shot("27-backdated-trade")
+        self.click("#trade-confirm")
+        self.text_in("#flash", "Bought 3 AAPL at $")
+        self.text_in("#flash", "in the practice portfolio “Too early”")
+        trades = call(f"/api/transactions?portfolioId={practice}", token=driver.execute_script("return sessionStorage.getItem('mockstock.token')"))
+        self.assertEqual([t["createdAt"][:10] for t in trades["items"]], [moved("2019-01-02")])
+        # Another portfolio offers no past day.
+        self.go("#/stock/AAPL")
+        self.click("#buy")
+        Select(self.find("#trade-portfolio")).select_by_visible_text("Personal portfolio")
+        self.assertFalse(self.driver.find_element(By.ID, "trade-day-row").is_displayed())
+        self.click("#trade-dialog-cancel")
         self.sign_out()
 
     def test_practice_portfolio(self):
@@ -744,6 +795,14 @@ class WebClientTest(unittest.TestCase):
         self.click("#rule-shorts")
         self.find("#rule-margin").send_keys("200")
         self.shot("14-league-rules-form")
+        # An amount typed as people write it is explained in words, not the browser's "match the format".
+        cash = self.find("#league-cash")
+        cash.clear()
+        cash.send_keys("$100,000")
+        self.click("#create-league button[type='submit']")
+        self.text_in("#create-league .error", "Starting cash: enter a plain amount such as 2500 or 2500.50")
+        cash.clear()
+        cash.send_keys("100000")
         self.click("#create-league button[type='submit']")
         self.text_in("#rules", "$1.00")
         self.text_in("#rules", "20.00% of net worth")

@@ -19,7 +19,7 @@ BEGIN
         VALUES (personal, 'reward', earned.reward, 'Achievement: ' || earned.name);
     END IF;
     PERFORM notify(p_user, 'Achievement earned: ' || earned.name,
-                   earned.description || ' Reward: ' || to_char(earned.reward, 'FM999G999G990D00') || ' added to your personal portfolio.');
+                   earned.description || ' Reward: ' || money_text(earned.reward, 'USD') || ' added to your personal portfolio.');
     RETURN true;
 END
 $$;

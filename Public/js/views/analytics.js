@@ -35,8 +35,23 @@ function valueSection(id, currency) {
 }
 
 function returnsSection(id, currency, benchmark) {
-  return section('Returns', 'returns', async () => {
-    const figures = await api(`/api/portfolios/${id}/performance?currency=${currency}&benchmark=${encodeURIComponent(benchmark)}`);
+  // The benchmark box stays whatever the answer: a symbol the market does not trade is
+  // said under it, with what can be compared instead.
+  const form = h('form', { class: 'inline', onsubmit: (event) => {
+    event.preventDefault();
+    const chosen = event.target.elements.benchmark.value.trim() || 'market';
+    window.location.hash = `#/analytics?id=${id}&currency=${currency}&benchmark=${encodeURIComponent(chosen)}`;
+  } }, h('label', {}, 'Benchmark ', h('input', { name: 'benchmark', id: 'benchmark', value: benchmark, size: 8 })),
+  h('button', { type: 'submit' }, 'Compare'));
+  const loaded = section('Returns', 'returns', async () => {
+    let figures;
+    try {
+      figures = await api(`/api/portfolios/${id}/performance?currency=${currency}&benchmark=${encodeURIComponent(benchmark)}`);
+    } catch (error) {
+      if (error.status !== 404) throw error;
+      return h('p', { class: 'error', id: 'benchmark-unknown', role: 'alert' },
+        `${benchmark.toUpperCase()} is not traded in this market. Compare with “market” (all its stocks, equal-weighted) or one of its symbols.`);
+    }
     const row = (label, value, key) => h('tr', {}, h('th', { scope: 'row' }, label), h('td', { class: 'num', id: key }, signed(value, fractionPercent(value))));
     return [
       h('p', { class: 'muted' }, figures.from ? `From ${figures.from} to ${figures.to}, in ${figures.currency}.` : 'No range yet.'),
@@ -45,14 +60,10 @@ function returnsSection(id, currency, benchmark) {
         row('Money-weighted return (IRR)', figures.irr, 'irr'),
         figures.benchmark ? row(`Benchmark: ${figures.benchmark.symbol === 'market' ? 'the market, equal-weighted' : figures.benchmark.symbol}`,
           figures.benchmark.twr, 'benchmark-twr') : null)),
-      h('form', { class: 'inline', onsubmit: (event) => {
-        event.preventDefault();
-        const chosen = event.target.elements.benchmark.value.trim() || 'market';
-        window.location.hash = `#/analytics?id=${id}&currency=${currency}&benchmark=${encodeURIComponent(chosen)}`;
-      } }, h('label', {}, 'Benchmark ', h('input', { name: 'benchmark', id: 'benchmark', value: benchmark, size: 8 })),
-        h('button', { type: 'submit' }, 'Compare')),
     ];
   });
+  loaded.append(form);
+  return loaded;
 }
 
 function pnlSection(id, method, query) {

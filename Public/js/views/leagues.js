@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { h, fill, table, signed, confirmAction, onSubmit } from '../dom.js';
+import { h, fill, table, signed, confirmAction, onSubmit, amountProblem } from '../dom.js';
 import { percent, inCurrency, CURRENCIES } from '../decimal.js';
 
 const PAGE = 50;
@@ -22,7 +22,7 @@ export async function leaguesView(root, context) {
   const mode = h('select', { id: 'league-mode' },
     h('option', { value: 'shared' }, 'Shared — ranks personal portfolios'),
     h('option', { value: 'isolated' }, 'Isolated — a fresh league portfolio each'));
-  const startingCash = h('input', { id: 'league-cash', inputmode: 'decimal', value: '100000.00', pattern: '\\d+(\\.\\d{1,2})?' });
+  const startingCash = h('input', { id: 'league-cash', inputmode: 'decimal', value: '100000.00' });
   const currency = h('select', { id: 'league-currency' }, CURRENCIES.map((c) => h('option', { value: c }, c)));
   const startsAt = h('input', { id: 'league-starts', type: 'datetime-local' });
   const endsAt = h('input', { id: 'league-ends', type: 'datetime-local' });
@@ -51,6 +51,8 @@ export async function leaguesView(root, context) {
     createError, h('button', { type: 'submit', class: 'primary' }, 'Create league'));
   onSubmit(create, async () => {
     createError.hidden = true;
+    const cashProblem = startingCash.value.trim() && amountProblem(startingCash.value, 'Starting cash');
+    if (cashProblem) throw new Error(cashProblem);
     const body = { name: name.value.trim(), mode: mode.value, startingCash: startingCash.value.trim() || undefined,
       startsAt: isoFromLocal(startsAt.value), endsAt: isoFromLocal(endsAt.value),
       maxMembers: maxMembers.value ? Number(maxMembers.value) : undefined,

@@ -23,6 +23,32 @@ export function stacked(wrapped) {
   return wrapped;
 }
 
+/** A holding's figure that a new valuation replaces in place. */
+function figure(symbol, name, content) {
+  return h('span', { dataset: { figure: `${name}:${symbol}` } }, content);
+}
+
+function gainText(amount, currency) {
+  return signed(amount, signedIn(signedMoney(amount), currency));
+}
+
+/** Writes a fresh valuation's figures over the ones shown. */
+function showFigures(root, portfolio, money) {
+  const set = (selector, content) => { const cell = root.querySelector(selector); if (cell) cell.replaceChildren(content); };
+  set('#net-worth', money(portfolio.netWorth));
+  set('#holdings-value', money(portfolio.holdingsValue));
+  set('#cash', money(portfolio.cash));
+  set('#buying-power', money(portfolio.buyingPower));
+  const currency = portfolio.currency || 'USD';
+  for (const x of portfolio.holdings) {
+    const cell = (name) => `[data-figure="${name}:${CSS.escape(x.symbol)}"]`;
+    set(cell('price'), signedIn(price(x.price), currency));
+    set(cell('value'), money(x.value));
+    set(cell('gain'), gainText(x.unrealizedGain, currency));
+    set(cell('today'), gainText(x.dayChange, currency));
+  }
+}
+
 export function portfolioSelect(portfolios, selected, onchange, id = 'portfolio-select') {
   return h('select', { id, onchange: (event) => onchange(event.target.value) },
     portfolios.map((p) => h('option', { value: p.id, selected: String(p.id) === String(selected) },
@@ -42,6 +68,20 @@ export async function portfolioView(root, context) {
   context.live.on('order', (order) => {
     if (order.status === 'filled' && context.current()) portfolioView(root, context).catch(() => {});
   });
+  // A new price of a holding moves net worth, holdings value and gains: the server values
+  // the portfolio again (at most every 1.5 s) and the figures change in place.
+  const held = new Set(holdings.map((x) => x.symbol));
+  let revalue = null;
+  context.live.on('quote', (quote) => {
+    if (!held.has(quote.symbol) || revalue) return;
+    revalue = setTimeout(async () => {
+      try {
+        const fresh = await api(`/api/portfolio?portfolioId=${encodeURIComponent(portfolio.id)}`);
+        if (context.current()) showFigures(root, fresh, money);
+      } catch { /* the next price tries again */ }
+      revalue = null;
+    }, 1500);
+  });
   // Amounts are in the portfolio's currency: a league's own, else dollars (whose prices
   // the live stream moves in place).
   const currency = portfolio.currency || 'USD';
@@ -60,18 +100,18 @@ export async function portfolioView(root, context) {
       h('div', {}, h('span', { class: 'label' }, 'Cash'), h('strong', { id: 'cash' }, money(portfolio.cash))),
       h('div', {}, h('span', { class: 'label' }, 'Buying power'), h('strong', { id: 'buying-power' }, money(portfolio.buyingPower)),
         portfolio.reserved !== '0.00' ? h('a', { class: 'hint', id: 'reserved', href: `#/orders?id=${portfolio.id}` }, `${money(portfolio.reserved)} held for open orders`) : null),
-      h('div', {}, h('span', { class: 'label' }, 'Holdings'), h('strong', {}, money(portfolio.holdingsValue)))),
+      h('div', {}, h('span', { class: 'label' }, 'Holdings'), h('strong', { id: 'holdings-value' }, money(portfolio.holdingsValue)))),
     h('div', { class: 'columns' },
       h('section', { class: 'grow' },
         h('h2', {}, 'Holdings'),
         stacked(table([
-          { title: 'Stock', cell: (x) => h('a', { href: `#/stock/${x.symbol}` }, h('strong', {}, x.symbol), ' ', h('span', { class: 'muted' }, x.name)) },
+          { title: 'Stock', cell: (x) => h('a', { href: `#/stock/${x.symbol}?portfolio=${portfolio.id}` }, h('strong', {}, x.symbol), ' ', h('span', { class: 'muted' }, x.name)) },
           { title: 'Shares', class: 'num', cell: (x) => String(x.quantity) },
-          { title: 'Price', class: 'num', cell: (x) => inDollars ? quoteCell(x.symbol, 'price', x) : signedIn(price(x.price), currency) },
-          { title: 'Value', class: 'num', cell: (x) => inDollars ? quoteCell(x.symbol, 'value', x, x.quantity) : money(x.value) },
+          { title: 'Price', class: 'num', cell: (x) => inDollars ? quoteCell(x.symbol, 'price', x) : figure(x.symbol, 'price', signedIn(price(x.price), currency)) },
+          { title: 'Value', class: 'num', cell: (x) => inDollars ? quoteCell(x.symbol, 'value', x, x.quantity) : figure(x.symbol, 'value', money(x.value)) },
           { title: 'Avg cost', class: 'num', cell: (x) => signedIn(price(x.averageCost), currency) },
-          { title: 'Gain', class: 'num', cell: (x) => signed(x.unrealizedGain, signedIn(signedMoney(x.unrealizedGain), currency)) },
-          { title: 'Today', class: 'num', cell: (x) => signed(x.dayChange, signedIn(signedMoney(x.dayChange), currency)) },
+          { title: 'Gain', class: 'num', cell: (x) => figure(x.symbol, 'gain', gainText(x.unrealizedGain, currency)) },
+          { title: 'Today', class: 'num', cell: (x) => figure(x.symbol, 'today', gainText(x.dayChange, currency)) },
         ], holdings, { empty: h('span', {}, 'No shares yet. ', h('a', { href: '#/market' }, 'Find a stock to buy')) }))),
       longs.length > 0
         ? h('section', { class: 'side' }, h('h2', {}, 'Allocation'),

@@ -1,4 +1,4 @@
-import { api, newKey } from '../api.js';
+import { api, newKey, marketHistory } from '../api.js';
 import { h, fill, table, signed, loading, failure, showModalForm, dayText } from '../dom.js';
 import { money, price, percent, times, inCurrency, signedIn } from '../decimal.js';
 import { lineChart, destroyCharts } from '../charts.js';
@@ -10,10 +10,11 @@ const ranges = [['1m', '1M'], ['3m', '3M'], ['6m', '6M'], ['1y', '1Y'], ['5y', '
 
 export async function stockView(root, context) {
   const symbol = context.params[0].toUpperCase();
-  const [stock, portfolios, position, actions] = await Promise.all([
-    api(`/api/stock/${encodeURIComponent(symbol)}`), api('/api/portfolios'), holdingText(symbol),
+  const [stock, portfolios, actions] = await Promise.all([
+    api(`/api/stock/${encodeURIComponent(symbol)}`), api('/api/portfolios'),
     api(`/api/stock/${encodeURIComponent(symbol)}/corporate-actions?limit=8`),
   ]);
+  const position = await holdingText(symbol, portfolios);
   if (!context.current()) return;
   let range = context.query.get('range') || '1y';
   const chartBox = h('div', { id: 'chart-box' });
@@ -76,27 +77,24 @@ export async function stockView(root, context) {
   context.live.on('order', (order) => { if (order.status === 'filled' && order.symbol === symbol) showPosition(); });
 
   async function showPosition() {
-    const text = await holdingText(symbol);
+    const text = await holdingText(symbol, portfolios);
     const line = document.getElementById('position');
     if (line) line.textContent = text;
     context.refreshUnread();
   }
 
-  async function holdingText(sym) {
-    try {
-      const personal = await api('/api/portfolio');
-      const held = personal.holdings.find((x) => x.symbol === sym);
-      return held ? `You hold ${held.quantity} share${held.quantity === 1 ? '' : 's'} in your personal portfolio.` : 'You hold none in your personal portfolio.';
-    } catch {
-      return '';
-    }
-  }
 
   /** The buy or sell dialog: estimate, the server's refusal in words, one trade per order. */
   function tradeDialog(side) {
     const verb = side === 'buy' ? 'Buy' : 'Sell';
-    let portfolioId = String(portfolios[0]?.id ?? '');
+    let portfolioId = tradingPortfolio(portfolios, context);
     const quantity = h('input', { id: 'trade-quantity', type: 'number', min: 1, max: 1000000000, step: 1, value: 1, required: true, inputmode: 'numeric' });
+    // A practice portfolio may trade on a past day, at that day's close.
+    const day = h('input', { id: 'trade-day', type: 'date' });
+    const dayRow = h('div', { id: 'trade-day-row', hidden: true },
+      h('label', { for: 'trade-day' }, 'On a past day (optional: at its close)'), day);
+    marketHistory().then((span) => { if (span) { day.min = span.from; day.max = span.through; } }).catch(() => {});
+    const kindOf = () => portfolios.find((p) => String(p.id) === portfolioId)?.kind;
     const estimate = h('p', { id: 'trade-estimate', 'aria-live': 'polite' });
     const error = h('p', { id: 'trade-error', class: 'error', role: 'alert', hidden: true });
     const confirm = h('button', { type: 'submit', id: 'trade-confirm', class: 'primary' }, `${verb} ${symbol}`);
@@ -109,13 +107,18 @@ export async function stockView(root, context) {
     // plus the league's spread.
     const currencyOf = () => portfolios.find((p) => String(p.id) === portfolioId)?.currency || 'USD';
     const update = () => {
+      dayRow.hidden = kindOf() !== 'practice';
+      if (dayRow.hidden) day.value = '';
       const count = Number(quantity.value);
       const foreign = currencyOf() !== 'USD' ? ` Paid in ${currencyOf()} at the rate now, with the league's spread.` : '';
-      estimate.textContent = Number.isInteger(count) && count > 0
+      estimate.textContent = Number.isInteger(count) && count > 0 && day.value
+        ? `Fills at the close of ${dayText(day.value)}, at that day's price.`
+        : Number.isInteger(count) && count > 0
         ? `Estimated ${side === 'buy' ? 'cost' : 'proceeds'}: ${money(times(stock.price, count))} at ${price(stock.price)} a share (the price may move; any fee is extra).${foreign}`
         : 'Enter a whole number of shares.';
     };
     quantity.addEventListener('input', update);
+    day.addEventListener('input', update);
     update();
 
     const dialog = h('dialog', { class: 'card', 'aria-labelledby': 'trade-title' });
@@ -123,21 +126,63 @@ export async function stockView(root, context) {
       h('h2', { id: 'trade-title' }, `${verb} ${symbol}`),
       portfolios.length > 1 ? [h('label', { for: 'trade-portfolio' }, 'Portfolio'),
         portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; update(); }, 'trade-portfolio')] : null,
-      h('label', { for: 'trade-quantity' }, 'Shares'), quantity, estimate, error,
-      h('div', { class: 'actions' }, confirm, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel')));
+      h('label', { for: 'trade-quantity' }, 'Shares'), quantity, dayRow, estimate, error,
+      h('div', { class: 'actions' }, confirm, h('button', { type: 'button', id: 'trade-dialog-cancel', onclick: () => dialog.close() }, 'Cancel')));
     showModalForm(dialog, form, error, quantity, async () => {
       const amount = Number(quantity.value);
       if (!Number.isInteger(amount) || amount < 1) throw new Error('Enter a whole number of shares, 1 or more.');
       const body = { symbol, amount, portfolioId: Number(portfolioId) };
+      if (!dayRow.hidden && day.validity.badInput) throw new Error('Choose a whole day, or leave it empty to trade now.');
+      if (!dayRow.hidden && day.value) body.at = day.value;
       const signature = JSON.stringify(body);
       if (signature !== order) { order = signature; key = newKey(); }
       const result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
       dialog.close();
+      rememberPortfolio(portfolioId);
       const currency = currencyOf();
       const rate = result.trade.fxRate ? ` (${result.trade.fxRate} ${currency} a dollar)` : '';
-      context.flash(`${side === 'buy' ? 'Bought' : 'Sold'} ${result.trade.quantity} ${symbol} at ${signedIn(price(result.trade.price), currency)}${rate}: ${inCurrency(result.trade.amount, currency)}. Cash now ${inCurrency(result.cash, currency)}.`);
+      const where = portfolioName(portfolios.find((p) => String(p.id) === portfolioId));
+      const fee = /[1-9]/.test(result.trade.fee) ? `, commission ${inCurrency(result.trade.fee, currency)} included` : '';
+      context.flash(`${side === 'buy' ? 'Bought' : 'Sold'} ${result.trade.quantity} ${symbol} at ${signedIn(price(result.trade.price), currency)}${rate} in ${where}: ${inCurrency(result.trade.amount, currency)}${fee}. Cash now ${inCurrency(result.cash, currency)}.`);
       await showPosition();
     });
+  }
+}
+
+/** A portfolio as a sentence names it. */
+export function portfolioName(portfolio) {
+  if (!portfolio || portfolio.kind === 'personal') return 'your personal portfolio';
+  return portfolio.kind === 'league' ? `the league “${portfolio.name}”` : `the practice portfolio “${portfolio.name}”`;
+}
+
+const LAST_PORTFOLIO = 'mockstock.tradingPortfolio';
+
+/** Which portfolio a trade starts in: the one the page came from (?portfolio=), else the
+ * one last traded in, else the first (the personal one). */
+export function tradingPortfolio(portfolios, context) {
+  const known = (id) => portfolios.some((p) => String(p.id) === String(id));
+  const asked = context.query.get('portfolio');
+  if (asked && known(asked)) return String(asked);
+  const last = sessionStorage.getItem(LAST_PORTFOLIO);
+  if (last && known(last)) return last;
+  return String(portfolios[0]?.id ?? '');
+}
+
+export function rememberPortfolio(id) {
+  sessionStorage.setItem(LAST_PORTFOLIO, String(id));
+}
+
+/** What the player holds of `symbol`, in every portfolio that holds some. */
+async function holdingText(symbol, portfolios) {
+  try {
+    const valued = await Promise.all(portfolios.map((p) => api(`/api/portfolio?portfolioId=${p.id}`)));
+    const held = valued.flatMap((portfolio, i) => {
+      const holding = portfolio.holdings.find((x) => x.symbol === symbol);
+      return holding ? [`${holding.quantity} share${Math.abs(holding.quantity) === 1 ? '' : 's'} in ${portfolioName(portfolios[i])}`] : [];
+    });
+    return held.length === 0 ? `You hold no ${symbol} shares.` : `You hold ${held.join(', ')}.`;
+  } catch {
+    return '';
   }
 }
 

@@ -34,18 +34,13 @@ struct BackdatedTrades: Sendable {
         )
     }
 
-    /// Imports a practice portfolio's trades (`TradeImport`): each at its own price and fee,
-    /// dated the close of its day, all in one transaction or none; a refused trade is told
-    /// with its line (`ErrorAtLine`). Returns how many were made.
-    func importTrades(_ rows: [TradeImport.Row], userID: Int, portfolioID: Int, idempotency: (key: String, requestHash: String)? = nil) async throws -> Int {
+    /// Imports a practice portfolio's trades from CSV (`TradeImport`, every bad line told):
+    /// each at its own price and fee, dated the close of its day, all in one transaction
+    /// or none; a refused trade is told with its line (`ErrorAtLine`). Returns how many
+    /// were made.
+    func importTrades(csv: String, userID: Int, portfolioID: Int, idempotency: (key: String, requestHash: String)? = nil) async throws -> Int {
         let through = try await clock.marketDay()
-        for row in rows where row.day >= through {
-            throw InvalidInput(line: row.line, "\(row.day) is not before the market's day (\(through)).")
-        }
-        let unknown = try await store.unknownSymbols(Array(Set(rows.map(\.symbol))))
-        if let row = rows.first(where: { unknown.contains($0.symbol) }) {
-            throw InvalidInput(line: row.line, "no instrument has the symbol \(row.symbol).")
-        }
+        let rows = try await TradeImport.rows(csv, before: through) { try await store.unknownSymbols($0) }
         let zone = clock.hours.timeZone.identifier
         return try await store.pool.withTransaction { session in
             // Under an Idempotency-Key the import is made once: the key is taken in the same

@@ -230,12 +230,11 @@ extension TradingController {
         api.post("portfolios/{id}/import") { request, context -> TradesImported in
             let body = try await request.body.collect(upTo: PracticePortfolios.maximumImport)
             let text = String(buffer: body)
-            let rows = try TradeImport.rows(text)
             let portfolioID = try Self.portfolioID(context)
             let key = request.headers[.idempotencyKey]
             if let key { try TextInput.check(key, field: "Idempotency-Key", length: 1...255, use: .privateToSender) }
             let imported = try await practice.backdating.importTrades(
-                rows, userID: context.requireIdentity().userID, portfolioID: portfolioID,
+                csv: text, userID: context.requireIdentity().userID, portfolioID: portfolioID,
                 idempotency: key.map { (key: $0, requestHash: "import\n\(portfolioID)\n\(text)".sha256Hex) }
             )
             return TradesImported(imported: imported)

@@ -22,8 +22,32 @@ struct TradeImport: Sendable {
     static let reportedErrors = 20
 
     /// The rows of a file, or `InvalidInput` naming the first bad line (its `line`) and
-    /// telling up to `reportedErrors` of them.
-    static func rows(_ csv: String) throws -> [Row] {
+    /// telling up to `reportedErrors` of them: lines that do not read as trades, lines out
+    /// of date order, days not before the market's day `through`, and symbols no
+    /// instrument has (asked of `unknownSymbols` once for the whole file).
+    static func rows(
+        _ csv: String, before through: String, unknownSymbols: ([String]) async throws -> Set<String>
+    ) async throws -> [Row] {
+        var (rows, errors) = try parse(csv)
+        let unknown = try await unknownSymbols(Array(Set(rows.map(\.symbol))))
+        for row in rows {
+            if row.day >= through {
+                errors.append(InvalidInput(line: row.line, "\(row.day) is not before the market's day (\(through))."))
+            } else if unknown.contains(row.symbol) {
+                errors.append(InvalidInput(line: row.line, "no instrument has the symbol \(row.symbol)."))
+            }
+        }
+        errors.sort { ($0.line ?? 0) < ($1.line ?? 0) }
+        if let first = errors.first {
+            guard errors.count > 1 else { throw first }
+            let told = errors.prefix(reportedErrors).map(\.detail).joined(separator: " ")
+            throw InvalidInput(line: first.line ?? 1, "\(errors.count) lines are wrong; nothing was imported. \(told)")
+        }
+        return rows
+    }
+
+    /// The lines that read as trades, and what is wrong with the others.
+    private static func parse(_ csv: String) throws -> (rows: [Row], errors: [InvalidInput]) {
         let records = CSVReader.records(in: csv).filter { !$0.isBlank }
         guard let headerRecord = records.first else { throw InvalidInput("The file is empty; its header is \(PracticePortfolios.csvHeader).") }
         let header = headerRecord.strings.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -47,12 +71,7 @@ struct TradeImport: Sendable {
                 errors.append(error)
             }
         }
-        if let first = errors.first {
-            guard errors.count > 1 else { throw first }
-            let told = errors.prefix(reportedErrors).map(\.detail).joined(separator: " ")
-            throw InvalidInput(line: first.line ?? 1, "\(errors.count) lines are wrong; nothing was imported. \(told)")
-        }
-        return rows
+        return (rows, errors)
     }
 
     private static func row(_ fields: [String], line: Int, columns: (String) -> Int?) throws -> Row {

@@ -38,6 +38,7 @@ struct NotificationAndFundsTests {
             let inbox = try await client.decode(NotificationPageBody.self, "/api/notifications", token: member.token)
             #expect(inbox.items.map(\.title) == ["Market closed", "Removed from a league", "Achievement earned: Team player"])
             #expect(inbox.items[1].body.contains("Noisy"))
+            #expect(inbox.items[2].body == "Join a league with its code. Reward: $250.00 added to your personal portfolio.")
             let ownerInbox = try await client.decode(NotificationPageBody.self, "/api/notifications", token: owner.token)
             #expect(ownerInbox.items.map(\.title) == ["Market closed", "Achievement earned: League founder"])
 

@@ -285,13 +285,16 @@ struct PracticePortfolioTests {
             }
             struct LineProblem: Decodable { let code: String; let line: Int?; let detail: String }
 
-            // Lines 3 and 5 are wrong (a side, a fraction of a share), line 6 goes back in time: all told, nothing written.
+            // Lines 3 and 5 are wrong (a side, a fraction of a share), line 6 goes back in time, line 7 names
+            // no instrument: all told, nothing written.
             let bad = "date,symbol,side,quantity,price,fee\n2018-01-04,AAL,buy,10,10.5,1\n2018-01-05,AAL,hold,4,12,1\n"
-                + "2018-01-05,AAL,sell,1,12,0\n2018-01-08,AAL,buy,1.5,6,0\n2018-01-04,AAL,buy,1,10,0\n"
+                + "2018-01-05,AAL,sell,1,12,0\n2018-01-08,AAL,buy,1.5,6,0\n2018-01-04,AAL,buy,1,10,0\n2018-01-09,NOPE,buy,1,6,0\n"
             let refused = try await upload(bad)
             let problem = try JSONDecoder().decode(LineProblem.self, from: Data(buffer: refused.body))
             #expect(refused.status == .unprocessableContent && problem.code == "validation_failed" && problem.line == 3)
-            #expect(problem.detail.contains("Line 3: side") && problem.detail.contains("Line 5: quantity") && problem.detail.contains("Line 6: 2018-01-04"), "\(problem.detail)")
+            #expect(problem.detail.hasPrefix("Line 3: 4 lines are wrong; nothing was imported."), "\(problem.detail)")
+            #expect(problem.detail.contains("Line 3: side") && problem.detail.contains("Line 5: quantity") && problem.detail.contains("Line 6: 2018-01-04")
+                && problem.detail.contains("Line 7: no instrument has the symbol NOPE."), "\(problem.detail)")
             for (csv, line, code) in [("date,symbol,side,quantity\n", 1, "validation_failed"),
                                       ("date,symbol,side,quantity,price\n2018-01-04,NOPE,buy,1,1\n", 2, "validation_failed"),
                                       ("date,symbol,side,quantity,price\n2999-01-04,AAL,buy,1,1\n", 2, "validation_failed"),
