@@ -672,6 +672,9 @@ class WebClientTest(unittest.TestCase):
         self.text_in("#flash", "Practice portfolio “Replay 2021” created with $5,000.00.")
         self.text_in("#cash", "$5,000.00")
         self.text_in("#portfolio-select", "Practice: Replay 2021")
+        # Kept in dollars, its worth in its own currency is said too.
+        self.text_in("#portfolio-base", "Kept in dollars, like the stocks it holds: worth €")
+        self.text_in("#portfolio-base", "Its analytics are in EUR.")
 
         # A broker's file: a bad side on line 3 refuses all of it; the fixed file trades.
         def csv_file(name, text):

@@ -23,6 +23,19 @@ export function stacked(wrapped) {
   return wrapped;
 }
 
+/** A practice portfolio kept in dollars but shown in another currency: its worth in that
+ * currency at the rate now, converted by the server. */
+function baseWorth(portfolio, portfolios) {
+  const base = portfolios.find((p) => String(p.id) === String(portfolio.id))?.baseCurrency;
+  if (!base || base === (portfolio.currency || 'USD')) return null;
+  const line = h('p', { class: 'muted', id: 'portfolio-base' },
+    `Kept in dollars, like the stocks it holds; its analytics are in ${base}.`);
+  api(`/api/fx/convert?from=USD&to=${base}&amount=${encodeURIComponent(portfolio.netWorth)}`).then((conversion) => {
+    line.textContent = `Kept in dollars, like the stocks it holds: worth ${inCurrency(conversion.result, base)} at the rate now. Its analytics are in ${base}.`;
+  }).catch(() => {});
+  return line;
+}
+
 /** A holding's figure that a new valuation replaces in place. */
 function figure(symbol, name, content) {
   return h('span', { dataset: { figure: `${name}:${symbol}` } }, content);
@@ -95,6 +108,7 @@ export async function portfolioView(root, context) {
         : null),
     inDollars ? null : h('p', { class: 'muted', id: 'portfolio-currency' },
       `This league portfolio holds ${currency}: dollar prices are shown at the rate now, and each fill pays the league's spread.`),
+    baseWorth(portfolio, portfolios),
     h('section', { class: 'summary', 'aria-label': 'Summary' },
       h('div', {}, h('span', { class: 'label' }, 'Net worth'), h('strong', { id: 'net-worth' }, money(portfolio.netWorth))),
       h('div', {}, h('span', { class: 'label' }, 'Cash'), h('strong', { id: 'cash' }, money(portfolio.cash))),

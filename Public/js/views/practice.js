@@ -124,7 +124,7 @@ export function practiceSection(portfolios, shown, context) {
     h('form', { class: 'inline', id: 'practice-form', onsubmit: create, novalidate: true },
       h('label', {}, 'Name ', h('input', { name: 'name', id: 'practice-name', required: true, maxlength: 100, size: 16 })),
       h('label', {}, 'Starting cash $', h('input', { name: 'startingCash', id: 'practice-cash', value: '10000', inputmode: 'decimal', size: 10 })),
-      h('label', {}, 'Shown in ', h('select', { name: 'currency', id: 'practice-currency' }, CURRENCIES.map((c) => h('option', { value: c }, c)))),
+      h('label', {}, 'Analytics in ', h('select', { name: 'currency', id: 'practice-currency' }, CURRENCIES.map((c) => h('option', { value: c }, c)))),
       h('label', {}, 'Starting on ', start),
       h('button', { type: 'submit', id: 'practice-create' }, 'Create'),
       startHint));
