@@ -78,6 +78,7 @@ public final class SimulatedMarket: Service, Sendable {
             guard tick > lastTick else { return false }
             let today = hours.day(of: now)
             let newDay = lastDay != today
+            if newDay, let lastDay { try await Self.closeDay(lastDay, zone: hours.timeZone.identifier, in: session) }
             let rows = try await session.query(
                 """
                 SELECT i.symbol, q.price, q.previous_close FROM instruments i
@@ -121,6 +122,30 @@ public final class SimulatedMarket: Service, Sendable {
         }
         if moved { await pricesStored(nil) }
         return moved
+    }
+
+    /// A simulated day that ended becomes history: each simulated price's last value is
+    /// the day's close in `daily_bars` (its open, high and low from the day's minute bars),
+    /// so charts, returns and back-dated trades go on to yesterday. Run by the tick that
+    /// starts the next day, under the market clock's lock: once, whichever process ticks.
+    /// A day the history already reaches (a real close) is left as it is.
+    static func closeDay(_ day: String, zone: String, in session: PostgresSession) async throws {
+        try await session.execute(
+            """
+            INSERT INTO daily_bars (symbol, day, open, high, low, close)
+            SELECT q.symbol, \(day)::date, m.open, greatest(m.high, q.price), least(m.low, q.price), q.price
+            FROM quotes q
+            LEFT JOIN LATERAL (
+                SELECT (array_agg(b.open ORDER BY b.minute))[1] AS open, max(b.high) AS high, min(b.low) AS low
+                FROM minute_bars b
+                WHERE b.symbol = q.symbol
+                  AND b.minute >= (\(day)::date::timestamp AT TIME ZONE \(zone))
+                  AND b.minute < ((\(day)::date + 1)::timestamp AT TIME ZONE \(zone))
+            ) m ON true
+            WHERE q.source = 'simulated'
+              AND NOT EXISTS (SELECT 1 FROM daily_bars d WHERE d.symbol = q.symbol AND d.day >= \(day)::date)
+            """
+        )
     }
 
     /// Exchange rates walk like prices (`fx_quotes`, units per euro to six decimals), each

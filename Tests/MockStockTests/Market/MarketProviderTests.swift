@@ -95,6 +95,41 @@ struct MarketProviderTests {
         }
     }
 
+    @Test("a simulated day that ends becomes history: its close, open, high and low in the daily prices, once")
+    func simulatedDayCloses() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { client in _ = try await client.seedMarket() }
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            var settings = SimulatedMarket.Settings()
+            settings.seed = 7
+            let market = SimulatedMarket(pool: pool, settings: settings, hours: MarketHours(schedule: .always), logger: Logger(label: "test"))
+            // Three ticks on Friday 2027-01-15 (days in UTC, the market always open), then one on Saturday.
+            let friday = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+            var prices: [Decimal] = []
+            for offset in [0.0, 60, 120] {
+                #expect(try await market.tick(now: friday.addingTimeInterval(offset)))
+                prices.append(try #require(try await quotes(pool)["AAPL"]?.price))
+            }
+            let day = MarketHours(schedule: .always).day(of: friday)
+            func bars() async throws -> [(String, Decimal?, Decimal?, Decimal?, Decimal)] {
+                try await pool.query(
+                    "SELECT to_char(day, 'YYYY-MM-DD'), open, high, low, close FROM daily_bars WHERE symbol = 'AAPL' AND day > '2021-04-21' ORDER BY day"
+                ).decode((String, Decimal?, Decimal?, Decimal?, Decimal).self)
+            }
+            #expect(try await bars().isEmpty)
+            #expect(try await market.tick(now: friday.addingTimeInterval(86_400)))
+            let closed = try await bars()
+            #expect(closed.count == 1)
+            #expect(closed.first?.0 == day && closed.first?.4 == prices[2] && closed.first?.1 == prices[0])
+            #expect(closed.first?.2 == prices.max() && closed.first?.3 == prices.min())
+            // The day's close is the next day's previous close; a rerun adds nothing.
+            #expect(try await quotes(pool)["AAPL"]?.previous == prices[2])
+            #expect(try await !market.tick(now: friday.addingTimeInterval(86_401)))
+            #expect(try await bars().count == 1)
+            await pool.close()
+        }
+    }
+
     @Test("simulated prices are reproducible: the same seed and ticks give the same market")
     func simulatedReproducible() async throws {
         var markets: [[String: StoredQuote]] = []
