@@ -299,4 +299,10 @@ SELECT
       SELECT 1 FROM orders n WHERE n.id = o.replaced_by AND n.replaces = o.id))
 + (SELECT count(*) FROM orders n WHERE n.replaces IS NOT NULL AND NOT EXISTS (
       SELECT 1 FROM orders o WHERE o.id = n.replaces AND o.status = 'replaced' AND o.replaced_by = n.id))
+-- Every resting limit or stop order that filled told its owner once (notify_order_outcome),
+-- whichever process filled it and whatever was killed meanwhile.
++ (SELECT count(*) FROM users u WHERE
+      (SELECT count(*) FROM orders o WHERE o.user_id = u.id AND o.status = 'filled' AND o.type <> 'market')
+   <> (SELECT count(*) FROM notifications n WHERE n.user_id = u.id AND n.title LIKE 'Order to % filled at %'
+         AND (n.body LIKE 'Your limit order%' OR n.body LIKE 'Your stop order%' OR n.body LIKE 'Your stop-limit order%')))
 """
