@@ -23,6 +23,13 @@ export function destroyCharts(element) {
   for (const canvas of element.querySelectorAll('canvas')) window.Chart.getChart(canvas)?.destroy();
 }
 
+/** The axes of a chart over time: a few dates, and values written with at most two
+ * decimals (the axis is a guide; the figures beside the chart are exact). */
+const timeScales = {
+  x: { ticks: { maxTicksLimit: 6, autoSkip: true } },
+  y: { ticks: { callback: (value) => Number(value).toLocaleString('en-US', { maximumFractionDigits: 2 }) } },
+};
+
 export function lineChart(label, labels, values) {
   return chartBox(label, (canvas) => new window.Chart(canvas, {
     type: 'line',
@@ -30,7 +37,7 @@ export function lineChart(label, labels, values) {
     options: {
       animation: false, maintainAspectRatio: false, interaction: { mode: 'index', intersect: false },
       plugins: { legend: { display: false } },
-      scales: { x: { ticks: { maxTicksLimit: 6, autoSkip: true } } },
+      scales: timeScales,
     },
   }));
 }
@@ -63,7 +70,7 @@ export function linesChart(label, labels, series) {
     },
     options: {
       animation: false, maintainAspectRatio: false, interaction: { mode: 'index', intersect: false },
-      scales: { x: { ticks: { maxTicksLimit: 6, autoSkip: true } } },
+      scales: timeScales,
     },
   }));
 }

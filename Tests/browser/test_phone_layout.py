@@ -8,19 +8,14 @@ MOCKSTOCK_URL and SCREENSHOTS; each screen is saved as phone-*.png and desktop-*
 """
 import base64
 import os
-import secrets
 import unittest
 
-from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
 
-BASE = os.environ.get("MOCKSTOCK_URL", "http://127.0.0.1:18091")
-SCREENSHOTS = os.environ.get("SCREENSHOTS", ".build/screenshots")
-PASSWORD = "browser password"
+from support import PASSWORD, SCREENSHOTS, BrowserTest
+
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
 BOUGHT = {"AAPL": 15, "GOOGL": 2, "KO": 30}
 
@@ -70,48 +65,10 @@ return index < 0 ? [] : [...table.tBodies[0].rows].map((row) => row.cells[index]
 """
 
 
-def make_driver():
-    options = webdriver.ChromeOptions()
-    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"):
-        options.add_argument(argument)
-    service = Service(executable_path=os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
-    return webdriver.Chrome(options=options, service=service)
-
-
-class PhoneLayoutTest(unittest.TestCase):
+class PhoneLayoutTest(BrowserTest):
     """A player with holdings, a league and an unread notice, on a phone and a desktop."""
 
-    @classmethod
-    def setUpClass(cls):
-        os.makedirs(SCREENSHOTS, exist_ok=True)
-        cls.driver = make_driver()
-        cls.suffix = secrets.token_hex(3)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-
     # Helpers
-
-    def wait(self, condition, timeout=15):
-        return WebDriverWait(self.driver, timeout).until(condition)
-
-    def find(self, css):
-        return self.wait(EC.visibility_of_element_located((By.CSS_SELECTOR, css)))
-
-    def click(self, css):
-        self.wait(EC.element_to_be_clickable((By.CSS_SELECTOR, css))).click()
-
-    def text_in(self, css, text, timeout=15):
-        try:
-            self.wait(EC.text_to_be_present_in_element((By.CSS_SELECTOR, css), text), timeout)
-        except TimeoutException:
-            found = self.driver.find_elements(By.CSS_SELECTOR, css)
-            self.fail(f"{css!r} never showed {text!r}; it shows {[e.text for e in found]!r}")
-
-    def go(self, hash_route):
-        self.driver.get(f"{BASE}/{hash_route}")
 
     def charts_drawn(self):
         """Waits until every chart on the page is drawn (they draw on the next frame)."""

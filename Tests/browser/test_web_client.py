@@ -4,139 +4,23 @@ Run by scripts/test-browser (make test-browser), which starts PostgreSQL and a s
 with the demo market and sets MOCKSTOCK_URL, MOCKSTOCK_ADMIN_USERNAME/PASSWORD and
 SCREENSHOTS (a folder that receives one PNG per main screen).
 """
-import csv
 import datetime
-import gzip
-import json
 import os
 import time
-import secrets
 import unittest
-import urllib.request
 
-from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
-BASE = os.environ.get("MOCKSTOCK_URL", "http://127.0.0.1:18091")
-SCREENSHOTS = os.environ.get("SCREENSHOTS", ".build/screenshots")
-ADMIN = (os.environ.get("MOCKSTOCK_ADMIN_USERNAME", "admin"), os.environ.get("MOCKSTOCK_ADMIN_PASSWORD", "admin-password"))
-PASSWORD = "browser password"
+from support import ADMIN, PASSWORD, SCREENSHOTS, BrowserTest, call, login, make_driver, month_first, moved
 
 
-def call(path, body=None, token=None, method=None):
-    """A request through the API, as something the page did not do; the parsed answer."""
-    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"{BASE}{path}", data=data, headers=headers, method=method or ("GET" if body is None else "POST"))
-    with urllib.request.urlopen(request, timeout=10) as response:
-        text = response.read()
-        return json.loads(text) if text else None
-
-
-def login(username, password):
-    return call("/api/auth/login", {"username": username, "password": password})["token"]
-
-
-def month_first(day):
-    """A YYYY-MM-DD day as typed into a date input, month first."""
-    year, month, date = day.split("-")
-    return f"{month}{date}{year}"
-
-
-_moved = {}
-
-
-def moved(day):
-    """Where the server put a day of the demo prices file: it was seeded with
-    `--recent`, which moves the file's trading days, in order, onto the trading days that
-    end before today. Read from Apple's chart, which has every day of the file."""
-    if not _moved:
-        with gzip.open(os.path.join(os.path.dirname(__file__), "../../data/demo-prices-daily.csv.gz"), "rt") as file:
-            original = sorted({row["date"] for row in csv.DictReader(file) if row["symbol"] == "AAPL"})
-        token = login(*ADMIN)
-        shown = [point["date"] for point in call("/api/stock/AAPL/chart?range=5y", token=token)["points"]]
-        assert len(shown) == len(original), (len(shown), len(original))
-        _moved.update(zip(original, shown))
-    return _moved[day]
-
-
-def make_driver():
-    options = webdriver.ChromeOptions()
-    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"):
-        options.add_argument(argument)
-    service = Service(executable_path=os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
-    return webdriver.Chrome(options=options, service=service)
-
-
-class WebClientTest(unittest.TestCase):
+class WebClientTest(BrowserTest):
     """One player's journey through every main screen, then a second player in a league."""
 
-    @classmethod
-    def setUpClass(cls):
-        os.makedirs(SCREENSHOTS, exist_ok=True)
-        cls.driver = make_driver()
-        cls.suffix = secrets.token_hex(3)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-
     # Helpers
-
-    def wait(self, condition, timeout=15):
-        return WebDriverWait(self.driver, timeout).until(condition)
-
-    def find(self, css):
-        return self.wait(EC.visibility_of_element_located((By.CSS_SELECTOR, css)))
-
-    def click(self, css):
-        element = self.wait(EC.element_to_be_clickable((By.CSS_SELECTOR, css)))
-        element.click()
-        return element
-
-    def text_in(self, css, text, timeout=15):
-        try:
-            self.wait(EC.text_to_be_present_in_element((By.CSS_SELECTOR, css), text), timeout)
-        except TimeoutException:
-            found = self.driver.find_elements(By.CSS_SELECTOR, css)
-            self.fail(f"{css!r} never showed {text!r}; it shows {[e.text for e in found]!r}")
-
-    def go(self, hash_route):
-        self.driver.get(f"{BASE}/{hash_route}")
-
-    def shot(self, name):
-        self.driver.save_screenshot(os.path.join(SCREENSHOTS, f"{name}.png"))
-
-    def table_texts(self, column=0):
-        """The text of one column of the page's table, read in one go (pages re-render)."""
-        return self.driver.execute_script(
-            "return [...document.querySelectorAll('main tbody tr')].map((row) => row.cells[arguments[0]]?.innerText.trim() ?? '')",
-            column)
-
-    def sign_in(self, username, password=PASSWORD, register=False):
-        self.go("#/login")
-        self.find("#auth-form")
-        if register:
-            self.click("#auth-switch")
-            self.text_in("#auth-submit", "Create account")
-        self.find("#username").send_keys(username)
-        self.find("#password").send_keys(password)
-        self.click("#auth-submit")
-        try:
-            self.wait(lambda d: "#/login" not in d.current_url)
-        except TimeoutException:
-            self.shot(f"failed-sign-in-{username}")
-            raise
-
-    def sign_out(self):
-        self.click("#logout")
-        self.find("#auth-form")
 
     def tmp_files(self, contents):
         """Writes each named text to a file of its own; returns the paths by name."""
@@ -372,8 +256,7 @@ class WebClientTest(unittest.TestCase):
         """Prices, fills, notices and standings arrive on the live stream while a page is
         open, without reloading it."""
         driver = self.driver
-        driver.get(f"{BASE}/")
-        driver.execute_script("sessionStorage.clear()")
+        self.fresh_session()
         erin = f"erin_{self.suffix}"
         self.sign_in(erin, register=True)
         self.set_price("NVDA", "400.00")
@@ -443,7 +326,7 @@ class WebClientTest(unittest.TestCase):
         self.shot("21-league-joined-live")
         league = driver.execute_script("return location.hash.split('/')[2]")
         call(f"/api/leagues/leave/{league}", None, token, method="DELETE")
-        self.wait(lambda d: classmate not in self.find("main tbody").text, timeout=10)
+        self.wait(lambda d: classmate not in self.table_texts(1), timeout=10)
         self.text_in("#league-members", "1", timeout=10)
 
     def test_polling_without_socket(self):
@@ -470,8 +353,7 @@ class WebClientTest(unittest.TestCase):
         """The analytics page (value, returns, P&L by method, allocation, comparison) in
         dollars and in euros, and the currencies page's rates, converter and chart."""
         driver = self.driver
-        driver.get(f"{BASE}/")
-        driver.execute_script("sessionStorage.clear()")
+        self.fresh_session()
         self.sign_in(f"dora_{self.suffix}", register=True)
         self.set_price("KO", "50.00")
         self.go("#/stock/KO")
@@ -547,9 +429,7 @@ class WebClientTest(unittest.TestCase):
     def test_euro_league(self):
         """A host creates a league in euros with a spread: its league portfolio holds euros,
         a buy pays the dollar price at the rate plus the spread, the leaderboard counts in euros."""
-        driver = self.driver
-        driver.get(f"{BASE}/")
-        driver.execute_script("sessionStorage.clear()")
+        self.fresh_session()
         self.sign_in(f"hana_{self.suffix}", register=True)
         self.go("#/leagues")
         self.find("#league-name").send_keys("Euro class")
@@ -596,8 +476,7 @@ class WebClientTest(unittest.TestCase):
         """The demo history ends on the last trading day before today, a chart says which
         days it shows, and a practice portfolio's start day is one with prices."""
         driver = self.driver
-        driver.get(f"{BASE}/")
-        driver.execute_script("sessionStorage.clear()")
+        self.fresh_session()
         self.sign_in(f"kiri_{self.suffix}", register=True)
         span = call("/api/market/clock", token=login(*ADMIN))["history"]
         through = datetime.date.fromisoformat(span["through"])
@@ -657,8 +536,7 @@ class WebClientTest(unittest.TestCase):
         (a bad file refused by line), deposits and a refused withdrawal, its CSV, its
         analytics in its own currency, and deleting it."""
         driver = self.driver
-        driver.get(f"{BASE}/")
-        driver.execute_script("sessionStorage.clear()")
+        self.fresh_session()
         self.sign_in(f"gina_{self.suffix}", register=True)
         self.go("#/portfolio")
         self.find("#practice-form")
@@ -723,9 +601,7 @@ class WebClientTest(unittest.TestCase):
     def test_orders(self):
         """Placing, seeing and cancelling a limit order, seeing one fill after a price move,
         and a league with house rules."""
-        driver = self.driver
-        driver.get(f"{BASE}/")
-        driver.execute_script("sessionStorage.clear()")
+        self.fresh_session()
         self.sign_in(f"carol_{self.suffix}", register=True)
         self.set_price("MSFT", "300.00")
         self.go("#/stock/MSFT")

@@ -1,5 +1,5 @@
 import { api, upload } from '../api.js';
-import { h, fill, onSubmit } from '../dom.js';
+import { h, fill, onSubmit, amountProblem } from '../dom.js';
 
 /**
  * Shows an upload's refusal in the server's words. A refusal about one line of the file
@@ -72,7 +72,7 @@ export async function adminView(root, context) {
   }, (error) => refuse(pricesResult, error));
 
   const quoteSymbol = h('input', { id: 'quote-symbol', required: true, autocapitalize: 'characters' });
-  const quotePrice = h('input', { id: 'quote-price', required: true, inputmode: 'decimal', pattern: '\\d+(\\.\\d+)?' });
+  const quotePrice = h('input', { id: 'quote-price', required: true, inputmode: 'decimal' });
   const quoteResult = result('quote-result');
   const quote = h('form', { class: 'card', id: 'quote-form' },
     h('h2', {}, 'Set a price'),
@@ -83,6 +83,8 @@ export async function adminView(root, context) {
   quote.addEventListener('submit', async (event) => {
     event.preventDefault();
     try {
+      const problem = amountProblem(quotePrice.value, 'Price', 6);
+      if (problem) throw new Error(problem);
       await api('/api/admin/quotes', { method: 'POST', body: [{ symbol: quoteSymbol.value.trim().toUpperCase(), price: quotePrice.value.trim() }] });
       show(quoteResult, `${quoteSymbol.value.trim().toUpperCase()} now trades at ${quotePrice.value.trim()}.`);
     } catch (error) {

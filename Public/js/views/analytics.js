@@ -2,7 +2,7 @@
 // benchmark, P&L by cost method, allocation now or at a date, and symbols compared.
 import { api } from '../api.js';
 import { h, fill, table, failure, signed } from '../dom.js';
-import { add, CURRENCIES, inCurrency, fractionPercent, price, signedMoney } from '../decimal.js';
+import { add, CURRENCIES, inCurrency, fractionPercent, priceIn, signedInCurrency } from '../decimal.js';
 import { linesChart, doughnutChart } from '../charts.js';
 import { portfolioSelect, stacked } from './portfolio.js';
 
@@ -73,16 +73,16 @@ function pnlSection(id, method, query) {
       h('nav', { class: 'ranges', 'aria-label': 'Cost method' }, Object.entries(METHODS).map(([key, label]) =>
         h('a', { href: `#/analytics?${query({ method: key })}`, class: 'button', id: `method-${key}`,
           'aria-current': key === method ? 'page' : null }, label))),
-      h('p', {}, 'Realized ', h('strong', { id: 'pnl-realized' }, signed(pnl.realized, signedMoney(pnl.realized))),
-        ', unrealized ', h('strong', { id: 'pnl-unrealized' }, signed(pnl.unrealized, signedMoney(pnl.unrealized))),
-        `, dividends ${inCurrency(pnl.dividends)}, fees ${inCurrency(pnl.fees)}.`),
+      h('p', {}, 'Realized ', h('strong', { id: 'pnl-realized' }, signed(pnl.realized, signedInCurrency(pnl.realized, pnl.currency))),
+        ', unrealized ', h('strong', { id: 'pnl-unrealized' }, signed(pnl.unrealized, signedInCurrency(pnl.unrealized, pnl.currency))),
+        `, dividends ${inCurrency(pnl.dividends, pnl.currency)}, fees ${inCurrency(pnl.fees, pnl.currency)}.`),
       stacked(table([
         { title: 'Stock', cell: (r) => h('a', { href: `#/stock/${r.symbol}` }, r.symbol) },
         { title: 'Shares', class: 'num', cell: (r) => String(r.quantity) },
-        { title: 'Cost basis', class: 'num', cell: (r) => inCurrency(r.costBasis) },
-        { title: 'Realized', class: 'num', cell: (r) => signed(r.realized, signedMoney(r.realized)) },
-        { title: 'Unrealized', class: 'num', cell: (r) => signed(r.unrealized, signedMoney(r.unrealized)) },
-      ], pnl.holdings, { empty: 'No trades yet.', caption: `Gains by ${METHODS[method]} (in dollars)` })),
+        { title: 'Cost basis', class: 'num', cell: (r) => inCurrency(r.costBasis, pnl.currency) },
+        { title: 'Realized', class: 'num', cell: (r) => signed(r.realized, signedInCurrency(r.realized, pnl.currency)) },
+        { title: 'Unrealized', class: 'num', cell: (r) => signed(r.unrealized, signedInCurrency(r.unrealized, pnl.currency)) },
+      ], pnl.holdings, { empty: 'No trades yet.', caption: `Gains by ${METHODS[method]} (in ${pnl.currency})` })),
     ];
   });
 }
@@ -105,7 +105,7 @@ function allocationSection(id, date, query, currency) {
           table([{ title: 'Sector', cell: (s) => s.sector }, { title: 'Value', class: 'num', cell: (s) => shown(s.value) },
             { title: 'Weight', class: 'num', cell: (s) => weight(s.weight) }], composition.bySector, { caption: 'By sector' }),
           h('div', { id: 'allocation-symbols' }, stacked(table([{ title: 'Stock', cell: (p) => p.symbol }, { title: 'Shares', class: 'num', cell: (p) => String(p.quantity) },
-            { title: 'Price', class: 'num', cell: (p) => (composition.currency === 'USD' ? price(p.price) : shown(p.price)) },
+            { title: 'Price', class: 'num', cell: (p) => priceIn(p.price, composition.currency) },
             { title: 'Value', class: 'num', cell: (p) => shown(p.value) },
             { title: 'Weight', class: 'num', cell: (p) => weight(p.weight) }], composition.bySymbol, { caption: 'By stock' }))))),
     ];

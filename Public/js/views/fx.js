@@ -3,7 +3,7 @@
 import { api } from '../api.js';
 import { h, fill, table, failure } from '../dom.js';
 import { lineChart } from '../charts.js';
-import { CURRENCIES } from '../decimal.js';
+import { CURRENCIES, formatMoney } from '../decimal.js';
 
 const RANGES = ['1m', '3m', '6m', '1y', '5y', 'max'];
 
@@ -17,6 +17,12 @@ export async function fxView(root, context) {
     api(`/api/fx/${encodeURIComponent(pair)}/chart?range=${range}`),
   ]);
   if (!context.current()) return;
+  // The currencies the ECB no longer publishes (the server says which) are listed apart.
+  const stopped = rates.discontinued || {};
+  const current = Object.entries(rates.rates).filter(([c]) => !(c in stopped)).sort(([a], [b]) => a.localeCompare(b));
+  const gone = Object.entries(stopped).filter(([c]) => c in rates.rates)
+    .map(([currency, day]) => ({ currency, day, rate: rates.rates[currency] })).sort((a, b) => a.currency.localeCompare(b.currency));
+  const baseGone = stopped[base] ? { day: stopped[base] } : null;
   const go = (changes) => context.navigate(`#/fx?${new URLSearchParams({ base, pair, range, ...changes })}`);
 
   const result = h('p', { id: 'fx-result', role: 'status' });
@@ -28,7 +34,8 @@ export async function fxView(root, context) {
     try {
       const c = await api(`/api/fx/convert?${query}`);
       const when = c.asOf ? `the rate now, set ${new Date(c.asOf).toLocaleString()}` : `the reference rates of ${c.date}`;
-      fill(result, h('strong', {}, `${c.amount} ${c.from} = ${c.result} ${c.to}`), ` at ${c.rate} (${when})`);
+      const written = (amount, currency) => formatMoney(amount, currency, { code: true });
+      fill(result, h('strong', {}, `${written(c.amount, c.from)} = ${written(c.result, c.to)}`), ` at ${c.rate} (${when})`);
     } catch (error) {
       fill(result, failure(error));
     }
@@ -61,6 +68,13 @@ export async function fxView(root, context) {
       h('p', { class: 'muted', id: 'fx-rates-when' }, rates.asOf
         ? `Rates now, set ${new Date(rates.asOf).toLocaleString()} (the market the server plays); a date in the converter gives the European Central Bank's reference rates of that day.`
         : `The European Central Bank's reference rates of ${rates.date}.`),
+      baseGone ? h('p', { class: 'hint', id: 'fx-base-gone' },
+        `The European Central Bank no longer publishes ${base}: these rates use its last one, of ${baseGone.day}.`) : null,
       table([{ title: 'Currency', cell: (r) => r[0] }, { title: 'Rate', class: 'num', cell: (r) => r[1] }],
-        Object.entries(rates.rates).sort(([a], [b]) => a.localeCompare(b)), { caption: `Units per 1 ${rates.base}` })));
+        current, { caption: `Units per 1 ${rates.base}` })),
+    gone.length > 0 ? h('section', { class: 'card', id: 'fx-discontinued' },
+      h('h2', {}, 'No longer published'),
+      h('p', { class: 'muted' }, 'The European Central Bank stopped publishing these currencies: their last rates.'),
+      table([{ title: 'Currency', cell: (g) => g.currency }, { title: 'Last rate', class: 'num', cell: (g) => g.rate },
+        { title: 'On', cell: (g) => g.day }], gone, { caption: `Units per 1 ${rates.base}` })) : null);
 }

@@ -1,10 +1,13 @@
 import { api, newKey } from '../api.js';
-import { h, fill, table, confirmAction, showModalForm } from '../dom.js';
-import { inCurrency, price } from '../decimal.js';
+import { h, fill, table, confirmAction, showModalForm, amountProblem } from '../dom.js';
+import { inCurrency, price, priceIn } from '../decimal.js';
 import { portfolioChoices, portfolioSelect } from './portfolio.js';
+import { cards } from './transactions.js';
 
-const TYPES = [['market', 'Market'], ['limit', 'Limit'], ['stop', 'Stop'], ['stop_limit', 'Stop limit']];
-const DURATIONS = [['day', 'Day (until the close)'], ['gtc', 'Good till cancelled'], ['ioc', 'Immediate or cancel'], ['fok', 'Fill or kill']];
+// The words for order types and durations, in the order the dialog offers them; lists
+// use the same words.
+const TYPES = { market: 'Market', limit: 'Limit', stop: 'Stop', stop_limit: 'Stop limit' };
+const DURATIONS = { day: 'Day (until the close)', gtc: 'Good till cancelled', ioc: 'Immediate or cancel', fok: 'Fill or kill' };
 const STATUS = { new: 'Open', filled: 'Filled', canceled: 'Cancelled', expired: 'Expired', rejected: 'Rejected' };
 
 /** "Limit $140.00", "Stop $90.00, limit $85.00", "Market". */
@@ -17,9 +20,16 @@ export function orderTerms(order) {
   }
 }
 
-/** What happened to an order, in words. */
-function outcome(order) {
-  if (order.status === 'filled') return `Filled at ${price(order.filledAveragePrice)}`;
+/** "market and limit orders", "market, limit and stop orders", "market orders only". */
+function typesInWords(types) {
+  const words = types.map((t) => (TYPES[t] ?? t).toLowerCase());
+  if (words.length === 1) return `${words[0]} orders only`;
+  return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]} orders`;
+}
+
+/** What happened to an order, in words; a fill's price is in the portfolio's currency. */
+function outcome(order, currency = 'USD') {
+  if (order.status === 'filled') return `Filled at ${priceIn(order.filledAveragePrice, currency)}`;
   return [STATUS[order.status] ?? order.status, order.rejectReason].filter(Boolean).join(': ');
 }
 
@@ -33,6 +43,7 @@ function closedAt(order) {
 export async function ordersView(root, context) {
   const portfolios = await portfolioChoices();
   const chosen = context.query.get('id') || String(portfolios[0]?.id ?? '');
+  const currency = portfolios.find((p) => String(p.id) === chosen)?.currency ?? 'USD';
   const query = chosen ? `&portfolioId=${encodeURIComponent(chosen)}` : '';
   const [open, closed] = await Promise.all([
     api(`/api/orders?status=open&limit=200${query}`), api(`/api/orders?status=closed&limit=50${query}`),
@@ -63,30 +74,30 @@ export async function ordersView(root, context) {
         }, 'Cancel all') : null)),
     h('section', { id: 'open-orders' },
       h('h2', {}, 'Open orders'),
-      table([
+      cards(table([
         { title: 'Placed', cell: (o) => new Date(o.createdAt).toLocaleString() },
         { title: 'Stock', cell: (o) => h('a', { href: `#/stock/${o.symbol}` }, o.symbol) },
         { title: 'Side', cell: (o) => (o.side === 'buy' ? 'Buy' : 'Sell') },
         { title: 'Shares', class: 'num', cell: (o) => String(o.quantity) },
         { title: 'Terms', cell: (o) => orderTerms(o) },
-        { title: 'Lasts', cell: (o) => o.timeInForce.toUpperCase() },
+        { title: 'Lasts', cell: (o) => DURATIONS[o.timeInForce] ?? o.timeInForce },
         { title: '', cell: (o) => h('button', {
           type: 'button', class: 'small', dataset: { cancel: String(o.id) }, 'aria-label': `Cancel order ${o.id}`,
           onclick: () => cancel(`/api/orders/${o.id}`, `Cancel the order to ${o.side} ${o.quantity} ${o.symbol}?`,
             () => context.flash('Order cancelled; its reservation is released.', 'info', true)),
         }, 'Cancel') },
-      ], open.items, { empty: 'No open orders. Place one from a stock\'s page.' })),
+      ], open.items, { empty: 'No open orders. Place one from a stock\'s page.' }))),
     h('section', { id: 'order-history' },
       h('h2', {}, 'History'),
-      table([
+      cards(table([
         { title: 'Closed', cell: (o) => new Date(closedAt(o)).toLocaleString() },
         { title: 'Stock', cell: (o) => h('a', { href: `#/stock/${o.symbol}` }, o.symbol) },
         { title: 'Side', cell: (o) => (o.side === 'buy' ? 'Buy' : 'Sell') },
         { title: 'Shares', class: 'num', cell: (o) => String(o.quantity) },
         { title: 'Terms', cell: (o) => orderTerms(o) },
-        { title: 'Outcome', cell: (o) => h('span', { class: `status-${o.status}` }, outcome(o)) },
+        { title: 'Outcome', cell: (o) => h('span', { class: `status-${o.status}` }, outcome(o, currency)) },
       ], [...closed.items].sort((a, b) => Date.parse(closedAt(b)) - Date.parse(closedAt(a))),
-      { empty: 'No orders have closed yet.' })));
+      { empty: 'No orders have closed yet.' }))));
 
   // Fills arrive on the live stream; without it, open orders are read again every 5 s.
   const redraw = () => { if (context.current()) ordersView(root, context).catch(() => {}); };
@@ -96,15 +107,16 @@ export async function ordersView(root, context) {
 
 /** The order ticket on a stock page: type, prices, time in force, one order per submit
  * (a retry of the same ticket reuses its clientOrderId, so the server places it once). */
-export function orderDialog(stock, portfolios, context, onPlaced) {
+export function orderDialog(stock, portfolios, context, onPlaced, startIn = portfolios[0]?.id) {
   const symbol = stock.symbol;
-  let portfolioId = String(portfolios[0]?.id ?? '');
+  let portfolioId = String(startIn ?? '');
   const side = h('select', { id: 'order-side' }, h('option', { value: 'buy' }, 'Buy'), h('option', { value: 'sell' }, 'Sell'));
-  const type = h('select', { id: 'order-type' }, TYPES.map(([value, label]) => h('option', { value }, label)));
+  const type = h('select', { id: 'order-type' }, Object.entries(TYPES).map(([value, label]) => h('option', { value }, label)));
   const quantity = h('input', { id: 'order-quantity', type: 'number', min: 1, max: 1000000000, step: 1, value: 1, required: true, inputmode: 'numeric' });
-  const limitPrice = h('input', { id: 'order-limit', inputmode: 'decimal', pattern: '\\d+(\\.\\d{1,4})?', placeholder: price(stock.price) });
-  const stopPrice = h('input', { id: 'order-stop', inputmode: 'decimal', pattern: '\\d+(\\.\\d{1,4})?', placeholder: price(stock.price) });
-  const duration = h('select', { id: 'order-tif' }, DURATIONS.map(([value, label]) => h('option', { value }, label)));
+  const limitPrice = h('input', { id: 'order-limit', inputmode: 'decimal', placeholder: price(stock.price) });
+  const stopPrice = h('input', { id: 'order-stop', inputmode: 'decimal', placeholder: price(stock.price) });
+  const duration = h('select', { id: 'order-tif' }, Object.entries(DURATIONS).map(([value, label]) => h('option', { value }, label)));
+  const typesNote = h('p', { id: 'order-types-note', class: 'hint', hidden: true });
   const limitRow = h('div', {}, h('label', { for: 'order-limit' }, 'Limit price'), limitPrice);
   const stopRow = h('div', {}, h('label', { for: 'order-stop' }, 'Stop price'), stopPrice);
   const explain = h('p', { id: 'order-explain', class: 'hint', 'aria-live': 'polite' });
@@ -151,16 +163,41 @@ export function orderDialog(stock, portfolios, context, onPlaced) {
     }, 150);
   };
   for (const input of [side, type, quantity, limitPrice, stopPrice]) input.addEventListener('input', update);
+  for (const select of [side, type]) select.addEventListener('change', update);
   update();
+
+  // A league's portfolio offers only the order types its rules allow (the server refuses
+  // others); each league's rules are read once.
+  const leagueTypes = new Map();
+  const everyType = Object.keys(TYPES);
+  const offerTypes = async () => {
+    const asked = portfolioId;
+    const leagueId = portfolios.find((p) => String(p.id) === asked)?.leagueId;
+    if (leagueId && !leagueTypes.has(leagueId)) {
+      leagueTypes.set(leagueId, api(`/api/leagues/${leagueId}`).then((league) => league.rules?.allowedOrderTypes ?? everyType,
+        () => { leagueTypes.delete(leagueId); return everyType; }));
+    }
+    const allowed = leagueId ? await leagueTypes.get(leagueId) : everyType;
+    if (asked !== portfolioId) return;
+    const kept = allowed.includes(type.value) ? type.value : allowed[0];
+    type.replaceChildren(...allowed.map((value) => h('option', { value }, TYPES[value] ?? value)));
+    type.value = kept;
+    const limited = allowed.length < everyType.length;
+    typesNote.textContent = limited ? `This league allows ${typesInWords(allowed)}.` : '';
+    typesNote.hidden = !limited;
+    update();
+  };
+  offerTypes();
 
   const dialog = h('dialog', { class: 'card', 'aria-labelledby': 'order-title' });
   const form = h('form', { method: 'dialog', id: 'order-form' },
     h('h2', { id: 'order-title' }, `Order ${symbol}`),
     portfolios.length > 1 ? [h('label', { for: 'order-portfolio' }, 'Portfolio'),
-      portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; update(); }, 'order-portfolio')] : null,
+      portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; offerTypes(); }, 'order-portfolio')] : null,
     h('div', { class: 'pair' },
       h('div', {}, h('label', { for: 'order-side' }, 'Side'), side),
       h('div', {}, h('label', { for: 'order-type' }, 'Type'), type)),
+    typesNote,
     h('label', { for: 'order-quantity' }, 'Shares'), quantity,
     h('div', { class: 'pair' }, limitRow, stopRow),
     h('label', { for: 'order-tif' }, 'Lasts'), duration,
@@ -168,13 +205,17 @@ export function orderDialog(stock, portfolios, context, onPlaced) {
     h('div', { class: 'actions' }, confirm, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel')));
   showModalForm(dialog, form, error, quantity, async () => {
     const body = ticketBody();
+    const problem = (body.limitPrice !== undefined && amountProblem(body.limitPrice, 'Limit price', 4))
+      || (body.stopPrice !== undefined && amountProblem(body.stopPrice, 'Stop price', 4));
+    if (problem) throw new Error(problem);
     const signature = JSON.stringify(body);
     if (signature !== ticket) { ticket = signature; clientOrderId = newKey(); }
     const order = await api('/api/orders', { method: 'POST', body: { ...body, clientOrderId } });
     dialog.close();
     const what = `${order.side === 'buy' ? 'Buy' : 'Sell'} ${order.quantity} ${symbol} (${orderTerms(order)})`;
-    context.flash(order.status === 'filled' ? `${what}: filled at ${price(order.filledAveragePrice)}.`
-      : order.status === 'new' ? `${what}: placed. See it under Orders.` : `${what}: ${outcome(order).toLowerCase()}.`);
+    const currency = portfolios.find((p) => String(p.id) === portfolioId)?.currency ?? 'USD';
+    context.flash(order.status === 'filled' ? `${what}: filled at ${priceIn(order.filledAveragePrice, currency)}.`
+      : order.status === 'new' ? `${what}: placed. See it under Orders.` : `${what}: ${outcome(order, currency).toLowerCase()}.`);
     onPlaced();
   });
 }

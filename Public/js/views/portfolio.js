@@ -1,6 +1,6 @@
 import { api } from '../api.js';
 import { h, fill, table, signed } from '../dom.js';
-import { price, signedMoney, inCurrency, signedIn } from '../decimal.js';
+import { priceIn, inCurrency, signedInCurrency } from '../decimal.js';
 import { doughnutChart } from '../charts.js';
 import { quoteCell } from '../live.js';
 import { practiceSection } from './practice.js';
@@ -42,7 +42,7 @@ function figure(symbol, name, content) {
 }
 
 function gainText(amount, currency) {
-  return signed(amount, signedIn(signedMoney(amount), currency));
+  return signed(amount, signedInCurrency(amount, currency));
 }
 
 /** Writes a fresh valuation's figures over the ones shown. */
@@ -55,7 +55,7 @@ function showFigures(root, portfolio, money) {
   const currency = portfolio.currency || 'USD';
   for (const x of portfolio.holdings) {
     const cell = (name) => `[data-figure="${name}:${CSS.escape(x.symbol)}"]`;
-    set(cell('price'), signedIn(price(x.price), currency));
+    set(cell('price'), priceIn(x.price, currency));
     set(cell('value'), money(x.value));
     set(cell('gain'), gainText(x.unrealizedGain, currency));
     set(cell('today'), gainText(x.dayChange, currency));
@@ -121,9 +121,9 @@ export async function portfolioView(root, context) {
         stacked(table([
           { title: 'Stock', cell: (x) => h('a', { href: `#/stock/${x.symbol}?portfolio=${portfolio.id}` }, h('strong', {}, x.symbol), ' ', h('span', { class: 'muted' }, x.name)) },
           { title: 'Shares', class: 'num', cell: (x) => String(x.quantity) },
-          { title: 'Price', class: 'num', cell: (x) => inDollars ? quoteCell(x.symbol, 'price', x) : figure(x.symbol, 'price', signedIn(price(x.price), currency)) },
+          { title: 'Price', class: 'num', cell: (x) => inDollars ? quoteCell(x.symbol, 'price', x) : figure(x.symbol, 'price', priceIn(x.price, currency)) },
           { title: 'Value', class: 'num', cell: (x) => inDollars ? quoteCell(x.symbol, 'value', x, x.quantity) : figure(x.symbol, 'value', money(x.value)) },
-          { title: 'Avg cost', class: 'num', cell: (x) => signedIn(price(x.averageCost), currency) },
+          { title: 'Avg cost', class: 'num', cell: (x) => priceIn(x.averageCost, currency) },
           { title: 'Gain', class: 'num', cell: (x) => figure(x.symbol, 'gain', gainText(x.unrealizedGain, currency)) },
           { title: 'Today', class: 'num', cell: (x) => figure(x.symbol, 'today', gainText(x.dayChange, currency)) },
         ], holdings, { empty: h('span', {}, 'No shares yet. ', h('a', { href: '#/market' }, 'Find a stock to buy')) }))),

@@ -1,6 +1,6 @@
 import { api, newKey, marketHistory } from '../api.js';
 import { h, fill, table, signed, loading, failure, showModalForm, dayText } from '../dom.js';
-import { money, price, percent, times, inCurrency, signedIn } from '../decimal.js';
+import { money, price, priceIn, percent, times, inCurrency } from '../decimal.js';
 import { lineChart, destroyCharts } from '../charts.js';
 import { portfolioSelect } from './portfolio.js';
 import { quoteCell } from '../live.js';
@@ -55,7 +55,7 @@ export async function stockView(root, context) {
       h('div', { class: 'actions' },
         h('button', { type: 'button', id: 'buy', class: 'primary', onclick: () => tradeDialog('buy') }, 'Buy'),
         h('button', { type: 'button', id: 'sell', onclick: () => tradeDialog('sell') }, 'Sell'),
-        h('button', { type: 'button', id: 'order', onclick: () => orderDialog(stock, portfolios, context, showPosition) }, 'Order…'))),
+        h('button', { type: 'button', id: 'order', onclick: () => orderDialog(stock, portfolios, context, showPosition, tradingPortfolio(portfolios, context)) }, 'Order…'))),
     h('section', { class: 'summary', 'aria-label': 'Price' },
       h('div', {}, h('span', { class: 'label' }, 'Price'), h('strong', { id: 'stock-price' }, quoteCell(stock.symbol, 'price', stock))),
       h('div', {}, h('span', { class: 'label' }, 'Today'),
@@ -143,7 +143,7 @@ export async function stockView(root, context) {
       const rate = result.trade.fxRate ? ` (${result.trade.fxRate} ${currency} a dollar)` : '';
       const where = portfolioName(portfolios.find((p) => String(p.id) === portfolioId));
       const fee = /[1-9]/.test(result.trade.fee) ? `, commission ${inCurrency(result.trade.fee, currency)} included` : '';
-      context.flash(`${side === 'buy' ? 'Bought' : 'Sold'} ${result.trade.quantity} ${symbol} at ${signedIn(price(result.trade.price), currency)}${rate} in ${where}: ${inCurrency(result.trade.amount, currency)}${fee}. Cash now ${inCurrency(result.cash, currency)}.`);
+      context.flash(`${side === 'buy' ? 'Bought' : 'Sold'} ${result.trade.quantity} ${symbol} at ${priceIn(result.trade.price, currency)}${rate} in ${where}: ${inCurrency(result.trade.amount, currency)}${fee}. Cash now ${inCurrency(result.cash, currency)}.`);
       await showPosition();
     });
   }

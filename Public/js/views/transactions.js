@@ -1,7 +1,7 @@
 import { api } from '../api.js';
 import { h, fill, table, failure, signed } from '../dom.js';
-import { money, price, signedMoney } from '../decimal.js';
-import { portfolioSelect } from './portfolio.js';
+import { inCurrency, priceIn, signedInCurrency } from '../decimal.js';
+import { portfolioSelect, stacked } from './portfolio.js';
 
 const PAGE = 25;
 
@@ -18,8 +18,20 @@ function viewSwitch(chosen, activity) {
       'Everything: cash, dividends, splits'));
 }
 
+/** A list whose rows become cards on a phone, their longer words wrapping (app.css). */
+export function cards(wrapped) {
+  stacked(wrapped).classList.add('wrap');
+  return wrapped;
+}
+
+/** The currency of the chosen portfolio's amounts: a league's own, else dollars. */
+function currencyOf(portfolios, chosen) {
+  return portfolios.find((p) => String(p.id) === String(chosen))?.currency ?? 'USD';
+}
+
 /** Every change to a portfolio: trades, dividends, splits, rewards, starting cash. */
 async function activityView(root, context, portfolios, chosen) {
+  const currency = currencyOf(portfolios, chosen);
   const before = context.query.get('before');
   const query = new URLSearchParams({ limit: String(PAGE) });
   if (chosen) query.set('portfolioId', chosen);
@@ -31,14 +43,14 @@ async function activityView(root, context, portfolios, chosen) {
       portfolios.length > 1 ? h('label', { class: 'inline' }, 'Portfolio ',
         portfolioSelect(portfolios, chosen, (id) => context.navigate(`#/transactions?id=${id}&view=activity`), 'history-portfolio')) : null),
     viewSwitch(chosen, true),
-    h('div', { id: 'activities' }, table([
+    h('div', { id: 'activities' }, cards(table([
       { title: 'When', cell: (a) => new Date(a.at).toLocaleString() },
       { title: 'What', cell: (a) => (a.type === 'fill' ? `${a.side === 'buy' ? 'Bought' : 'Sold'}` : ACTIVITY[a.type] ?? a.type) },
       { title: 'Stock', cell: (a) => (a.symbol ? h('a', { href: `#/stock/${a.symbol}` }, a.symbol) : '') },
       { title: 'Shares', class: 'num', cell: (a) => (a.quantity === null ? '' : String(a.quantity)) },
-      { title: 'Cash', class: 'num', cell: (a) => (a.amount === null ? '' : signed(a.amount, signedMoney(a.amount))) },
-      { title: 'Note', cell: (a) => a.note ?? (a.type === 'fill' ? `${a.quantity} at ${price(a.price)}, fee ${money(a.fee)}` : '') },
-    ], page.items, { empty: 'Nothing yet.', caption: 'Everything that changed the portfolio, newest first' })),
+      { title: 'Cash', class: 'num', cell: (a) => (a.amount === null ? '' : signed(a.amount, signedInCurrency(a.amount, currency))) },
+      { title: 'Note', cell: (a) => a.note ?? (a.type === 'fill' ? `${a.quantity} at ${priceIn(a.price, currency)}, fee ${inCurrency(a.fee, currency)}` : '') },
+    ], page.items, { empty: 'Nothing yet.', caption: 'Everything that changed the portfolio, newest first' }))),
     h('nav', { class: 'pager', 'aria-label': 'Pages' },
       before ? h('a', { href: `#/transactions?id=${chosen}&view=activity` }, '← Newest') : null,
       page.nextBefore ? h('a', { href: `#/transactions?id=${chosen}&view=activity&before=${encodeURIComponent(page.nextBefore)}` }, 'Older →') : null));
@@ -48,6 +60,7 @@ export async function transactionsView(root, context) {
   const portfolios = await api('/api/portfolios');
   const chosen = context.query.get('id') || String(portfolios[0]?.id ?? '');
   if (context.query.get('view') === 'activity') return activityView(root, context, portfolios, chosen);
+  const currency = currencyOf(portfolios, chosen);
   const before = context.query.get('before');
   const query = new URLSearchParams({ limit: String(PAGE) });
   if (chosen) query.set('portfolioId', chosen);
@@ -81,15 +94,15 @@ export async function transactionsView(root, context) {
         h('button', { type: 'button', id: 'download-csv', onclick: download }, 'Download CSV'))),
     viewSwitch(chosen, false),
     status,
-    table([
+    cards(table([
       { title: 'When', cell: (t) => new Date(t.createdAt).toLocaleString() },
       { title: 'Side', cell: (t) => h('span', { class: t.side === 'buy' ? 'buy' : 'sell' }, t.side === 'buy' ? 'Buy' : 'Sell') },
       { title: 'Stock', cell: (t) => h('a', { href: `#/stock/${t.symbol}` }, t.symbol) },
       { title: 'Shares', class: 'num', cell: (t) => String(t.quantity) },
-      { title: 'Price', class: 'num', cell: (t) => price(t.price) },
-      { title: 'Amount', class: 'num', cell: (t) => money(t.amount) },
-      { title: 'Fee', class: 'num', cell: (t) => money(t.fee) },
-    ], page.items, { empty: before ? 'No older trades.' : 'No trades yet.', caption: 'Trades, newest first' }),
+      { title: 'Price', class: 'num', cell: (t) => priceIn(t.price, currency) },
+      { title: 'Amount', class: 'num', cell: (t) => inCurrency(t.amount, currency) },
+      { title: 'Fee', class: 'num', cell: (t) => inCurrency(t.fee, currency) },
+    ], page.items, { empty: before ? 'No older trades.' : 'No trades yet.', caption: 'Trades, newest first' })),
     h('nav', { class: 'pager', 'aria-label': 'Pages' },
       before ? h('a', { href: `#/transactions?id=${chosen}` }, '← Newest') : null,
       page.nextBefore ? h('a', { href: `#/transactions?id=${chosen}&before=${page.nextBefore}`, id: 'older' }, 'Older →') : null));

@@ -14,8 +14,12 @@ struct FxRates: ResponseEncodable, Sendable {
     /// The latest day whose rates were used.
     let date: String
     let rates: [String: String]
-    /// Without a date: when the oldest of the rates now was set (absent with a date).
+    /// Without a date: when the oldest of the rates now of the currencies still published
+    /// was set (absent with a date).
     let asOf: Date?
+    /// The currencies the ECB no longer publishes (`FxStore.discontinued`), with the day of
+    /// their last reference rate: their rates here are that last one.
+    let discontinued: [String: String]
 }
 
 /// `GET /api/fx/convert?from=&to=&amount=&date=`.
@@ -66,11 +70,12 @@ struct FxController {
         let parameters = request.uri.queryParameters
         let base = try Self.currency(parameters.get("base") ?? "EUR", "base")
         if parameters.get("date") == nil {
+            let discontinued = try await store.discontinued()
             let now = try await quotes.fxRates(base: base, currencies: try await store.currencies().filter { $0 != base })
             guard !now.isEmpty else { throw FxError.noRate(base, "any currency") }
             return FxRates(
-                base: base, date: history.clock.today(),
-                rates: now.mapValues(\.rate.rate), asOf: now.values.map(\.asOf).min()
+                base: base, date: history.clock.today(), rates: now.mapValues(\.rate.rate),
+                asOf: now.filter { discontinued[$0.key] == nil }.values.map(\.asOf).min(), discontinued: discontinued
             )
         }
         let day = try Self.day(parameters.get("date"), history)
@@ -78,7 +83,8 @@ struct FxController {
         guard !rates.isEmpty else { throw FxError.noRate(base, "any currency") }
         return FxRates(
             base: base, date: rates.map(\.day).max() ?? day,
-            rates: Dictionary(uniqueKeysWithValues: rates.map { ($0.currency, $0.rate.rate) }), asOf: nil
+            rates: Dictionary(uniqueKeysWithValues: rates.map { ($0.currency, $0.rate.rate) }), asOf: nil,
+            discontinued: try await store.discontinued(on: day)
         )
     }
 

@@ -150,6 +150,28 @@ extension FxStore {
         )
     }
 
+    /// The currencies the ECB no longer publishes, with the day of their last reference
+    /// rate: those whose last rate is more than `FxStore.publishedWithinDays` older than the
+    /// newest rate of any currency.
+    /// On a past `day`: those whose last rate up to it is that much older than the day.
+    func discontinued(on day: String? = nil) async throws -> [String: String] {
+        let rows = try await pool.query(
+            """
+            WITH last AS (
+                SELECT currency, max(day) AS day FROM fx_rates
+                WHERE \(day)::date IS NULL OR day <= \(day)::date GROUP BY currency
+            )
+            SELECT currency, to_char(day, 'YYYY-MM-DD') FROM last
+            WHERE day < coalesce(\(day)::date, (SELECT max(day) FROM last)) - \(Self.publishedWithinDays)::int
+            """
+        ).decode((String, String).self)
+        return Dictionary(rows.map { ($0.0, $0.1) }) { first, _ in first }
+    }
+
+    /// A currency whose last reference rate is older than this (in days, against the newest)
+    /// is no longer published: the ECB skips holidays, never a month.
+    static let publishedWithinDays = 31
+
     /// Every currency with a reference rate, and the euro.
     func currencies() async throws -> [String] {
         try await pool.query("SELECT DISTINCT currency FROM fx_rates UNION SELECT 'EUR' ORDER BY 1").decodeColumn(String.self)

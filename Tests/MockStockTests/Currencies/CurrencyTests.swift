@@ -36,6 +36,28 @@ struct CurrencyTests {
         try await client.send(.post, "/api/admin/fx", body: csv, contentType: "text/csv", token: try await client.adminToken())
     }
 
+    @Test("a currency whose last reference rate is over a month older than the newest is no longer published: said apart, its day given")
+    func discontinued() async throws {
+        try await TestApp.run { client in
+            let csv = """
+                Date,USD,SKK,HRK,
+                2023-01-27,1.0856,N/A,N/A,
+                2022-12-30,1.0666,N/A,7.5365,
+                2008-12-31,1.3917,30.126,7.3555,
+
+                """
+            #expect(try await Self.load(client, csv).status == .ok)
+            let token = try await client.register("collector").token
+            struct Rates: Decodable { let rates: [String: String]; let asOf: String?; let discontinued: [String: String] }
+            let now = try await client.decode(Rates.self, "/api/fx/rates", token: token)
+            #expect(now.discontinued == ["SKK": "2008-12-31"], "\(now)")
+            #expect(now.rates["SKK"] == "30.126000" && now.rates["HRK"] == "7.536500", "\(now)")
+            // On a past day, only what had stopped by then.
+            let then = try await client.decode(Rates.self, "/api/fx/rates?date=2009-01-02", token: token)
+            #expect(then.discontinued.isEmpty)
+        }
+    }
+
     @Test("conversions at the ECB's rate of the day, cross rates through the euro, the last rates before a weekend")
     func conversions() async throws {
         try await TestApp.run { client in
