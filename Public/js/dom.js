@@ -42,7 +42,9 @@ export function table(columns, rows, { empty = 'Nothing yet.', caption } = {}) {
 /** Text coloured by sign: "gain" for up, "loss" for down. */
 export function signed(text, formatted) {
   const value = String(text ?? '0');
-  const kind = value.startsWith('-') ? 'loss' : /[1-9]/.test(value) ? 'gain' : '';
+  // What is shown decides: a loss that rounds to nothing ("¥0") is no loss.
+  const shown = typeof formatted === 'string' ? formatted : value;
+  const kind = !/[1-9]/.test(shown) ? '' : value.startsWith('-') ? 'loss' : /[1-9]/.test(value) ? 'gain' : '';
   return h('span', { class: kind }, formatted);
 }
 

@@ -78,18 +78,26 @@ public struct TemporaryDatabase: Sendable {
         configure: (inout PostgresConfiguration) -> Void = { _ in },
         _ body: (PostgresConnectionPool) async throws -> T
     ) async throws -> T {
-        try await with { database in
-            var configuration = database.configuration
-            configure(&configuration)
-            let pool = PostgresConnectionPool(configuration: configuration)
-            do {
-                let value = try await body(pool)
-                await pool.close()
-                return value
-            } catch {
-                await pool.close()
-                throw error
-            }
+        try await with { database in try await database.withPool(configure: configure, body) }
+    }
+
+    /// Runs `body` with a pool on this database; the pool is closed afterwards, also when
+    /// `body` throws.
+    public func withPool<T>(
+        isolation: isolated (any Actor)? = #isolation,
+        configure: (inout PostgresConfiguration) -> Void = { _ in },
+        _ body: (PostgresConnectionPool) async throws -> T
+    ) async throws -> T {
+        var configuration = configuration
+        configure(&configuration)
+        let pool = PostgresConnectionPool(configuration: configuration)
+        do {
+            let value = try await body(pool)
+            await pool.close()
+            return value
+        } catch {
+            await pool.close()
+            throw error
         }
     }
 

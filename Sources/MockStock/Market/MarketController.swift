@@ -20,12 +20,8 @@ struct MarketController {
     /// Whether the market is open now, its next open and close, and the days its price
     /// history covers (charts, returns and back-dated trades are within them).
     @Sendable func clock(_ request: Request, context: AppRequestContext) async throws -> MarketClockBody {
-        let clock = hours.clock(at: now())
         let span = try await store.historySpan(through: try await quotes.historyEnd())
-        return MarketClockBody(
-            isOpen: clock.isOpen, nextOpen: clock.nextOpen, nextClose: clock.nextClose, timestamp: clock.timestamp,
-            history: span.map { PriceHistorySpan(from: $0.from, through: $0.through) }
-        )
+        return MarketClockBody(clock: hours.clock(at: now()), history: span.map { PriceHistorySpan(from: $0.from, through: $0.through) })
     }
 
     /// Quotes for the known symbols among those asked, in the order asked.

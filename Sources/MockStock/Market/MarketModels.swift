@@ -166,14 +166,19 @@ enum AdjustedHistory: String, Codable, Sendable, PostgresCodable, CaseIterable {
     case none
 }
 
-/// `GET /api/market/clock`: whether the market is open, its next open and close, and the
-/// days of stored daily prices (null when there are none).
+/// `GET /api/market/clock`: the clock's fields (whether the market is open, its next open
+/// and close), and the days of stored daily prices (null when there are none).
 struct MarketClockBody: ResponseEncodable {
-    let isOpen: Bool
-    let nextOpen: Date
-    let nextClose: Date
-    let timestamp: Date
+    let clock: MarketHours.Clock
     @NullEncoded var history: PriceHistorySpan?
+
+    private enum CodingKeys: String, CodingKey { case history }
+
+    func encode(to encoder: any Encoder) throws {
+        try clock.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(_history, forKey: .history)
+    }
 }
 
 /// The first and last day of the market's price history players may see.

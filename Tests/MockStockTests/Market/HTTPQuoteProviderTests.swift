@@ -58,25 +58,20 @@ struct HTTPQuoteProviderTests {
             try await TemporaryDatabase.with { database in
                 var configuration = TestApp.configuration(databaseURL: database.connectionString)
                 configuration.adminUsername = nil
-                let pool = PostgresConnectionPool(configuration: database.configuration)
-                try await migrate(pool: pool, configuration: configuration, logger: Logger(label: "test"))
-                _ = try await MarketAdminStore(pool: pool).upsert([
-                    Instrument(symbol: "AAPL", name: "Apple Inc.", description: "", sector: "", currency: "USD"),
-                    Instrument(symbol: "MSFT", name: "Microsoft", description: "", sector: "", currency: "USD"),
-                ])
-                var settings = HTTPQuoteProvider.Settings(urlTemplate: base + template)
-                settings.timeout = .milliseconds(300)
-                configure(&settings)
-                let provider = HTTPQuoteProvider(
-                    settings: settings, store: MarketStore(pool: pool), fx: FxStore(pool: pool), logger: Logger(label: "test"), clock: clock.reader
-                )
-                do {
+                try await database.withPool { pool in
+                    try await migrate(pool: pool, configuration: configuration, logger: Logger(label: "test"))
+                    _ = try await MarketAdminStore(pool: pool).upsert([
+                        Instrument(symbol: "AAPL", name: "Apple Inc.", description: "", sector: "", currency: "USD"),
+                        Instrument(symbol: "MSFT", name: "Microsoft", description: "", sector: "", currency: "USD"),
+                    ])
+                    var settings = HTTPQuoteProvider.Settings(urlTemplate: base + template)
+                    settings.timeout = .milliseconds(300)
+                    configure(&settings)
+                    let provider = HTTPQuoteProvider(
+                        settings: settings, store: MarketStore(pool: pool), fx: FxStore(pool: pool), logger: Logger(label: "test"), clock: clock.reader
+                    )
                     try await body(provider, upstream, pool)
-                } catch {
-                    await pool.close()
-                    throw error
                 }
-                await pool.close()
             }
         }
     }

@@ -69,14 +69,25 @@ struct MarketProviderTests {
         }
     }
 
-    @Test("every simulated tick updates its minute's bar: open, high, low, close and the number of ticks")
-    func simulatedMinuteBars() async throws {
+    /// A simulated market (UTC days, always open, seeded walk) over the test market.
+    private func withSimulatedMarket(
+        seed: UInt64, _ body: (PostgresConnectionPool, SimulatedMarket) async throws -> Void
+    ) async throws {
         try await TemporaryDatabase.with { database in
             try await TestApp.run(on: database) { client in _ = try await client.seedMarket() }
-            let pool = PostgresConnectionPool(configuration: database.configuration)
             var settings = SimulatedMarket.Settings()
-            settings.seed = 42
-            let market = SimulatedMarket(pool: pool, settings: settings, hours: MarketHours(schedule: .always), logger: Logger(label: "test"))
+            settings.seed = seed
+            try await database.withPool { pool in
+                try await body(pool, SimulatedMarket(
+                    pool: pool, settings: settings, hours: MarketHours(schedule: .always), logger: Logger(label: "test")
+                ))
+            }
+        }
+    }
+
+    @Test("every simulated tick updates its minute's bar: open, high, low, close and the number of ticks")
+    func simulatedMinuteBars() async throws {
+        try await withSimulatedMarket(seed: 42) { pool, market in
             // A minute's start, a tick 30 s into it, and one in the next minute.
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             var prices: [Decimal] = []
@@ -91,18 +102,12 @@ struct MarketProviderTests {
             #expect(bars[0].0 == 1_800_000_000 && bars[0].1 == prices[0] && bars[0].4 == prices[1] && bars[0].5 == 2)
             #expect(bars[0].2 == max(prices[0], prices[1]) && bars[0].3 == min(prices[0], prices[1]))
             #expect(bars[1].0 == 1_800_000_060 && bars[1].1 == prices[2] && bars[1].4 == prices[2] && bars[1].5 == 1)
-            await pool.close()
         }
     }
 
     @Test("a simulated day that ends becomes history: its close, open, high and low in the daily prices, once")
     func simulatedDayCloses() async throws {
-        try await TemporaryDatabase.with { database in
-            try await TestApp.run(on: database) { client in _ = try await client.seedMarket() }
-            let pool = PostgresConnectionPool(configuration: database.configuration)
-            var settings = SimulatedMarket.Settings()
-            settings.seed = 7
-            let market = SimulatedMarket(pool: pool, settings: settings, hours: MarketHours(schedule: .always), logger: Logger(label: "test"))
+        try await withSimulatedMarket(seed: 7) { pool, market in
             // Three ticks on Friday 2027-01-15 (days in UTC, the market always open), then one on Saturday.
             let friday = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
             var prices: [Decimal] = []
@@ -126,7 +131,6 @@ struct MarketProviderTests {
             #expect(try await quotes(pool)["AAPL"]?.previous == prices[2])
             #expect(try await !market.tick(now: friday.addingTimeInterval(86_401)))
             #expect(try await bars().count == 1)
-            await pool.close()
         }
     }
 

@@ -177,10 +177,7 @@ struct MarketTests {
         ("ticker,title\nAAA,A Inc.\n", 1, "the header needs symbol and name"),
     ])
     func seedInstrumentLines(csv: String, line: Int, detail: String) async throws {
-        try await TemporaryDatabase.with { database in
-            try await TestApp.run(on: database) { _ in }
-            let pool = PostgresConnectionPool(configuration: database.configuration)
-            let seeder = MarketSeeder(pool: pool)
+        try await withSeeder { _, pool, seeder in
             do {
                 _ = try await seeder.seedInstruments(csv: csv)
                 Issue.record("\(csv.debugDescription) was accepted")
@@ -190,16 +187,20 @@ struct MarketTests {
                 #expect(error.detail.contains(detail), "\(error.detail)")
             }
             #expect(try await seeder.isEmpty())
-            await pool.close()
+        }
+    }
+
+    /// A migrated database without a market, a pool on it and the seeder `mockstock seed` uses.
+    private func withSeeder(_ body: (TemporaryDatabase, PostgresConnectionPool, MarketSeeder) async throws -> Void) async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { _ in }
+            try await database.withPool { pool in try await body(database, pool, MarketSeeder(pool: pool)) }
         }
     }
 
     @Test("mockstock seed reads quoted fields, the S&P list's columns and an explicit currency")
     func seedInstrumentFile() async throws {
-        try await TemporaryDatabase.with { database in
-            try await TestApp.run(on: database) { _ in }
-            let pool = PostgresConnectionPool(configuration: database.configuration)
-            let seeder = MarketSeeder(pool: pool)
+        try await withSeeder { _, pool, seeder in
             let csv = "symbol,name,description,currency\nAAA,\"A, Inc.\",\"Makes \"\"things\"\"\nand more.\",eur\n\n"
             #expect(try await seeder.seedInstruments(csv: csv) == 1)
             let sp = "Symbol,Security,GICS Sector,GICS Sub-Industry,Headquarters Location,Founded\nBBB,B Corp,Energy,Oil & Gas,\"Houston, Texas\",1901\n"
@@ -210,16 +211,12 @@ struct MarketTests {
             #expect(rows.map(\.0) == ["AAA", "BBB"])
             #expect(rows[0].1 == "A, Inc." && rows[0].2 == "Makes \"things\"\nand more." && rows[0].4 == "EUR")
             #expect(rows[1].2 == "Oil & Gas. Headquartered in Houston, Texas. Founded 1901." && rows[1].3 == "Energy" && rows[1].4 == "USD")
-            await pool.close()
         }
     }
 
     @Test("seeding with recent dates moves every trading day, in order, onto the trading days before today, splits and dividends with them; the clock names the span")
     func seedRecent() async throws {
-        try await TemporaryDatabase.with { database in
-            try await TestApp.run(on: database) { _ in }
-            let pool = PostgresConnectionPool(configuration: database.configuration)
-            let seeder = MarketSeeder(pool: pool)
+        try await withSeeder { database, pool, seeder in
             _ = try await seeder.seedInstruments(csv: "symbol,name\nAAA,A Inc.\nBBB,B Inc.\n")
             // Four real trading days of 2018 (a Friday, then Monday to Wednesday); BBB trades
             // on two of them only, AAA pays a dividend on Monday and splits 2-for-1 on Wednesday.
@@ -247,7 +244,6 @@ struct MarketTests {
                 "SELECT kind, to_char(ex_date, 'YYYY-MM-DD') FROM corporate_actions ORDER BY ex_date"
             ).decode((String, String).self)
             #expect(actions.map { "\($0.0) \($0.1)" } == ["dividend 2026-11-24", "split 2026-11-27"])
-            await pool.close()
             try await TestApp.run(on: database) { client in
                 let token = try await client.register("span_reader").token
                 struct Clock: Decodable { struct Span: Decodable { let from: String; let through: String }; let history: Span? }
