@@ -6,6 +6,17 @@ import Testing
 
 @Suite("Shared helpers")
 struct SupportTests {
+    @Test("a ticker symbol is 1–12 upper-case letters, digits, '.' and '-', starting with a letter or digit (the instruments table's check)")
+    func symbols() {
+        for symbol in ["A", "AAPL", "BRK.B", "BF-B", "9988", "ABCDEFGHIJKL"] {
+            #expect(Symbol.isValid(symbol), "\(symbol)")
+        }
+        for symbol in ["", "aapl", ".A", "-A", "ABCDEFGHIJKLM", "A B", "AÄ", "A_B", "A/B", "Ａ"] {
+            #expect(!Symbol.isValid(symbol), "\(symbol)")
+        }
+        #expect(Symbol.normalize("  brk.b ") == "BRK.B")
+    }
+
     @Test("the expiring cache forgets a value at its lifetime and stays within its capacity, dropping expired entries first")
     func expiringCache() {
         let clock = TestClock()
