@@ -6,22 +6,20 @@
 CREATE OR REPLACE FUNCTION notify_order_outcome() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     portfolio portfolios;
-    what text := 'Order to ' || NEW.side || ' ' || NEW.quantity || ' ' || NEW.symbol;
+    what text := NEW.side || ' ' || NEW.quantity || ' ' || NEW.symbol;
     kind text := CASE NEW.type WHEN 'stop_limit' THEN 'stop-limit' ELSE NEW.type END;
-    price numeric;
+    place text;
+    price text;
 BEGIN
     SELECT * INTO portfolio FROM portfolios WHERE id = NEW.portfolio_id;
+    place := CASE portfolio.kind WHEN 'personal' THEN 'your personal portfolio' ELSE '“' || portfolio.name || '”' END;
     IF NEW.status = 'filled' THEN
-        SELECT t.price INTO price FROM trades t WHERE t.id = NEW.trade_id;
-        PERFORM notify(NEW.user_id, what || ' filled at ' || money_text(price, portfolio.cash_currency),
-                       'Your ' || kind || ' order to ' || NEW.side || ' ' || NEW.quantity || ' ' || NEW.symbol
-                       || ' filled at ' || money_text(price, portfolio.cash_currency) || ' a share in '
-                       || CASE portfolio.kind WHEN 'personal' THEN 'your personal portfolio' ELSE '“' || portfolio.name || '”' END || '.');
+        SELECT money_text(t.price, portfolio.cash_currency) INTO price FROM trades t WHERE t.id = NEW.trade_id;
+        PERFORM notify(NEW.user_id, 'Order to ' || what || ' filled at ' || price,
+                       'Your ' || kind || ' order to ' || what || ' filled at ' || price || ' a share in ' || place || '.');
     ELSE
-        PERFORM notify(NEW.user_id, what || ' expired',
-                       'Your ' || kind || ' order to ' || NEW.side || ' ' || NEW.quantity || ' ' || NEW.symbol
-                       || ' expired unfilled in '
-                       || CASE portfolio.kind WHEN 'personal' THEN 'your personal portfolio' ELSE '“' || portfolio.name || '”' END
+        PERFORM notify(NEW.user_id, 'Order to ' || what || ' expired',
+                       'Your ' || kind || ' order to ' || what || ' expired unfilled in ' || place
                        || '; what it held back is free again.');
     END IF;
     RETURN NULL;

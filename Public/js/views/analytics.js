@@ -4,7 +4,7 @@ import { api } from '../api.js';
 import { h, fill, table, failure, signed } from '../dom.js';
 import { add, CURRENCIES, inCurrency, fractionPercent, priceIn, signedInCurrency } from '../decimal.js';
 import { linesChart, doughnutChart } from '../charts.js';
-import { portfolioSelect, stacked } from './portfolio.js';
+import { portfolioById, portfolioSelect, stacked } from './portfolio.js';
 
 const METHODS = { average: 'Average cost', fifo: 'FIFO', lifo: 'LIFO' };
 
@@ -154,7 +154,7 @@ export async function analyticsView(root, context) {
   if (!context.current()) return;
   const q = context.query;
   const id = q.get('id') || String(portfolios[0]?.id ?? '');
-  const base = portfolios.find((p) => String(p.id) === id)?.baseCurrency ?? 'USD';
+  const base = portfolioById(portfolios, id)?.baseCurrency ?? 'USD';
   const offered = CURRENCIES.includes(base) ? CURRENCIES : [...CURRENCIES, base];
   const currency = offered.includes(q.get('currency')) ? q.get('currency') : base;
   const method = METHODS[q.get('method')] ? q.get('method') : 'average';

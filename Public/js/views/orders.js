@@ -1,7 +1,7 @@
 import { api, newKey } from '../api.js';
 import { h, fill, table, confirmAction, showModalForm, amountProblem } from '../dom.js';
 import { inCurrency, price, priceIn } from '../decimal.js';
-import { portfolioChoices, portfolioSelect } from './portfolio.js';
+import { currencyOf, portfolioById, portfolioChoices, portfolioSelect } from './portfolio.js';
 import { cards } from './transactions.js';
 
 // The words for order types and durations, in the order the dialog offers them; lists
@@ -43,7 +43,7 @@ function closedAt(order) {
 export async function ordersView(root, context) {
   const portfolios = await portfolioChoices();
   const chosen = context.query.get('id') || String(portfolios[0]?.id ?? '');
-  const currency = portfolios.find((p) => String(p.id) === chosen)?.currency ?? 'USD';
+  const currency = currencyOf(portfolios, chosen);
   const query = chosen ? `&portfolioId=${encodeURIComponent(chosen)}` : '';
   const [open, closed] = await Promise.all([
     api(`/api/orders?status=open&limit=200${query}`), api(`/api/orders?status=closed&limit=50${query}`),
@@ -172,7 +172,7 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
   const everyType = Object.keys(TYPES);
   const offerTypes = async () => {
     const asked = portfolioId;
-    const leagueId = portfolios.find((p) => String(p.id) === asked)?.leagueId;
+    const leagueId = portfolioById(portfolios, asked)?.leagueId;
     if (leagueId && !leagueTypes.has(leagueId)) {
       leagueTypes.set(leagueId, api(`/api/leagues/${leagueId}`).then((league) => league.rules?.allowedOrderTypes ?? everyType,
         () => { leagueTypes.delete(leagueId); return everyType; }));
@@ -213,7 +213,7 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
     const order = await api('/api/orders', { method: 'POST', body: { ...body, clientOrderId } });
     dialog.close();
     const what = `${order.side === 'buy' ? 'Buy' : 'Sell'} ${order.quantity} ${symbol} (${orderTerms(order)})`;
-    const currency = portfolios.find((p) => String(p.id) === portfolioId)?.currency ?? 'USD';
+    const currency = currencyOf(portfolios, portfolioId);
     context.flash(order.status === 'filled' ? `${what}: filled at ${priceIn(order.filledAveragePrice, currency)}.`
       : order.status === 'new' ? `${what}: placed. See it under Orders.` : `${what}: ${outcome(order, currency).toLowerCase()}.`);
     onPlaced();

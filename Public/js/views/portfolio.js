@@ -5,6 +5,16 @@ import { doughnutChart } from '../charts.js';
 import { quoteCell } from '../live.js';
 import { practiceSection } from './practice.js';
 
+/** The portfolio of `id` among `portfolios` (ids compared as text, as URLs carry them). */
+export function portfolioById(portfolios, id) {
+  return portfolios.find((p) => String(p.id) === String(id));
+}
+
+/** The currency a portfolio's amounts are in: a league's own, else dollars. */
+export function currencyOf(portfolios, id) {
+  return portfolioById(portfolios, id)?.currency ?? 'USD';
+}
+
 /** The portfolios' names for a switcher: personal first, then league portfolios. */
 export async function portfolioChoices() {
   return api('/api/portfolios');
@@ -26,7 +36,7 @@ export function stacked(wrapped) {
 /** A practice portfolio kept in dollars but shown in another currency: its worth in that
  * currency at the rate now, converted by the server. */
 function baseWorth(portfolio, portfolios) {
-  const base = portfolios.find((p) => String(p.id) === String(portfolio.id))?.baseCurrency;
+  const base = portfolioById(portfolios, portfolio.id)?.baseCurrency;
   if (!base || base === (portfolio.currency || 'USD')) return null;
   const line = h('p', { class: 'muted', id: 'portfolio-base' },
     `Kept in dollars, like the stocks it holds; its analytics are in ${base}.`);

@@ -4,6 +4,7 @@
 import { api, upload, newKey, marketHistory } from '../api.js';
 import { h, fill, failure, dayText } from '../dom.js';
 import { CURRENCIES, money } from '../decimal.js';
+import { portfolioById } from './portfolio.js';
 
 function download(portfolio, status) {
   return async () => {
@@ -26,7 +27,7 @@ function download(portfolio, status) {
 
 export function practiceSection(portfolios, shown, context) {
   const status = h('div', { id: 'practice-status', role: 'status' });
-  const current = portfolios.find((p) => String(p.id) === String(shown.id));
+  const current = portfolioById(portfolios, shown.id);
   const report = (error) => fill(status, failure(error));
 
   // The start day lies within the price history: the picker offers only its days, and a

@@ -2,7 +2,7 @@ import { api, newKey, marketHistory } from '../api.js';
 import { h, fill, table, signed, loading, failure, showModalForm, dayText } from '../dom.js';
 import { money, price, priceIn, percent, times, inCurrency } from '../decimal.js';
 import { lineChart, destroyCharts } from '../charts.js';
-import { portfolioSelect } from './portfolio.js';
+import { currencyOf, portfolioById, portfolioSelect } from './portfolio.js';
 import { quoteCell } from '../live.js';
 import { orderDialog } from './orders.js';
 
@@ -94,7 +94,7 @@ export async function stockView(root, context) {
     const dayRow = h('div', { id: 'trade-day-row', hidden: true },
       h('label', { for: 'trade-day' }, 'On a past day (optional: at its close)'), day);
     marketHistory().then((span) => { if (span) { day.min = span.from; day.max = span.through; } }).catch(() => {});
-    const kindOf = () => portfolios.find((p) => String(p.id) === portfolioId)?.kind;
+    const kindOf = () => portfolioById(portfolios, portfolioId)?.kind;
     const estimate = h('p', { id: 'trade-estimate', 'aria-live': 'polite' });
     const error = h('p', { id: 'trade-error', class: 'error', role: 'alert', hidden: true });
     const confirm = h('button', { type: 'submit', id: 'trade-confirm', class: 'primary' }, `${verb} ${symbol}`);
@@ -105,12 +105,12 @@ export async function stockView(root, context) {
 
     // A league portfolio in another currency pays in it: the dollar price at the rate now
     // plus the league's spread.
-    const currencyOf = () => portfolios.find((p) => String(p.id) === portfolioId)?.currency || 'USD';
+    const tradeCurrency = () => currencyOf(portfolios, portfolioId);
     const update = () => {
       dayRow.hidden = kindOf() !== 'practice';
       if (dayRow.hidden) day.value = '';
       const count = Number(quantity.value);
-      const foreign = currencyOf() !== 'USD' ? ` Paid in ${currencyOf()} at the rate now, with the league's spread.` : '';
+      const foreign = tradeCurrency() !== 'USD' ? ` Paid in ${tradeCurrency()} at the rate now, with the league's spread.` : '';
       estimate.textContent = Number.isInteger(count) && count > 0 && day.value
         ? `Fills at the close of ${dayText(day.value)}, at that day's price.`
         : Number.isInteger(count) && count > 0
@@ -139,9 +139,9 @@ export async function stockView(root, context) {
       const result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
       dialog.close();
       rememberPortfolio(portfolioId);
-      const currency = currencyOf();
+      const currency = tradeCurrency();
       const rate = result.trade.fxRate ? ` (${result.trade.fxRate} ${currency} a dollar)` : '';
-      const where = portfolioName(portfolios.find((p) => String(p.id) === portfolioId));
+      const where = portfolioName(portfolioById(portfolios, portfolioId));
       const fee = /[1-9]/.test(result.trade.fee) ? `, commission ${inCurrency(result.trade.fee, currency)} included` : '';
       context.flash(`${side === 'buy' ? 'Bought' : 'Sold'} ${result.trade.quantity} ${symbol} at ${priceIn(result.trade.price, currency)}${rate} in ${where}: ${inCurrency(result.trade.amount, currency)}${fee}. Cash now ${inCurrency(result.cash, currency)}.`);
       await showPosition();

@@ -1,7 +1,7 @@
 import { api } from '../api.js';
 import { h, fill, table, failure, signed } from '../dom.js';
 import { inCurrency, priceIn, signedInCurrency } from '../decimal.js';
-import { portfolioSelect, stacked } from './portfolio.js';
+import { currencyOf, portfolioSelect, stacked } from './portfolio.js';
 
 const PAGE = 25;
 
@@ -22,11 +22,6 @@ function viewSwitch(chosen, activity) {
 export function cards(wrapped) {
   stacked(wrapped).classList.add('wrap');
   return wrapped;
-}
-
-/** The currency of the chosen portfolio's amounts: a league's own, else dollars. */
-function currencyOf(portfolios, chosen) {
-  return portfolios.find((p) => String(p.id) === String(chosen))?.currency ?? 'USD';
 }
 
 /** Every change to a portfolio: trades, dividends, splits, rewards, starting cash. */
