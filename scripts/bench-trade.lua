@@ -1,16 +1,16 @@
--- wrk script for scripts/bench-trade: random buys (60%) and sells (40%) of 1-5 shares
--- of S1..S10 by random users, each with their own token, over keep-alive connections.
+-- wrk script for scripts/bench-trade: random buys (70%) and sales (30%) of one share
+-- of S1..Sn by random players, each with their own token, over keep-alive connections.
 local tokens = {}
 for line in io.lines(os.getenv("BENCH_TOKENS")) do tokens[#tokens + 1] = line end
-local symbols = tonumber(os.getenv("BENCH_SYMBOLS") or "10")
+local symbols = tonumber(os.getenv("BENCH_SYMBOLS") or "50")
 
 function init(args)
     math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
 end
 
 function request()
-    local side = math.random() < 0.6 and "buy" or "sell"
-    local body = string.format('{"symbol":"S%d","amount":%d}', math.random(symbols), math.random(5))
+    local side = math.random() < 0.7 and "buy" or "sell"
+    local body = string.format('{"symbol":"S%d","amount":%d}', math.random(symbols), 1)
     return wrk.format("POST", "/api/stock/" .. side, {
         ["Content-Type"] = "application/json",
         ["Authorization"] = "Bearer " .. tokens[math.random(#tokens)],

@@ -83,7 +83,7 @@ struct DriverBench: AsyncParsableCommand {
 }
 
 /// The server's own trade statement as a pgbench script: a random user buys or sells
-/// 1–5 shares of one of the symbols S1...Sn at a fixed price.
+/// 1–n shares (`--max-quantity`) of one of the symbols S1...Sn at a fixed price.
 struct TradeScript: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pgbench-trade",
@@ -102,6 +102,9 @@ struct TradeScript: ParsableCommand {
     @Option(help: "The fixed price.")
     var price = "100.00"
 
+    @Option(help: "The most shares one trade moves (each trade moves 1...n at random).")
+    var maxQuantity = 5
+
     func run() throws {
         let parts = users.split(separator: ":")
         guard parts.count == 2, let side = TradeSide(rawValue: side), let price = Decimal(string: price) else {
@@ -109,7 +112,7 @@ struct TradeScript: ParsableCommand {
         }
         let sql = TradeStatement.pgbenchText(side, price: price)
         print("\\set uid random(\(parts[0]), \(parts[1]))")
-        print("\\set qty random(1, 5)")
+        print("\\set qty random(1, \(maxQuantity))")
         print("\\set sym random(1, \(symbols))")
         // pgbench reads one statement per line unless it ends with a semicolon.
         print(sql.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") + ";")

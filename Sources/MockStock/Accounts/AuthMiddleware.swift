@@ -14,7 +14,7 @@ struct AuthMiddleware: RouterMiddleware {
         else {
             throw AppError.unauthorized()
         }
-        guard let (identity, _, _) = try await identity(token: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
+        guard let (identity, _, _) = try await identity(token: String(header.dropFirst(7)).trimmingWhitespace) else {
             throw AppError.unauthorized("The token is invalid, expired or revoked; log in again.")
         }
         var context = context

@@ -29,10 +29,14 @@ public struct AppRequestContext: RequestContext {
     public var maxUploadSize: Int { Self.maxBodySize }
 
     /// JSON with sorted keys and RFC 3339 dates, so the same answer is always the same bytes.
-    public var responseEncoder: JSONEncoder {
+    public var responseEncoder: JSONEncoder { Self.encoder }
+
+    /// One encoder for every response: it is never changed after this, and encoding with
+    /// it from several tasks at once is safe, so no request pays for making one.
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
-    }
+    }()
 }

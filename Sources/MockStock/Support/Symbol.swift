@@ -4,7 +4,7 @@ import Foundation
 /// letter or digit — the pattern of `instruments.symbol`'s check (sql/migrations/0028_baseline.sql).
 enum Symbol {
     static func normalize(_ text: String) -> String {
-        text.trimmingCharacters(in: .whitespaces).uppercased()
+        text.trimmingWhitespace.uppercased()
     }
 
     /// Checked byte by byte: a regex literal here was parsed again on every call, which

@@ -201,15 +201,16 @@ public enum TradeStatement {
         }
     }
 
-    /// The order row: none for a plain market trade, written filled for a market order,
-    /// marked filled for a resting one.
+    /// The order row: none for a plain market trade (no CTE at all: every part of the
+    /// statement costs executor start-up on every trade), written filled for a market
+    /// order, marked filled for a resting one.
     private static func orderRow(_ side: TradeSide, _ order: TradeOrder) -> PostgresQuery {
         switch order.fill {
         case .marketTrade:
-            return "order_row AS (SELECT NULL::int8 AS id)"
+            return ""
         case .market(let clientOrderID, let requestHash, let timeInForce):
             return """
-                order_row AS (
+                , order_row AS (
                     INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type,
                                         time_in_force, quantity, status, trade_id, created_at, updated_at, filled_at)
                     SELECT \(order.userID), trade.portfolio_id, \(clientOrderID)::text, \(requestHash), \(order.symbol),
@@ -221,7 +222,7 @@ public enum TradeStatement {
                 """
         case .resting(let id):
             return """
-                order_row AS (
+                , order_row AS (
                     UPDATE orders o SET status = \(OrderStatus.filled), trade_id = trade.id, reserved_cash = 0,
                                         reserved_quantity = 0, filled_at = trade.created_at, updated_at = trade.created_at
                     FROM trade WHERE o.id = \(id)
@@ -253,20 +254,30 @@ public enum TradeStatement {
             """
     }
 
-    /// Records the outcome under the idempotency key (if any) and reports it; the insert
-    /// of a concurrent duplicate waits for this one and then fails, undoing that statement.
+    /// Records the outcome under the idempotency key (if there is one) and reports it; the
+    /// insert of a concurrent duplicate waits for this one and then fails, undoing that
+    /// statement.
     private static func rememberAndReport(_ order: TradeOrder) -> PostgresQuery {
-        """
-        remembered AS (
-            INSERT INTO idempotency_keys (user_id, key, request_hash, outcome, trade_id, cash, position)
-            SELECT \(order.userID), \(order.idempotency?.key)::text, \(order.idempotency?.requestHash)::text, outcome.outcome,
-                   (SELECT id FROM trade), (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
-            FROM outcome WHERE \(order.idempotency?.key)::text IS NOT NULL
-        )
-        SELECT outcome.outcome, trade.id, trade.portfolio_id, trade.created_at,
-               (SELECT cash FROM cash_after), (SELECT quantity FROM position_after), (SELECT id FROM order_row)
-        FROM outcome LEFT JOIN trade ON true
-        """
+        let remembered: PostgresQuery = order.idempotency.map { idempotency in
+            """
+            , remembered AS (
+                INSERT INTO idempotency_keys (user_id, key, request_hash, outcome, trade_id, cash, position)
+                SELECT \(order.userID), \(idempotency.key), \(idempotency.requestHash), outcome.outcome,
+                       (SELECT id FROM trade), (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
+                FROM outcome
+            )
+            """
+        } ?? ""
+        let orderID: PostgresQuery = switch order.fill {
+        case .marketTrade: "NULL::int8"
+        case .market, .resting: "(SELECT id FROM order_row)"
+        }
+        return """
+            \(remembered)
+            SELECT outcome.outcome, trade.id, trade.portfolio_id, trade.created_at,
+                   (SELECT cash FROM cash_after), (SELECT quantity FROM position_after), \(orderID)
+            FROM outcome LEFT JOIN trade ON true
+            """
     }
 
     /// Buys in one statement: the cash is taken only if the buying power (cash not
@@ -294,7 +305,7 @@ public enum TradeStatement {
                 SELECT id, \(order.symbol), \(TradeSide.buy), \(order.quantity), \(order.price), \(order.amount), \(order.fee)\(recorded.value)
                 FROM cash_after
                 RETURNING id, portfolio_id, created_at
-            ), \(orderRow(.buy, order)), \(outcome(order, refusal: .insufficientFunds)), \(rememberAndReport(order))
+            )\(orderRow(.buy, order)), \(outcome(order, refusal: .insufficientFunds))\(rememberAndReport(order))
             """
     }
 
@@ -331,7 +342,7 @@ public enum TradeStatement {
                        \(proceeds) - cost_sold\(recorded.value)
                 FROM cash_after, position_after
                 RETURNING id, portfolio_id, created_at
-            ), \(orderRow(.sell, order)), \(outcome(order, refusal: .insufficientShares)), \(rememberAndReport(order))
+            )\(orderRow(.sell, order)), \(outcome(order, refusal: .insufficientShares))\(rememberAndReport(order))
             """
     }
 
@@ -385,7 +396,7 @@ public enum TradeStatement {
                        END\(recorded.value)
                 FROM cash_after, position_before b
                 RETURNING id, portfolio_id, created_at
-            ), \(orderRow(.buy, order)), \(outcome(order, refusal: .insufficientFunds)), \(rememberAndReport(order))
+            )\(orderRow(.buy, order)), \(outcome(order, refusal: .insufficientFunds))\(rememberAndReport(order))
             """
     }
 
@@ -436,8 +447,8 @@ public enum TradeStatement {
                        END\(recorded.value)
                 FROM cash_after, position_before b
                 RETURNING id, portfolio_id, created_at
-            ), \(orderRow(.sell, order)),
-            \(outcome(order, refusal: "CASE WHEN (SELECT reserved FROM others) > 0 THEN \(TradeOutcome.insufficientShares) ELSE \(TradeOutcome.insufficientMargin) END")),
+            )\(orderRow(.sell, order)),
+            \(outcome(order, refusal: "CASE WHEN (SELECT reserved FROM others) > 0 THEN \(TradeOutcome.insufficientShares) ELSE \(TradeOutcome.insufficientMargin) END"))
             \(rememberAndReport(order))
             """
     }

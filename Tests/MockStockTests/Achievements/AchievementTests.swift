@@ -93,6 +93,33 @@ struct AchievementTests {
         }
     }
 
+    @Test("buying back a stock sold to nothing counts towards Diversified; after ten trades, more trades earn nothing again")
+    func diversifiedByBuyingBack() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let admin = try await client.adminToken()
+            let symbols = ["B1", "B2", "B3", "B4"]
+            let instruments = symbols.map { #"{"symbol":"\#($0)","name":"Basket \#($0)"}"# }.joined(separator: ",")
+            #expect(try await client.send(.put, "/api/admin/instruments", body: "[\(instruments)]", token: admin).status == .ok)
+            for symbol in symbols { try await client.setPrice(symbol, "1") }
+            let token = try await client.register("returner").token
+
+            _ = try await client.tradeOK("buy", "ONE", 1, token: token)
+            _ = try await client.tradeOK("sell", "ONE", 1, token: token)
+            for symbol in symbols { _ = try await client.tradeOK("buy", symbol, 1, token: token) }
+            #expect(try await client.achievements(token: token)["diversified"]?.earnedAt == nil)
+            // The holding of ONE is there with no shares; buying it again makes five stocks held.
+            _ = try await client.tradeOK("buy", "ONE", 1, token: token)
+            #expect(try await client.achievements(token: token)["diversified"]?.earnedAt != nil)
+
+            for _ in 0..<4 { _ = try await client.tradeOK("buy", "ONE", 1, token: token) }
+            #expect(try await client.earned(token: token) == ["first_trade", "diversified", "ten_trades"])
+            for _ in 0..<3 { _ = try await client.tradeOK("buy", "ONE", 1, token: token) }
+            let rewards = try await client.rewardMovements(token: token)
+            #expect(rewards.map(\.amount).sorted() == ["100.00", "500.00", "500.00"])
+        }
+    }
+
     @Test("a price rise earns Up fifty percent at the next check, once, for the players it lifts")
     func upFifty() async throws {
         try await TemporaryDatabase.with { database in

@@ -17,6 +17,14 @@ struct SupportTests {
         #expect(Symbol.normalize("  brk.b ") == "BRK.B")
     }
 
+    @Test("white space at either end is trimmed as Foundation trims it, whether ASCII or not, and text without any is kept")
+    func trimmingWhitespace() {
+        for text in ["AAPL", "  brk.b ", "\tx\t", "\u{00A0}MSFT\u{2003}", " ", "", "é", " a b ", "\u{3000}日本\u{3000}", "x\n"] {
+            #expect(text.trimmingWhitespace == text.trimmingCharacters(in: .whitespaces), "\(text.debugDescription)")
+        }
+        #expect("\u{00A0}msft ".trimmingWhitespace == "msft")
+    }
+
     @Test("the expiring cache forgets a value at its lifetime and stays within its capacity, dropping expired entries first")
     func expiringCache() {
         let clock = TestClock()
