@@ -1,7 +1,10 @@
-SET client_min_messages = warning;
 -- The minimal trade scripts/bench-trade measures the server against: the same three
 -- writes as a trade (cash, holding, trade row) on plain tables with no triggers, foreign
--- keys or checks beyond the primary keys, in a schema of its own.
+-- keys or checks beyond the primary keys, in a schema of its own. Buys and sales both
+-- write the account first, as the server's statements lock the portfolio first: the other
+-- order deadlocks a buy against a sale of the same account. Every account holds 1,000
+-- shares of each symbol, which a run never sells out.
+SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS minimal CASCADE;
 CREATE SCHEMA minimal;
 CREATE TABLE minimal.accounts (id bigint PRIMARY KEY, cash numeric NOT NULL);
