@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run admin migrate test test-browser test-bots test-reliability bench bench-driver bench-seed bench-leaderboard bench-orders bench-stream bench-history db-start db-stop db-destroy deps clean
+.PHONY: all build run admin migrate test test-browser test-bots test-reliability bench bench-scale bench-driver bench-seed bench-leaderboard bench-orders bench-stream bench-history db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -75,6 +75,12 @@ test-reliability: deps
 bench:
 	@scripts/install-deps bench
 	scripts/bench-trade
+
+# The same trading mix at 16, 32, 64, 128 and 256 connections against one server: does
+# throughput hold as connections grow?
+bench-scale:
+	@scripts/install-deps bench
+	BENCH_SCALE="16 32 64 128 256" scripts/bench-trade
 
 # Point selects through the driver's pool beside pgbench on the same cluster.
 bench-driver:
