@@ -1,15 +1,17 @@
 -- wrk script for scripts/bench-trade: random buys (70%) and sales (30%) of one share
 -- of S1..Sn by random players, each with their own token, over keep-alive connections.
+-- BENCH_BUY_SHARE (default 0.7) is the share of buys.
 local tokens = {}
 for line in io.lines(os.getenv("BENCH_TOKENS")) do tokens[#tokens + 1] = line end
 local symbols = tonumber(os.getenv("BENCH_SYMBOLS") or "50")
+local buy_share = tonumber(os.getenv("BENCH_BUY_SHARE") or "0.7")
 
 function init(args)
     math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
 end
 
 function request()
-    local side = math.random() < 0.7 and "buy" or "sell"
+    local side = math.random() < buy_share and "buy" or "sell"
     local body = string.format('{"symbol":"S%d","amount":%d}', math.random(symbols), 1)
     return wrk.format("POST", "/api/stock/" .. side, {
         ["Content-Type"] = "application/json",

@@ -31,8 +31,9 @@ struct OrderService: Sendable {
             if ticket.type == .market && isOpen {
                 id = try await fillAtOnce(ticket, userID: userID, price: quote.price, rules: rules)
             } else {
-                id = try await rest(ticket, userID: userID, lastPrice: quote.price, at: moment, rules: rules)
-                if isOpen { try await matcher.match(orderID: id) }
+                let placed = try await rest(ticket, userID: userID, lastPrice: quote.price, at: moment, rules: rules)
+                id = placed.id
+                if isOpen && placed.mayFillNow { try await matcher.match(orderID: id) }
                 if ticket.timeInForce.fillsAtOnceOrNever {
                     try await store.close(.one(id: id), as: .canceled, reason: "Not filled at once.")
                 }
@@ -105,15 +106,18 @@ struct OrderService: Sendable {
         try rules.check(type: ticket.type, symbol: ticket.symbol)
         let (reservation, _) = try await reservation(ticket, userID: userID, lastPrice: quote.price, at: now(), rules: rules)
         let outcome = try await store.wouldPlace(ticket, userID: userID, reservation: reservation)
-        if outcome != .ok { _ = try Self.placed(outcome, nil) }
+        if outcome != .ok { _ = try Self.placed(.init(outcome: outcome, id: nil, mayFillNow: false)) }
         return (reservation, rules.currency)
     }
 
     /// An order that waits: it reserves what `reservation` says until it fills or closes.
-    private func rest(_ ticket: OrderTicket, userID: Int, lastPrice: Decimal, at moment: Date, rules: TradingRules) async throws -> Int {
+    /// Returns the order and whether the current price may fill it at once.
+    private func rest(
+        _ ticket: OrderTicket, userID: Int, lastPrice: Decimal, at moment: Date, rules: TradingRules
+    ) async throws -> (id: Int, mayFillNow: Bool) {
         let (reservation, expiresAt) = try await reservation(ticket, userID: userID, lastPrice: lastPrice, at: moment, rules: rules)
-        let (outcome, id) = try await store.place(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt)
-        return try Self.placed(outcome, id)
+        let placed = try await store.place(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt)
+        return (try Self.placed(placed), placed.mayFillNow)
     }
 
     /// What a resting order holds back: the most its fill may cost (price × quantity plus
@@ -134,10 +138,10 @@ struct OrderService: Sendable {
         return (reservation, ticket.timeInForce == .gtc ? nil : hours.session(endingAfter: moment).close)
     }
 
-    private static func placed(_ outcome: OrderStore.PlaceOutcome, _ id: Int?) throws -> Int {
-        switch outcome {
+    private static func placed(_ placed: OrderStore.Placed) throws -> Int {
+        switch placed.outcome {
         case .ok:
-            guard let id else { throw TradingError.incompleteRecord }
+            guard let id = placed.id else { throw TradingError.incompleteRecord }
             return id
         case .notFound: throw TradingError.noSuchPortfolio
         case .closed: throw TradingError.leagueNotRunning
@@ -162,9 +166,9 @@ struct OrderService: Sendable {
         try rules.check(type: ticket.type, symbol: ticket.symbol)
         let moment = now()
         let (reservation, expiresAt) = try await reservation(ticket, userID: userID, lastPrice: quote.price, at: moment, rules: rules)
-        let (outcome, newID) = try await store.replace(id, with: ticket, userID: userID, reservation: reservation, expiresAt: expiresAt)
-        let placedID = try Self.placed(outcome, newID)
-        if hours.clock(at: moment).isOpen { try await matcher.match(orderID: placedID) }
+        let placed = try await store.replace(id, with: ticket, userID: userID, reservation: reservation, expiresAt: expiresAt)
+        let placedID = try Self.placed(placed)
+        if placed.mayFillNow && hours.clock(at: moment).isOpen { try await matcher.match(orderID: placedID) }
         return try await order(userID: userID, id: placedID)
     }
 

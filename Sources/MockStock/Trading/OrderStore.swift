@@ -56,17 +56,33 @@ struct OrderStore: Sendable {
         case insufficientShares = "insufficient_shares"
     }
 
+    /// What the placing statement did: its outcome, the order it opened, and whether the
+    /// current price may already fill that order (only then is the matcher asked).
+    struct Placed: Sendable {
+        let outcome: PlaceOutcome
+        let id: Int?
+        let mayFillNow: Bool
+
+        init(outcome: PlaceOutcome, id: Int?, mayFillNow: Bool) {
+            (self.outcome, self.id, self.mayFillNow) = (outcome, id, mayFillNow)
+        }
+
+        init(_ row: PostgresRow) throws {
+            (outcome, id, mayFillNow) = try row.decode((PlaceOutcome, Int?, Bool).self)
+        }
+    }
+
     /// Opens an order in one statement: the reservation is added only if the buying power
     /// (cash not yet reserved) or the free shares cover it — checked by the row update
     /// itself, so no interleaving of orders and trades can promise the same cash twice.
     /// (A sale that may go short holds back the free shares it has; its fill checks the
     /// margin for the rest.)
     /// A league portfolio's orders expire at the latest when its league ends.
-    func place(_ ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?) async throws -> (PlaceOutcome, Int?) {
+    func place(_ ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?) async throws -> Placed {
         try await placing {
-            try await pool.queryRetryingTransientFailures(
+            try Placed(await pool.queryRetryingTransientFailures(
                 Self.placement(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt, replaces: nil)
-            )[0].decode((PlaceOutcome, Int?).self)
+            )[0])
         }
     }
 
@@ -78,12 +94,12 @@ struct OrderStore: Sendable {
         ticket.clientOrderID = nil
         return try await placing {
             try await pool.withTransaction { session in
-                let placed = try await session.query(
+                let placed = try Placed(await session.query(
                     Self.placement(ticket, userID: userID, reservation: reservation, expiresAt: nil, replaces: nil)
-                )[0].decode((PlaceOutcome, Int?).self)
-                throw Refused(outcome: placed.0)
+                )[0])
+                throw Refused(outcome: placed.outcome)
             }
-        }.0
+        }.outcome
     }
 
     /// Replaces an open order with `ticket` in one transaction: the old order closes as
@@ -92,16 +108,16 @@ struct OrderStore: Sendable {
     /// no longer open is `orderNotOpen`.
     func replace(
         _ orderID: Int, with ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?
-    ) async throws -> (PlaceOutcome, Int?) {
+    ) async throws -> Placed {
         try await placing {
             try await pool.withTransaction { session in
                 guard !(try await session.query(Self.closing(.usersOrder(userID: userID, id: orderID), as: .replaced, reason: nil))).isEmpty else {
                     throw TradingError.orderNotOpen
                 }
-                let placed = try await session.query(
+                let placed = try Placed(await session.query(
                     Self.placement(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt, replaces: orderID)
-                )[0].decode((PlaceOutcome, Int?).self)
-                guard placed.0 == .ok, let newID = placed.1 else { throw Refused(outcome: placed.0) }
+                )[0])
+                guard placed.outcome == .ok, let newID = placed.id else { throw Refused(outcome: placed.outcome) }
                 try await session.execute("UPDATE orders SET replaced_by = \(newID) WHERE id = \(orderID)")
                 return placed
             }
@@ -114,11 +130,11 @@ struct OrderStore: Sendable {
         let outcome: PlaceOutcome
     }
 
-    private func placing(_ body: () async throws -> (PlaceOutcome, Int?)) async throws -> (PlaceOutcome, Int?) {
+    private func placing(_ body: () async throws -> Placed) async throws -> Placed {
         do {
             return try await body()
         } catch let refused as Refused {
-            return (refused.outcome, nil)
+            return Placed(outcome: refused.outcome, id: nil, mayFillNow: false)
         } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "orders_client_order_id" {
             // The same clientOrderId placed at the same moment: the other request won.
             throw TradingError.idempotencyKeyInFlight
@@ -179,13 +195,15 @@ struct OrderStore: Sendable {
                        \(ticket.stopPrice)::numeric, reserved.cash, reserved.shares,
                        least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned)), \(replaces)::int8
                 FROM reserved
-                RETURNING id
+                RETURNING id, symbol, side, type, limit_price, stop_price
             )
             SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(PlaceOutcome.notFound)
                         WHEN NOT (SELECT open FROM owned) THEN \(PlaceOutcome.closed)
                         WHEN NOT EXISTS (SELECT 1 FROM placed) THEN \(refusal)
                         ELSE \(PlaceOutcome.ok) END::text,
-                   (SELECT id FROM placed)
+                   (SELECT id FROM placed),
+                   coalesce((SELECT o.type = 'market' OR \(Self.stopCrossed) OR \(Self.limitCrossed)
+                             FROM placed o JOIN current_prices p ON p.symbol = o.symbol), false)
             """
     }
 
@@ -248,6 +266,11 @@ struct OrderStore: Sendable {
             """
     }
 
+    /// Whether the price `p.price` crosses the order `o`'s stop or limit: the one
+    /// definition the matcher and placing share (NULL for an order without one).
+    private static let stopCrossed: PostgresQuery = "CASE o.side WHEN 'buy' THEN p.price >= o.stop_price ELSE p.price <= o.stop_price END"
+    private static let limitCrossed: PostgresQuery = "CASE o.side WHEN 'buy' THEN p.price <= o.limit_price ELSE p.price >= o.limit_price END"
+
     /// An open order the current price lets fill, with that price.
     struct Fillable: Sendable {
         let id: Int
@@ -263,28 +286,30 @@ struct OrderStore: Sendable {
     /// the one definition of when an order fills. Stop-limit orders whose stop is crossed
     /// are marked triggered first: from then on they are limit orders.
     func fillable(symbols: [String]?, orderID: Int?) async throws -> [Fillable] {
-        let scope: PostgresQuery = """
-            o.status = 'new'
-            AND (\(symbols)::text[] IS NULL OR o.symbol = ANY(\(symbols)::text[]))
-            AND (\(orderID)::int8 IS NULL OR o.id = \(orderID)::int8)
-            """
-        let stopCrossed: PostgresQuery = "CASE o.side WHEN 'buy' THEN p.price >= o.stop_price ELSE p.price <= o.stop_price END"
-        let limitCrossed: PostgresQuery = "CASE o.side WHEN 'buy' THEN p.price <= o.limit_price ELSE p.price >= o.limit_price END"
+        // One statement shape per scope, so each is planned with its own index (a scope
+        // written as "($1 IS NULL OR …)" is planned once for every case: a scan of orders).
+        let scope: PostgresQuery = if let orderID {
+            "o.status = 'new' AND o.id = \(orderID)"
+        } else if let symbols {
+            "o.status = 'new' AND o.symbol = ANY(\(symbols)::text[])"
+        } else {
+            "o.status = 'new'"
+        }
         let rows = try await pool.queryRetryingTransientFailures(
             """
             WITH triggered AS (
                 UPDATE orders o SET triggered_at = now(), updated_at = now()
                 FROM current_prices p
-                WHERE \(scope) AND o.type = 'stop_limit' AND o.triggered_at IS NULL AND p.symbol = o.symbol AND \(stopCrossed)
+                WHERE \(scope) AND o.type = 'stop_limit' AND o.triggered_at IS NULL AND p.symbol = o.symbol AND \(Self.stopCrossed)
                 RETURNING o.id
             )
             SELECT o.id, o.user_id, o.portfolio_id, o.symbol, o.side, o.quantity, p.price
             FROM orders o JOIN current_prices p ON p.symbol = o.symbol
             WHERE \(scope) AND p.price IS NOT NULL AND CASE o.type
                 WHEN 'market' THEN true
-                WHEN 'stop' THEN \(stopCrossed)
-                WHEN 'limit' THEN \(limitCrossed)
-                ELSE (o.triggered_at IS NOT NULL OR o.id IN (SELECT id FROM triggered)) AND \(limitCrossed) END
+                WHEN 'stop' THEN \(Self.stopCrossed)
+                WHEN 'limit' THEN \(Self.limitCrossed)
+                ELSE (o.triggered_at IS NOT NULL OR o.id IN (SELECT id FROM triggered)) AND \(Self.limitCrossed) END
             ORDER BY o.id
             """
         )

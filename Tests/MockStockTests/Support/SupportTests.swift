@@ -25,6 +25,14 @@ struct SupportTests {
         #expect("\u{00A0}msft ".trimmingWhitespace == "msft")
     }
 
+    @Test("a request fingerprint is the SHA-256 of its text in lower-case hex (FIPS 180-2 test vectors), so a stored key matches across versions")
+    func sha256Hex() {
+        #expect("abc".sha256Hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect("".sha256Hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect("héllo\n".sha256Hex.count == 64)
+        #expect([0x00, 0x0F, 0xA0, 0xFF].lowercaseHex == "000fa0ff")
+    }
+
     @Test("the expiring cache forgets a value at its lifetime and stays within its capacity, dropping expired entries first")
     func expiringCache() {
         let clock = TestClock()
