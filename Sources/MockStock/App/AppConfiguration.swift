@@ -156,6 +156,7 @@ public struct AppConfiguration: Sendable {
         stream.standingsInterval = try seconds("STREAM_STANDINGS_SECONDS", in: 1...3600) ?? stream.standingsInterval
         stream.queueLimit = try integer("STREAM_QUEUE_LIMIT", in: 16...100_000) ?? stream.queueLimit
         stream.stallLimit = try seconds("STREAM_STALL_SECONDS", in: 1...3600) ?? stream.stallLimit
+        stream.announceInterval = try milliseconds("STREAM_ANNOUNCE_MS", in: 1...1000) ?? stream.announceInterval
         requestHeadTimeout = try seconds("HTTP_HEADER_TIMEOUT_SECONDS", in: 1...3600) ?? requestHeadTimeout
         idleTimeout = try seconds("HTTP_IDLE_TIMEOUT_SECONDS", in: 1...86_400) ?? idleTimeout
         if let directory = value("CHART_JS_DIR") { chartJSDirectory = URL(fileURLWithPath: directory, isDirectory: true) }

@@ -5,8 +5,8 @@ import Postgres
 import ServiceLifecycle
 import Synchronization
 
-/// Turns the database's announcements (the triggers in `sql/triggers/stream_*.sql`) into events for this
-/// process's stream clients. Every process listens once, so an event made anywhere
+/// Turns the database's announcements (the triggers in `sql/triggers/stream_*.sql` queue
+/// them, `announceQueued` sends them) into events for this process's stream clients. Every process listens once, so an event made anywhere
 /// reaches every process exactly once and each of its followers once; nothing is sent
 /// straight from the process that made it, so there is one path and no duplicate. An
 /// announcement names what changed; the feed reads it (through the same stores as the
@@ -26,6 +26,9 @@ public final class StreamFeed: Service, Sendable {
         public var queueLimit = 256
         /// How long a connection's writer may be stuck before it is cut off (`STREAM_STALL_SECONDS`).
         public var stallLimit: Duration = .seconds(10)
+        /// How often this process announces the events queued in the database
+        /// (`STREAM_ANNOUNCE_MS`): the most an event waits before any process hears of it.
+        public var announceInterval: Duration = .milliseconds(20)
         /// Standings rows a `standings` event carries.
         static let standingsRows = 20
 
@@ -84,6 +87,11 @@ public final class StreamFeed: Service, Sendable {
                 }
             }
             group.addTask {
+                await repeatUntilShutdown(every: self.settings.announceInterval, logger: self.logger, task: "stream announcements") {
+                    try await self.announceQueued()
+                }
+            }
+            group.addTask {
                 await repeatUntilShutdown(every: .seconds(1), logger: self.logger, task: "stream stall check") {
                     self.hub.stopStalled(longerThan: self.settings.stallLimit)
                 }
@@ -97,6 +105,14 @@ public final class StreamFeed: Service, Sendable {
     }
 
     // MARK: Announcements
+
+    /// Announces the events changes have queued (`stream_announce`), a batch per
+    /// transaction until none is left. Every process does this; the database lets one at a
+    /// time, so a process that stopped leaves nothing unannounced.
+    func announceQueued() async throws {
+        let batch = 1000
+        while try await pool.query("SELECT stream_announce(\(batch))").decodeColumn(Int.self).first == batch {}
+    }
 
     /// An announcement as the triggers write it.
     struct Announcement: Decodable {

@@ -330,6 +330,53 @@ struct StreamTests {
         }
     }
 
+    @Test("queued events are announced once each, in the order they were queued, however many processes announce at once", .timeLimit(.minutes(1)))
+    func announcedOnceInOrder() async throws {
+        try await TemporaryDatabase.with { database in
+            // The app migrates the database and runs its own announcer beside the three below.
+            try await TestApp.run(on: database) { _ in
+                let pool = PostgresConnectionPool(configuration: database.configuration)
+                let listener = PostgresListener(pool: pool, channels: ["mockstock_stream"], logger: Logger(label: "announce-test"),
+                                                wait: .milliseconds(100))
+                let (events, continuation) = AsyncStream.makeStream(of: PostgresListener.Event.self)
+                let listening = Task { await listener.run { continuation.yield($0) } }
+                var received = events.makeAsyncIterator()
+                #expect(await received.next() == .listening(afterGap: false))
+                let count = 3000
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for part in 0..<3 {
+                        group.addTask {
+                            try await pool.execute("""
+                                SELECT stream_publish(jsonb_build_object('kind', 'test', 'n', n))
+                                FROM generate_series(\(part * 1000 + 1), \(part * 1000 + 1000)) n ORDER BY n
+                                """)
+                        }
+                    }
+                    try await group.waitForAll()
+                    for _ in 0..<3 {
+                        group.addTask {
+                            while try await pool.query("SELECT stream_announce(100)").decodeColumn(Int.self) != [0] {}
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                var numbers: [Int] = []
+                while numbers.count < count, case .notification(_, let payload) = await received.next() {
+                    struct Test: Decodable { let kind: String; let n: Int }
+                    if let event = try? JSONDecoder().decode(Test.self, from: Data(payload.utf8)), event.kind == "test" {
+                        numbers.append(event.n)
+                    }
+                }
+                #expect(numbers.count == count && Set(numbers).count == count, "each announced once")
+                #expect(numbers.filter { $0 <= 1000 } == Array(1...1000), "one transaction's events in the order queued")
+                #expect(try await pool.query("SELECT count(*) FROM stream_outbox").decodeColumn(Int.self) == [0])
+                listening.cancel()
+                await listening.value
+                await pool.close()
+            }
+        }
+    }
+
     @Test("a tick of 150 quotes, too big for one NOTIFY, is stored, announced by id and delivered whole")
     func oversizedAnnouncement() async throws {
         try await TemporaryDatabase.with { database in
