@@ -28,34 +28,45 @@ struct AchievementStore: Sendable {
 
 extension AchievementStore {
     /// Awards "Up fifty percent" to every user with a portfolio worth at least 1.5× the
-    /// money paid into it, in one transaction that values the portfolios of the users who
-    /// lack it (prices move without trades, so a trade is not the event that earns it).
-    /// An advisory lock keeps server processes from doing it at the same moment.
-    /// Returns how many users earned it.
+    /// money paid into it (prices move without trades, so a trade is not the event that
+    /// earns it). The portfolios of users who lack it are valued `chunk` at a time in
+    /// portfolio order, each chunk its own short transaction, so the check of a game of
+    /// any size stays within the statement timeout and holds no lock for long. An
+    /// advisory lock per chunk keeps server processes from valuing the same chunk at the
+    /// same moment; the award itself is exactly-once. Returns how many users earned it.
     @discardableResult
-    func awardPriceAchievements() async throws -> Int {
-        try await pool.withTransaction { session in
-            guard try await session.query("SELECT pg_try_advisory_xact_lock(\(Self.lockSpace), 1)").decodeColumn(Bool.self) == [true]
-            else { return 0 }
-            try await session.execute("SET LOCAL jit = off")
-            return try await session.query(
-                """
-                WITH candidates AS (
-                    SELECT p.id, p.user_id, p.cash, p.paid_in FROM portfolios p
-                    WHERE p.archived_at IS NULL AND p.paid_in > 0
-                      AND NOT EXISTS (SELECT 1 FROM user_achievements a WHERE a.user_id = p.user_id AND a.code = 'up_fifty')
-                ), valued AS (
-                    SELECT v.portfolio_id, sum(v.value) AS value
-                    FROM candidates c JOIN holding_values v ON v.portfolio_id = c.id
-                    GROUP BY v.portfolio_id
-                ), winners AS (
-                    SELECT DISTINCT c.user_id FROM candidates c JOIN valued v ON v.portfolio_id = c.id
-                    WHERE c.cash + v.value >= 1.5 * c.paid_in
-                )
-                SELECT count(*) FILTER (WHERE award_achievement(user_id, 'up_fifty'))
-                FROM (SELECT user_id FROM winners ORDER BY user_id) ordered
-                """
-            ).decodeColumn(Int.self).first ?? 0
+    func awardPriceAchievements(chunk: Int = 5_000) async throws -> Int {
+        var after = 0
+        var earned = 0
+        while true {
+            let checked: (last: Int?, earned: Int)? = try await pool.withTransaction { session in
+                guard try await session.query("SELECT pg_try_advisory_xact_lock(\(Self.lockSpace), 1)").decodeColumn(Bool.self) == [true]
+                else { return nil }
+                try await session.execute("SET LOCAL jit = off")
+                return try await session.query(
+                    """
+                    WITH candidates AS (
+                        SELECT p.id, p.user_id, p.cash, p.paid_in FROM portfolios p
+                        WHERE p.id > \(after) AND p.archived_at IS NULL AND p.paid_in > 0
+                          AND NOT EXISTS (SELECT 1 FROM user_achievements a WHERE a.user_id = p.user_id AND a.code = 'up_fifty')
+                        ORDER BY p.id LIMIT \(chunk)
+                    ), valued AS (
+                        SELECT v.portfolio_id, sum(v.value) AS value
+                        FROM candidates c JOIN holding_values v ON v.portfolio_id = c.id
+                        GROUP BY v.portfolio_id
+                    ), winners AS (
+                        SELECT DISTINCT c.user_id FROM candidates c JOIN valued v ON v.portfolio_id = c.id
+                        WHERE c.cash + v.value >= 1.5 * c.paid_in
+                    )
+                    SELECT (SELECT max(id) FROM candidates), count(*) FILTER (WHERE award_achievement(user_id, 'up_fifty'))
+                    FROM (SELECT user_id FROM winners ORDER BY user_id) ordered
+                    """
+                )[0].decode((Int?, Int).self)
+            }
+            // Another process is checking: it goes on from there.
+            guard let checked, let last = checked.last else { return earned }
+            earned += checked.earned
+            after = last
         }
     }
 

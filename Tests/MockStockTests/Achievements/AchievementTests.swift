@@ -141,6 +141,18 @@ struct AchievementTests {
                 #expect(try await client.rewardMovements(token: lucky).map(\.amount).sorted() == ["100.00", "2500.00"])
                 let notices = try await client.decode(NotificationPageBody.self, "/api/notifications", token: lucky).items
                 #expect(notices.contains { $0.title == "Achievement earned: Up fifty percent" })
+
+                // Checked one portfolio at a time, players before, between and after others still earn it, once.
+                let late = try await client.register("late").token
+                _ = try await client.register("idle").token
+                let later = try await client.register("later").token
+                try await client.setPrice("ONE", "1")
+                for token in [late, later] { _ = try await client.tradeOK("buy", "ONE", 4000, token: token) }
+                #expect(try await store.awardPriceAchievements(chunk: 1) == 0)
+                try await client.setPrice("ONE", "4")
+                #expect(try await store.awardPriceAchievements(chunk: 1) == 2)
+                #expect(try await store.awardPriceAchievements(chunk: 1) == 0)
+                for token in [late, later] { #expect(try await client.achievements(token: token)["up_fifty"]?.earnedAt != nil) }
             }
             await pool.close()
         }
