@@ -6,9 +6,10 @@ import ServiceLifecycle
 import Synchronization
 
 /// Turns the database's announcements (the triggers in `sql/triggers/stream_*.sql` queue
-/// them, `announceQueued` sends them) into events for this process's stream clients. Every process listens once, so an event made anywhere
-/// reaches every process exactly once and each of its followers once; nothing is sent
-/// straight from the process that made it, so there is one path and no duplicate. An
+/// them, `announceQueued` sends them) into events for this process's stream clients.
+/// Every process listens once, so an event made anywhere reaches every process exactly
+/// once and each of its followers once; nothing is sent straight from the process that
+/// made it, so there is one path and no duplicate. An
 /// announcement names what changed; the feed reads it (through the same stores as the
 /// REST routes, for their shapes) only when a client here follows it.
 ///

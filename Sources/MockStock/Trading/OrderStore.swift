@@ -62,14 +62,6 @@ struct OrderStore: Sendable {
         let outcome: PlaceOutcome
         let id: Int?
         let mayFillNow: Bool
-
-        init(outcome: PlaceOutcome, id: Int?, mayFillNow: Bool) {
-            (self.outcome, self.id, self.mayFillNow) = (outcome, id, mayFillNow)
-        }
-
-        init(_ row: PostgresRow) throws {
-            (outcome, id, mayFillNow) = try row.decode((PlaceOutcome, Int?, Bool).self)
-        }
     }
 
     /// Opens an order in one statement: the reservation is added only if the buying power
@@ -202,7 +194,7 @@ struct OrderStore: Sendable {
                         WHEN NOT EXISTS (SELECT 1 FROM placed) THEN \(refusal)
                         ELSE \(PlaceOutcome.ok) END::text,
                    (SELECT id FROM placed),
-                   coalesce((SELECT o.type = 'market' OR \(Self.stopCrossed) OR \(Self.limitCrossed)
+                   coalesce((SELECT \(Self.crossed(stopLimit: Self.stopCrossed))
                              FROM placed o JOIN current_prices p ON p.symbol = o.symbol), false)
             """
     }
@@ -271,6 +263,19 @@ struct OrderStore: Sendable {
     private static let stopCrossed: PostgresQuery = "CASE o.side WHEN 'buy' THEN p.price >= o.stop_price ELSE p.price <= o.stop_price END"
     private static let limitCrossed: PostgresQuery = "CASE o.side WHEN 'buy' THEN p.price <= o.limit_price ELSE p.price >= o.limit_price END"
 
+    /// Whether the price `p.price` fills the order `o` by its type; a stop-limit order
+    /// fills when `stopLimit` holds (placing: its stop is crossed, so the matcher triggers
+    /// it; matching: it is triggered and its limit crossed).
+    private static func crossed(stopLimit: PostgresQuery) -> PostgresQuery {
+        """
+        CASE o.type
+            WHEN 'market' THEN true
+            WHEN 'stop' THEN \(stopCrossed)
+            WHEN 'limit' THEN \(limitCrossed)
+            ELSE \(stopLimit) END
+        """
+    }
+
     /// An open order the current price lets fill, with that price.
     struct Fillable: Sendable {
         let id: Int
@@ -305,11 +310,8 @@ struct OrderStore: Sendable {
             )
             SELECT o.id, o.user_id, o.portfolio_id, o.symbol, o.side, o.quantity, p.price
             FROM orders o JOIN current_prices p ON p.symbol = o.symbol
-            WHERE \(scope) AND p.price IS NOT NULL AND CASE o.type
-                WHEN 'market' THEN true
-                WHEN 'stop' THEN \(Self.stopCrossed)
-                WHEN 'limit' THEN \(Self.limitCrossed)
-                ELSE (o.triggered_at IS NOT NULL OR o.id IN (SELECT id FROM triggered)) AND \(Self.limitCrossed) END
+            WHERE \(scope) AND p.price IS NOT NULL
+              AND \(Self.crossed(stopLimit: "(o.triggered_at IS NOT NULL OR o.id IN (SELECT id FROM triggered)) AND \(Self.limitCrossed)"))
             ORDER BY o.id
             """
         )
@@ -421,5 +423,11 @@ struct OrderStore: Sendable {
             ORDER BY o.id DESC LIMIT \(limit)
             """
         ).map(Self.record)
+    }
+}
+
+extension OrderStore.Placed {
+    init(_ row: PostgresRow) throws {
+        (outcome, id, mayFillNow) = try row.decode((OrderStore.PlaceOutcome, Int?, Bool).self)
     }
 }

@@ -138,7 +138,7 @@ public enum TradeStatement {
             case .text(let text):
                 let literal = "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
                 return bind.dataType == .unspecified ? literal : "\(literal)::\(bind.dataType)"
-            case .binary(let bytes): return "'\\x\(bytes.map { String(format: "%02x", $0) }.joined())'::\(bind.dataType)"
+            case .binary(let bytes): return "'\\x\(bytes.lowercaseHex)'::\(bind.dataType)"
             }
         }
     }
