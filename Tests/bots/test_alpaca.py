@@ -78,8 +78,15 @@ def trading(key):
 
 
 def set_price(symbol, price):
+    """Sets an admin quote and waits until the server has followed it up (the orders it
+    crosses filled): its `price_followups_pending` gauge reads 0."""
     status, body = call("POST", "/api/admin/quotes", admin_token(), [{"symbol": symbol, "price": price}])
     assert status == 200, body
+
+    def followed_up():
+        with urllib.request.urlopen(BASE + "/metrics") as response:
+            return any(line.startswith("price_followups_pending ") and float(line.split()[1]) == 0 for line in response.read().decode().splitlines())
+    assert wait_for(followed_up, timeout=30), "prices not followed up after 30 s"
 
 
 def wait_for(condition, timeout=10.0):

@@ -9,6 +9,7 @@ import gzip
 import json
 import os
 import secrets
+import time
 import unittest
 import urllib.request
 
@@ -34,6 +35,19 @@ def call(path, body=None, token=None, method=None):
     with urllib.request.urlopen(request, timeout=10) as response:
         text = response.read()
         return json.loads(text) if text else None
+
+
+def price_followups_done(timeout=30.0):
+    """Waits until the server has followed up every stored price (corporate actions, the
+    orders it crosses): its `price_followups_pending` gauge reads 0."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(f"{BASE}/metrics", timeout=10) as response:
+            lines = response.read().decode().splitlines()
+        if any(line.startswith("price_followups_pending ") and float(line.split()[1]) == 0 for line in lines):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"prices not followed up after {timeout} s")
 
 
 def login(username, password):

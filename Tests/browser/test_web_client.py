@@ -14,7 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from support import ADMIN, PASSWORD, SCREENSHOTS, BrowserTest, call, login, make_driver, month_first, moved
+from support import ADMIN, PASSWORD, SCREENSHOTS, BrowserTest, call, login, make_driver, month_first, moved, price_followups_done
 
 
 class WebClientTest(BrowserTest):
@@ -72,6 +72,7 @@ class WebClientTest(BrowserTest):
 
     def set_price(self, symbol, price):
         self.admin_post("/api/admin/quotes", [{"symbol": symbol, "price": price}])
+        price_followups_done()
 
     # The journey, in order.
 

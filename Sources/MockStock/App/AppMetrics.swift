@@ -8,6 +8,8 @@ public struct AppMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     let stream: StreamMetrics
     private let poolConnections: (inUse: Gauge, idle: Gauge, waiting: Gauge)
+    /// Passes of what follows new prices (corporate actions, matching) queued or running.
+    let priceFollowUpsPending: Gauge
 
     static let latencyBuckets: [Duration] = [
         .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
@@ -36,6 +38,10 @@ public struct AppMetrics: Sendable {
             registry.makeGauge(descriptor: Self.poolConnectionsMetric, labels: [("state", "idle")]),
             registry.makeGauge(descriptor: Self.poolWaitingMetric)
         )
+        priceFollowUpsPending = registry.makeGauge(descriptor: MetricNameDescriptor(
+            metricName: "price_followups", unitName: "pending",
+            helpText: "Passes of corporate actions and order matching after new prices, queued or running"
+        ))
     }
 
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {

@@ -26,12 +26,10 @@ public func buildApplication(
     let hours = MarketHours(schedule: configuration.marketHours)
     let rules = TradingRulesBook(pool: pool, serverRules: TradingRules(commission: Commission(flat: configuration.tradeFee)))
     let started = StartSignal()
-    // Told in order once prices are stored: corporate actions first (a split adjusts the
-    // positions and orders the new prices meet), then the order matcher.
-    let listeners = PricesStoredListeners(logger: logger)
-    let pricesStored: PricesStored = { symbols in await listeners.tell(symbols) }
+    let followUps = PriceFollowUps(pending: metrics.priceFollowUpsPending, started: started, logger: logger)
+    let pricesStored: PricesStored = { symbols in followUps.tell(symbols) }
     var quotes: any QuoteProvider
-    var services: [any Service] = [pool]
+    var services: [any Service] = [pool, followUps]
     switch configuration.quoteSource {
     case .database:
         quotes = StoredQuoteProvider(store: market, fx: fx)
@@ -58,7 +56,7 @@ public func buildApplication(
         pool: pool, clock: clock, replayStart: configuration.quoteSource == .replay ? configuration.replay.startDay : nil,
         logger: logger
     )
-    listeners.set([
+    followUps.set([
         .init(name: "applying corporate actions") { _ in try await corporateActions.process() },
         .init(name: "matching orders") { symbols in try await matcher.match(symbols: symbols) },
     ])
@@ -302,35 +300,4 @@ func buildRouter(
         v2.on("**", method: method) { _, _ -> Response in throw AppError.notFound("endpoint not found") }
     }
     return router
-}
-
-/// Who is told when prices are stored, set once everything is built (the markets that
-/// store prices are built before those who listen).
-/// A listener's failure is logged and left to the next sweep.
-final class PricesStoredListeners: Sendable {
-    struct Listener: Sendable {
-        let name: String
-        let run: @Sendable (_ symbols: [String]?) async throws -> Void
-    }
-
-    private let listeners = Mutex<[Listener]>([])
-    private let logger: Logger
-
-    init(logger: Logger) {
-        self.logger = logger
-    }
-
-    func set(_ all: [Listener]) {
-        listeners.withLock { $0 = all }
-    }
-
-    func tell(_ symbols: [String]?) async {
-        for listener in listeners.withLock({ $0 }) {
-            do {
-                try await listener.run(symbols)
-            } catch {
-                logger.warning("\(listener.name) after new prices failed", metadata: ["error": "\(error)"])
-            }
-        }
-    }
 }

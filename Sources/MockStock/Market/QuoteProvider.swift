@@ -74,7 +74,8 @@ extension QuoteProvider {
 }
 
 /// Told after new prices are stored, with their symbols (nil: every symbol), so the
-/// orders they cross fill at once; never throws (a failure waits for the next sweep).
+/// orders they cross fill: returns at once, the follow-ups run in the background
+/// (`PriceFollowUps`); never throws (a failure waits for the next sweep).
 public typealias PricesStored = @Sendable (_ symbols: [String]?) async -> Void
 
 /// Prices kept in the database: the `quotes` table (set by admins, or by the simulated or

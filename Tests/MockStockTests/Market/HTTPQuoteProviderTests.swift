@@ -132,6 +132,7 @@ struct HTTPQuoteProviderTests {
                 try await Task.sleep(for: .milliseconds(20))
                 // Any read of the quote fetches it; storing it matches the order.
                 #expect(try await client.get("/api/stock/AAPL", token: token).status == .ok)
+                try await client.waitForPriceFollowUps()
                 let filled = try await client.order(order.id, token: token)
                 #expect(filled.status == "filled" && filled.filledAveragePrice == "179.50")
             }

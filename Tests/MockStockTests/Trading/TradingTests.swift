@@ -66,12 +66,30 @@ extension TestClientProtocol {
         try await setPrice("ONE", "1")
     }
 
-    /// Sets an admin quote, as of now or of the moment given.
+    /// Sets an admin quote, as of now or of the moment given, and waits until what follows
+    /// it (corporate actions, the orders it crosses) has run.
     func setPrice(_ symbol: String, _ price: String, asOf: Date? = nil) async throws {
         let moment = asOf.map { #","asOf":"\#(ISO8601DateFormatter().string(from: $0))""# } ?? ""
         let response = try await send(.post, "/api/admin/quotes", body: #"[{"symbol":"\#(symbol)","price":"\#(price)"\#(moment)}]"#,
                                       token: try await adminToken())
         #expect(response.status == .ok)
+        try await waitForPriceFollowUps()
+    }
+
+    /// Waits (up to 30 s) until `/metrics` shows no pass after new prices queued or running.
+    func waitForPriceFollowUps() async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if try await pendingPriceFollowUps() == 0 { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("what follows new prices was still pending after 30 s")
+    }
+
+    func pendingPriceFollowUps() async throws -> Int? {
+        let metrics = String(buffer: try await execute(uri: "/metrics", method: .get).body)
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("price_followups_pending ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) }
     }
 
     func trade(_ side: String, _ body: String, token: String, key: String? = nil) async throws -> TestResponse {
