@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run admin migrate test test-browser test-bots test-reliability bench bench-scale bench-driver bench-seed bench-leaderboard bench-orders bench-stream bench-history db-start db-stop db-destroy deps clean
+.PHONY: all build run admin migrate test test-browser test-bots test-reliability bench bench-scale bench-reads bench-driver bench-seed bench-leaderboard bench-orders bench-stream bench-history db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -81,6 +81,10 @@ bench:
 bench-scale:
 	@scripts/install-deps bench
 	BENCH_SCALE="16 32 64 128 256" scripts/bench-trade
+
+bench-reads:
+	@scripts/install-deps bench
+	BENCH_READS=1 scripts/bench-trade
 
 # Point selects through the driver's pool beside pgbench on the same cluster.
 bench-driver:

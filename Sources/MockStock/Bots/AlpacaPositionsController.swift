@@ -104,16 +104,13 @@ struct AlpacaPositionsController {
             let costBasis = value - gain
             let lastPrice = holding.previousPrice ?? price
             let lastValue = value - dayChange
-            func ratio(_ part: Decimal, _ whole: Decimal) -> String {
-                whole == 0 ? "0" : "\((part / abs(whole)).rounded(6))"
-            }
             return AlpacaPosition(
                 assetId: assets[holding.symbol] ?? "", symbol: holding.symbol, avgEntryPrice: holding.averageCost.moneyString,
                 qty: String(holding.quantity), side: holding.quantity > 0 ? "long" : "short",
                 marketValue: value.moneyString, costBasis: costBasis.moneyString, unrealizedPl: gain.moneyString,
-                unrealizedPlpc: ratio(gain, costBasis), unrealizedIntradayPl: dayChange.moneyString,
-                unrealizedIntradayPlpc: ratio(dayChange, lastValue), currentPrice: price.moneyString,
-                lastdayPrice: lastPrice.rounded(4).moneyString, changeToday: ratio(price - lastPrice, lastPrice)
+                unrealizedPlpc: AlpacaPosition.rate(gain, over: costBasis), unrealizedIntradayPl: dayChange.moneyString,
+                unrealizedIntradayPlpc: AlpacaPosition.rate(dayChange, over: lastValue), currentPrice: price.moneyString,
+                lastdayPrice: lastPrice.rounded(4).moneyString, changeToday: AlpacaPosition.rate(price - lastPrice, over: lastPrice)
             )
         }
     }

@@ -17,9 +17,23 @@ struct OrderService: Sendable {
 
     /// Places an order; `created` is false when the same `clientOrderId` and body were
     /// sent before and that order is returned instead.
+    ///
+    /// An order with a `clientOrderId` is not looked up before it is placed: if one was
+    /// placed under that id, placing again meets it on the unique index (and rolls back),
+    /// or is refused before that (the first one holds the cash now, the market closed);
+    /// only then is the earlier order read, and answered if the body was the same. A new
+    /// order costs no lookup.
     func place(_ ticket: OrderTicket, userID: Int) async throws -> (order: Order, created: Bool) {
-        if let earlier = try await earlierOrder(ticket, userID: userID) { return (earlier, false) }
-        if let day = ticket.at { return (try await fillBackdated(ticket, userID: userID, on: day), true) }
+        do {
+            return (try await placeNew(ticket, userID: userID), true)
+        } catch where ticket.clientOrderID != nil {
+            if let earlier = try await earlierOrder(ticket, userID: userID) { return (earlier, false) }
+            throw error
+        }
+    }
+
+    private func placeNew(_ ticket: OrderTicket, userID: Int) async throws -> Order {
+        if let day = ticket.at { return try await fillBackdated(ticket, userID: userID, on: day) }
         let quote = try await quotes.quote(for: ticket.symbol, knownIn: market)
         let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
         try rules.check(type: ticket.type, symbol: ticket.symbol)
@@ -38,13 +52,9 @@ struct OrderService: Sendable {
                     try await store.close(.one(id: id), as: .canceled, reason: "Not filled at once.")
                 }
             }
-        } catch TradingError.idempotencyKeyInFlight {
-            // The same clientOrderId was being placed at the same moment, and that one won.
-            guard let earlier = try await earlierOrder(ticket, userID: userID) else { throw TradingError.idempotencyKeyInFlight }
-            return (earlier, false)
         }
         guard let record = try await store.order(userID: userID, id: id) else { throw TradingError.incompleteRecord }
-        return (Order(record), true)
+        return Order(record)
     }
 
     /// The order placed before under the ticket's `clientOrderId`, if the body was the same.
@@ -75,19 +85,13 @@ struct OrderService: Sendable {
     private func fillBackdated(_ ticket: OrderTicket, userID: Int, on day: String) async throws -> Order {
         let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
         try rules.check(type: ticket.type, symbol: ticket.symbol)
-        let execution: TradingStore.Execution
-        do {
-            execution = try await backdating.fill(ticket.side, symbol: ticket.symbol, on: day) { price in
-                let order = rules.order(
-                    userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity, price: price,
-                    fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce)
-                )
-                try await rules.checkFill(ticket.side, order, in: trading)
-                return order
-            }
-        } catch TradingError.idempotencyKeyInFlight {
-            guard let earlier = try await earlierOrder(ticket, userID: userID) else { throw TradingError.idempotencyKeyInFlight }
-            return earlier
+        let execution = try await backdating.fill(ticket.side, symbol: ticket.symbol, on: day) { price in
+            let order = rules.order(
+                userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity, price: price,
+                fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce)
+            )
+            try await rules.checkFill(ticket.side, order, in: trading)
+            return order
         }
         try execution.outcome.check()
         guard let id = execution.orderID, let record = try await store.order(userID: userID, id: id) else {

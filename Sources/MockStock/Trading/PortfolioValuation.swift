@@ -12,6 +12,8 @@ struct PortfolioValuation: Sendable {
         /// Negative for a short position.
         let quantity: Int
         let costBasis: Decimal
+        /// What a share cost on average, to four decimals (`holding_values.average_cost`).
+        let averageCost: Decimal
         /// The price now in the portfolio's currency.
         let price: Decimal
         /// The previous close in the portfolio's currency (the price when there is none);
@@ -19,7 +21,6 @@ struct PortfolioValuation: Sendable {
         let previousPrice: Decimal?
 
         var value: Decimal { price * Decimal(quantity) }
-        var averageCost: Decimal { (costBasis / Decimal(quantity)).rounded(4) }
         var unrealizedGain: Decimal { (value - costBasis).rounded(4) }
         /// Zero when read without the day's change.
         var dayChange: Decimal { (price - (previousPrice ?? price)) * Decimal(quantity) }

@@ -177,7 +177,8 @@ struct TradingStore: Sendable {
         let rows = try await pool.query(
             """
             SELECT p.id, p.league_id, p.name, p.kind, p.base_currency, p.cash_currency, p.cash, p.reserved_cash,
-                   buying_power(p.cash, p.reserved_cash) AS buying_power, v.symbol, i.name AS instrument, v.quantity, v.cost_basis, v.price,
+                   buying_power(p.cash, p.reserved_cash) AS buying_power, v.symbol, i.name AS instrument, v.quantity, v.cost_basis,
+                   v.average_cost, v.price,
                    \(unescaped: dayChange ? "v.previous_price" : "NULL::numeric AS previous_price")
             FROM portfolios p
             LEFT JOIN holding_values v ON v.portfolio_id = p.id
@@ -200,7 +201,7 @@ struct TradingStore: Sendable {
             portfolios[portfolios.count - 1].holdings.append(PortfolioValuation.Holding(
                 symbol: symbol, name: try row.decode(String.self, column: "instrument"),
                 quantity: try row.decode(Int.self, column: "quantity"), costBasis: try row.decode(Decimal.self, column: "cost_basis"),
-                price: price, previousPrice: dayChange ? try row.decode(Decimal?.self, column: "previous_price") ?? price : nil
+                averageCost: try row.decode(Decimal.self, column: "average_cost"), price: price, previousPrice: dayChange ? try row.decode(Decimal?.self, column: "previous_price") ?? price : nil
             ))
         }
         return try portfolios.map { id, row, holdings in

@@ -311,6 +311,19 @@ struct OrderTests {
             #expect(all.count == 3)
             #expect(try await client.reserved(token: token).reserved == "300.00")
             #expect(try await client.decode(TradePageBody.self, "/api/transactions", token: token).items.count == 1)
+
+            // A repeat that could not be placed again (the first holds the cash now) still
+            // answers the first order.
+            let spender = try await client.register("all-in").token
+            let power = try #require(Decimal(string: try await client.reserved(token: spender).buyingPower))
+            let quantity = NSDecimalNumber(decimal: power).intValue - 10
+            let allIn = #"{"symbol":"AAPL","side":"buy","quantity":\#(quantity),"type":"limit","limitPrice":"1","clientOrderId":"all-in"}"#
+            let placed = try await client.placeOrderOK(allIn, token: spender)
+            let again = try await client.placeOrder(allIn, token: spender)
+            #expect(again.status == .ok, "\(String(buffer: again.body))")
+            #expect(try JSONDecoder().decode(OrderBody.self, from: Data(buffer: again.body)).id == placed.id)
+            let other = try await client.placeOrder(allIn.replacingOccurrences(of: "\"limitPrice\":\"1\"", with: "\"limitPrice\":\"2\""), token: spender)
+            #expect(try other.status == .unprocessableContent && decodeProblem(other).code == "idempotency_key_reused")
         }
     }
 

@@ -1,0 +1,64 @@
+import Foundation
+@testable import MockStock
+import Testing
+
+@Suite("Alpaca JSON")
+struct AlpacaJSONTests {
+    struct Sample: Encodable {
+        var accountNumber = "PA1"
+        var unrealizedIntradayPlpc = "0.01"
+        var assetID = "a1"
+        var lastdayPrice = "10.00"
+        var buyingPowerURL = "/x"
+        var latestQuotes = ["AAPL": 1, "BRK.B": 2, "someSymbol": 3]
+        var items = [Item()]
+    }
+
+    struct Item: Encodable {
+        var filledAvgPrice = 1
+    }
+
+    @Test("/v2 answers name every field, nested or keyed by symbol, exactly as Foundation's snake_case conversion does, the first time and every time after")
+    func snakeCaseKeys() throws {
+        let reference = JSONEncoder()
+        reference.keyEncodingStrategy = .convertToSnakeCase
+        reference.dateEncodingStrategy = .iso8601
+        reference.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let expected = try reference.encode(Sample())
+        #expect(try AlpacaJSON.snakeCase.encode(Sample()) == expected)
+        #expect(try AlpacaJSON.snakeCase.encode(Sample()) == expected)
+        let text = String(decoding: expected, as: UTF8.self)
+        #expect(text.contains(#""account_number":"PA1""#) && text.contains(#""unrealized_intraday_plpc""#)
+            && text.contains(#""filled_avg_price":1"#) && text.contains(#""latest_quotes":{"AAPL":1,"BRK.B":2,"someSymbol":3}"#),
+            "\(text)")
+        // Market-data snapshots keep their camelCase keys.
+        #expect(String(decoding: try AlpacaJSON.camelCase.encode(Sample()), as: UTF8.self).contains(#""accountNumber""#))
+    }
+
+    @Test("a position's rates are the exact quotient to six decimals, written as Alpaca writes them")
+    func rates() {
+        #expect(AlpacaPosition.rate(Decimal(string: "12.34")!, over: 1000) == "0.01234")
+        #expect(AlpacaPosition.rate(-1, over: 2) == "-0.5")
+        #expect(AlpacaPosition.rate(-1, over: -2) == "-0.5")
+        #expect(AlpacaPosition.rate(1, over: 3) == "0.333333")
+        #expect(AlpacaPosition.rate(2, over: 3) == "0.666667")
+        #expect(AlpacaPosition.rate(150, over: 100) == "1.5")
+        #expect(AlpacaPosition.rate(-2000, over: 1000) == "-2")
+        #expect(AlpacaPosition.rate(1, over: 3_000_000) == "0")
+        #expect(AlpacaPosition.rate(0, over: 5) == "0")
+        #expect(AlpacaPosition.rate(5, over: 0) == "0")
+        // Against the exact decimal quotient, over a fixed spread of amounts in cents.
+        var seed: UInt64 = 42
+        func next() -> Int64 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int64(seed >> 34) - (1 << 29)
+        }
+        for _ in 0..<2_000 {
+            let part = Decimal(next()) / 100, whole = Decimal(next() / 7) / 100
+            guard whole != 0 else { continue }
+            var exact = part / abs(whole), rounded = Decimal()
+            NSDecimalRound(&rounded, &exact, 6, .plain)
+            #expect(AlpacaPosition.rate(part, over: whole) == "\(rounded)", "\(part) / \(whole)")
+        }
+    }
+}
