@@ -132,11 +132,36 @@ extension Decimal {
 
     /// Plain decimal notation with at least two fraction digits: `"10000.00"`, `"187.4312"`.
     var moneyString: String {
-        var text = "\(self)"
+        var text = plainText
         if text == "-0" { text = "0" }
         guard let dot = text.firstIndex(of: ".") else { return text + ".00" }
         let fractionDigits = text.distance(from: dot, to: text.endIndex) - 1
         return fractionDigits < 2 ? text + String(repeating: "0", count: 2 - fractionDigits) : text
+    }
+
+    /// Plain decimal notation exactly as `description` writes it (`"187.4312"`, `"-0.5"`,
+    /// `"1500"`, `"0"`), without its digit-by-digit long division when the digits fit in
+    /// 64 bits: `description` took 4–5 µs a value, most of the server's CPU answering a
+    /// portfolio of 50 holdings. Other values (more than 19 digits) take `description`.
+    var plainText: String {
+        let significand = significand
+        var digits = NSDecimalNumber(decimal: significand).uint64Value
+        var exponent = exponent
+        guard !isNaN, Decimal(digits) == significand, (-40...40).contains(exponent) else { return description }
+        guard digits != 0 else { return "0" }
+        while exponent < 0 && digits % 10 == 0 {
+            digits /= 10
+            exponent += 1
+        }
+        var text = String(digits)
+        if exponent > 0 {
+            text += String(repeating: "0", count: exponent)
+        } else if exponent < 0 {
+            let places = -exponent
+            if text.count <= places { text = String(repeating: "0", count: places - text.count + 1) + text }
+            text.insert(".", at: text.index(text.endIndex, offsetBy: -places))
+        }
+        return sign == .minus ? "-" + text : text
     }
 
     func rounded(_ scale: Int) -> Decimal {
