@@ -35,6 +35,10 @@ final class PriceFollowUps: Service, Sendable {
             }
         }
 
+        var isEmpty: Bool {
+            if case .nothing = self { true } else { false }
+        }
+
         /// The symbols a pass follows up (nil: every symbol), nil when nothing waits.
         var pass: [String]?? {
             switch self {
@@ -49,7 +53,7 @@ final class PriceFollowUps: Service, Sendable {
         var listeners: [Listener] = []
         var queued = Queued.nothing
         var running = false
-        var pending: Int { (running ? 1 : 0) + (queued.pass == nil ? 0 : 1) }
+        var pending: Int { (running ? 1 : 0) + (queued.isEmpty ? 0 : 1) }
     }
 
     private let state = Mutex(State())
