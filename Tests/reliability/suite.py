@@ -13,6 +13,7 @@ import os
 import random
 import sys
 import time
+from datetime import datetime
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (ADMIN, NEGATIVE, REPLAY, ROOT, WORTH_DRIFT, Client, Database, Server,  # noqa: E402
@@ -661,9 +662,30 @@ async def crashes(args, profile):
 async def restarts(args, profile):
     result = Result("database restart (immediate stop)")
     async with Setup(args, "restarts") as setup:
-        server, client, _ = await setup.serve(connections=80)
+        # A league of the 50 players is "big" here: ranked from a live snapshot, kept in
+        # unlogged tables that a database crash empties.
+        server, client, _ = await setup.serve(connections=80, LEADERBOARD_LIVE_LIMIT=10)
         players = await register_players(client, 50, "outage")
         admin = await client.login(*ADMIN)
+        status, league, _ = await client.request("POST", "/api/leagues/create", players[0][0], {"name": "Outage"})
+        assert status == 201, league
+        for token, _ in players[1:]:
+            await client.request("POST", f"/api/leagues/join/{league['code']}", token)
+        boards = []
+
+        async def leaderboard_after_recovery():
+            """The big league's leaderboard answers with every member, and from a fresh snapshot within 10 s."""
+            first = None
+            for _ in range(50):
+                status, body, _ = await client.request("GET", f"/api/leagues/{league['id']}/leaderboard", players[1][0], timeout=10)
+                if first is None:
+                    first = (status, isinstance(body, dict) and body.get("total"))
+                if status == 200 and body.get("total") == 50:
+                    age = time.time() - datetime.fromisoformat(body["asOf"].replace("Z", "+00:00")).timestamp()
+                    if age < 3:
+                        return first, round(age, 2)
+                await asyncio.sleep(0.2)
+            return first, None
         # A symbol nobody holds, so that its moves leave every net worth as it is.
         await client.request("PUT", "/api/admin/instruments", admin, [{"symbol": "LIVE", "name": "Live Corp"}])
         await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "LIVE", "price": "10.00"}])
@@ -702,6 +724,7 @@ async def restarts(args, profile):
                     await asyncio.sleep(0.2)
                 price_answers.append(status)
                 prices_after.append(await watcher.wait_for_price("LIVE", price))
+                boards.append(await leaderboard_after_recovery())
 
         await asyncio.gather(breaker(), *(keyed_trader(client, players, ledger, deadline, lambda: down["now"]) for _ in range(32)))
         check_ledger(result, setup.database, ledger)
@@ -724,6 +747,9 @@ async def restarts(args, profile):
                                "stream connections": watcher.connections})
         result.check(gaps >= len(recoveries), f"{gaps} gap events over {len(recoveries)} database restarts")
         result.check(all(prices_after), f"prices after restarts reached the socket: {prices_after} (answers {price_answers})")
+        result.figures["big leaderboard after restarts (first answer, fresh snapshot age s)"] = boards
+        result.check(len(boards) == len(recoveries) and all(b[0] == (200, 50) and b[1] is not None for b in boards),
+                     f"the big league's leaderboard after restarts: {boards}")
     return result
 
 

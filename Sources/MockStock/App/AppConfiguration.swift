@@ -153,6 +153,7 @@ public struct AppConfiguration: Sendable {
         quoteCacheLifetime = try milliseconds("QUOTE_CACHE_MS", in: 0...60_000) ?? quoteCacheLifetime
         if let members = try integer("LEADERBOARD_LIVE_LIMIT", in: 0...10_000_000) { standings.liveLimit = members }
         standings.refreshInterval = try seconds("LEADERBOARD_REFRESH_SECONDS", in: 1...3600) ?? standings.refreshInterval
+        standings.unchangedInterval = try seconds("LEADERBOARD_UNCHANGED_SECONDS", in: 1...86_400) ?? standings.unchangedInterval
         stream.standingsInterval = try seconds("STREAM_STANDINGS_SECONDS", in: 1...3600) ?? stream.standingsInterval
         stream.queueLimit = try integer("STREAM_QUEUE_LIMIT", in: 16...100_000) ?? stream.queueLimit
         stream.stallLimit = try seconds("STREAM_STALL_SECONDS", in: 1...3600) ?? stream.stallLimit

@@ -188,6 +188,7 @@ struct LeagueStore: Sendable {
             try await session.execute("UPDATE portfolios SET archived_at = now() WHERE league_id = \(leagueID) AND archived_at IS NULL")
             try await session.execute("DELETE FROM leagues WHERE id = \(leagueID)")
             try await session.execute("DELETE FROM league_standings WHERE league_id = \(leagueID)")
+            try await StandingsStore.dropLiveSnapshot(leagueID, in: session)
         }
     }
 

@@ -2,16 +2,23 @@ import Logging
 import ServiceLifecycle
 
 /// Keeps league standings: every second it finishes leagues whose end has passed (final
-/// snapshot, notifications, podium), refreshes the snapshots of big leagues that are
-/// older than `refreshInterval`, and records the day's ranks of each league; every
-/// `priceAchievementInterval` it awards the achievements that prices earn. Every server
-/// process runs one; locks in the database share the work out.
+/// snapshot, notifications, podium) and records the day's ranks of each league; every
+/// `snapshotCheckInterval` it refreshes the snapshots of big leagues that are older than
+/// `refreshInterval` while what they rank changes (or older than `unchangedInterval`),
+/// so a league whose refresh takes longer than the interval is refreshed back to back;
+/// every `priceAchievementInterval` it awards the achievements that prices earn. Every
+/// server process runs one; locks in the database share the work out.
 public struct StandingsService: Service {
     public struct Settings: Sendable {
         /// Leagues with more members than this are ranked from snapshots (`LEADERBOARD_LIVE_LIMIT`).
         public var liveLimit = 250
-        /// The age at which a big league's snapshot is refreshed (`LEADERBOARD_REFRESH_SECONDS`).
-        public var refreshInterval: Duration = .seconds(5)
+        /// The age at which a big league's snapshot is refreshed if what it ranks may have
+        /// changed (`LEADERBOARD_REFRESH_SECONDS`).
+        public var refreshInterval: Duration = .seconds(1)
+        /// The age at which it is refreshed regardless (`LEADERBOARD_UNCHANGED_SECONDS`).
+        public var unchangedInterval: Duration = .seconds(60)
+        /// Time between looks for due snapshots.
+        public var snapshotCheckInterval: Duration = .milliseconds(250)
         /// Time between rounds.
         public var roundInterval: Duration = .seconds(1)
         /// Time between checks for "Up fifty percent" (a valuation of every portfolio).
@@ -44,6 +51,11 @@ public struct StandingsService: Service {
                 }
             }
             group.addTask {
+                await repeatUntilShutdown(every: settings.snapshotCheckInterval, logger: logger, task: "league snapshots") {
+                    try await store.refreshSnapshots(maxAge: settings.refreshInterval, unchangedAge: settings.unchangedInterval)
+                }
+            }
+            group.addTask {
                 await repeatUntilShutdown(every: settings.priceAchievementInterval, logger: logger, task: "price achievements") {
                     try await achievements.awardPriceAchievements()
                 }
@@ -54,7 +66,6 @@ public struct StandingsService: Service {
     func round() async throws {
         let finished = try await store.finishEndedLeagues()
         if !finished.isEmpty { logger.info("leagues finished", metadata: ["leagues": "\(finished)"]) }
-        try await store.refreshSnapshots(maxAge: settings.refreshInterval)
         try await store.recordDailyHistory()
     }
 }

@@ -4,7 +4,9 @@ import Postgres
 /// League standings. Net worth has one definition, the SQL function
 /// `league_standings_live`. Small leagues are ranked live on every request; big leagues
 /// (more than `liveLimit` members) are read from a snapshot that `StandingsService`
-/// refreshes every few seconds; finished leagues from the snapshot frozen at their end.
+/// refreshes every few seconds, kept in unlogged tables (a cache: no WAL, empty after a
+/// database crash); finished leagues from the snapshot frozen at their end, kept in
+/// logged ones.
 struct StandingsStore: Sendable {
     let pool: PostgresConnectionPool
     /// Leagues with more members than this are ranked from snapshots.
@@ -31,9 +33,19 @@ struct StandingsStore: Sendable {
 
     private static let columns = "rank, user_id, username, net_worth, cash, holdings_value, paid_in"
 
+    /// Where a league's snapshot is kept: a running big league's in the unlogged live
+    /// tables, a finished league's final standings in the logged ones.
+    enum Snapshot {
+        case live, final
+
+        var standings: String { self == .live ? "league_live_standings" : "league_standings" }
+        var snapshots: String { self == .live ? "league_live_snapshots" : "league_snapshots" }
+    }
+
     /// One page of the league's standings, best first.
     func page(of league: LeagueStore.LeagueRecord, limit: Int, offset: Int) async throws -> Page {
-        if league.finishedAt != nil || league.memberCount > liveLimit, let snapshot = try await snapshotPage(league.id, limit: limit, offset: offset) {
+        let kept: Snapshot? = league.finishedAt != nil ? .final : league.memberCount > liveLimit ? .live : nil
+        if let kept, let snapshot = try await snapshotPage(league.id, from: kept, limit: limit, offset: offset) {
             return snapshot
         }
         let rows = try await pool.query(
@@ -49,12 +61,12 @@ struct StandingsStore: Sendable {
     }
 
     /// A page from the league's snapshot; nil when it has none yet.
-    private func snapshotPage(_ leagueID: Int, limit: Int, offset: Int) async throws -> Page? {
+    private func snapshotPage(_ leagueID: Int, from kept: Snapshot, limit: Int, offset: Int) async throws -> Page? {
         let rows = try await pool.query(
             """
             SELECT \(unescaped: Self.columns), s.members, s.taken_at
-            FROM league_snapshots s LEFT JOIN LATERAL (
-                SELECT * FROM league_standings st
+            FROM \(unescaped: kept.snapshots) s LEFT JOIN LATERAL (
+                SELECT * FROM \(unescaped: kept.standings) st
                 WHERE st.league_id = s.league_id AND st.place > \(offset) ORDER BY st.place LIMIT \(limit)
             ) page ON true
             WHERE s.league_id = \(leagueID)
@@ -80,45 +92,87 @@ struct StandingsStore: Sendable {
     // MARK: Keeping snapshots and history
 
     /// Replaces the league's snapshot with its live standings (inside `session`'s
-    /// transaction, so readers see the old snapshot until it commits).
-    private static func snapshot(_ leagueID: Int, in session: PostgresSession) async throws {
+    /// transaction, so readers see the old snapshot until it commits). A live snapshot
+    /// also keeps the newest trade and cash movement committed before it was taken.
+    private static func snapshot(_ leagueID: Int, into kept: Snapshot, in session: PostgresSession) async throws {
         // Ranking 100,000 members is a big query for an OLTP database: JIT compilation
         // would cost more than it saves, and the sort should stay in memory.
         try await session.execute("SET LOCAL jit = off")
         try await session.execute("SET LOCAL work_mem = '64MB'")
-        try await session.execute("DELETE FROM league_standings WHERE league_id = \(leagueID)")
+        // Read before the standings, so a trade committed in between is at worst seen twice.
+        let seen = kept == .final ? nil : try await session.query(
+            "SELECT (SELECT coalesce(max(id), 0) FROM trades), (SELECT coalesce(max(id), 0) FROM cash_movements)"
+        )[0].decode((Int, Int).self)
+        try await session.execute("DELETE FROM \(unescaped: kept.standings) WHERE league_id = \(leagueID)")
         let members = try await session.execute(
-            "INSERT INTO league_standings SELECT \(leagueID), * FROM league_standings_live(\(leagueID))"
+            "INSERT INTO \(unescaped: kept.standings) SELECT \(leagueID), * FROM league_standings_live(\(leagueID))"
         )
-        try await session.execute(
-            """
-            INSERT INTO league_snapshots (league_id, taken_at, members) VALUES (\(leagueID), now(), \(members))
-            ON CONFLICT (league_id) DO UPDATE SET taken_at = excluded.taken_at, members = excluded.members
-            """
-        )
+        if let seen {
+            try await session.execute(
+                """
+                INSERT INTO league_live_snapshots (league_id, taken_at, members, trades_seen, cash_movements_seen)
+                VALUES (\(leagueID), now(), \(members), \(seen.0), \(seen.1))
+                ON CONFLICT (league_id) DO UPDATE SET taken_at = excluded.taken_at, members = excluded.members,
+                    trades_seen = excluded.trades_seen, cash_movements_seen = excluded.cash_movements_seen
+                """
+            )
+        } else {
+            try await session.execute(
+                """
+                INSERT INTO league_snapshots (league_id, taken_at, members) VALUES (\(leagueID), now(), \(members))
+                ON CONFLICT (league_id) DO UPDATE SET taken_at = excluded.taken_at, members = excluded.members
+                """
+            )
+        }
     }
 
-    /// Refreshes the snapshots of big running leagues older than `maxAge`, oldest first.
-    /// An advisory lock per league keeps server processes from refreshing the same one.
-    /// Returns the leagues refreshed.
+    /// Whether league `l`'s live snapshot `s` (joined on the left) is due: it has none, it
+    /// is older than `unchangedAge`, or it is older than `maxAge` and what it ranks may
+    /// have changed since — a price or exchange rate moved, a trade or cash movement was
+    /// made anywhere, or the league's members changed. Each is a probe of an index or of a
+    /// small table, much cheaper than a refresh; a change committed while a snapshot was
+    /// taken may be missed by these and is then picked up at `unchangedAge`.
+    private static func due(maxAge: Duration, unchangedAge: Duration) -> PostgresQuery {
+        """
+        l.finished_at IS NULL
+        AND (s.taken_at IS NULL
+             OR s.taken_at < now() - make_interval(secs => \(unchangedAge.inSeconds))
+             OR (s.taken_at < now() - make_interval(secs => \(maxAge.inSeconds))
+                 AND (s.members <> l.member_count
+                      OR EXISTS (SELECT 1 FROM quotes q WHERE q.as_of > s.taken_at)
+                      OR EXISTS (SELECT 1 FROM fx_quotes f WHERE f.as_of > s.taken_at)
+                      OR (SELECT max(id) FROM trades) > s.trades_seen
+                      OR (SELECT max(id) FROM cash_movements) > s.cash_movements_seen)))
+        """
+    }
+
+    /// Refreshes the due snapshots (see `due`) of big running leagues, oldest first. An
+    /// advisory lock per league keeps server processes from refreshing the same one, and
+    /// the league is checked again under it. Returns the leagues refreshed.
     @discardableResult
-    func refreshSnapshots(maxAge: Duration) async throws -> [Int] {
-        let due = try await pool.query(
+    func refreshSnapshots(maxAge: Duration, unchangedAge: Duration = .seconds(60)) async throws -> [Int] {
+        let due = Self.due(maxAge: maxAge, unchangedAge: unchangedAge)
+        let leagues = try await pool.query(
             """
-            SELECT l.id FROM leagues l LEFT JOIN league_snapshots s ON s.league_id = l.id
-            WHERE l.finished_at IS NULL AND l.member_count > \(liveLimit)
-              AND (s.taken_at IS NULL OR s.taken_at < now() - make_interval(secs => \(maxAge.inSeconds)))
+            SELECT l.id FROM leagues l LEFT JOIN league_live_snapshots s ON s.league_id = l.id
+            WHERE l.member_count > \(liveLimit) AND \(due)
             ORDER BY s.taken_at NULLS FIRST
             """
         ).decodeColumn(Int.self)
         var refreshed: [Int] = []
-        for leagueID in due {
+        for leagueID in leagues {
             let done = try await pool.withTransaction { session in
                 guard try await session.query("SELECT pg_try_advisory_xact_lock(\(Self.lockSpace), \(Int32(truncatingIfNeeded: leagueID)))")
-                    .decodeColumn(Bool.self) == [true]
+                    .decodeColumn(Bool.self) == [true],
+                    try await session.query(
+                        "SELECT EXISTS (SELECT FROM leagues l LEFT JOIN league_live_snapshots s ON s.league_id = l.id WHERE l.id = \(leagueID) AND \(due))"
+                    ).decodeColumn(Bool.self) == [true]
                 else { return false }
-                try await Self.snapshot(leagueID, in: session)
-                try await Self.recordHistory(leagueID, from: "league_standings WHERE league_id = \(leagueID)", on: clock.today(), in: session)
+                try await Self.snapshot(leagueID, into: .live, in: session)
+                try await Self.recordHistory(
+                    leagueID, from: "SELECT user_id, rank, net_worth FROM league_live_standings WHERE league_id = \(leagueID)",
+                    on: clock.today(), in: session
+                )
                 return true
             }
             if done { refreshed.append(leagueID) }
@@ -129,18 +183,26 @@ struct StandingsStore: Sendable {
     /// Advisory-lock namespace of snapshot refreshes.
     private static let lockSpace: Int32 = 0x4C53  // "LS"
 
-    /// The rank of each member of `source`'s rows on `day` (the market's), once a day: the
-    /// first snapshot or round of the day is kept.
+    /// The rank of each member of `source` (rows of user_id, rank, net_worth) on `day` (the
+    /// market's), once a day: the first snapshot or round of the day is kept, and later ones
+    /// find the day recorded with one index probe rather than a conflict per member.
     private static func recordHistory(
         _ leagueID: Int, from source: PostgresQuery, on day: String, in session: PostgresSession
     ) async throws {
         try await session.execute(
             """
             INSERT INTO league_rank_history (league_id, user_id, day, rank, net_worth)
-            SELECT \(leagueID), user_id, \(day)::date, rank, net_worth FROM \(source)
+            SELECT \(leagueID), ranked.user_id, \(day)::date, ranked.rank, ranked.net_worth FROM (\(source)) ranked
+            WHERE NOT EXISTS (SELECT 1 FROM league_rank_history h WHERE h.league_id = \(leagueID) AND h.day = \(day)::date)
             ON CONFLICT (league_id, user_id, day) DO NOTHING
             """
         )
+    }
+
+    /// Removes a league's live snapshot (it finished, or was deleted).
+    static func dropLiveSnapshot(_ leagueID: Int, in session: PostgresSession) async throws {
+        try await session.execute("DELETE FROM league_live_standings WHERE league_id = \(leagueID)")
+        try await session.execute("DELETE FROM league_live_snapshots WHERE league_id = \(leagueID)")
     }
 
     /// Records today's ranks of running small leagues that have none for today yet (big
@@ -157,7 +219,9 @@ struct StandingsStore: Sendable {
         ).decodeColumn(Int.self)
         for leagueID in due {
             try await pool.withTransaction { session in
-                try await Self.recordHistory(leagueID, from: "league_standings_live(\(leagueID))", on: today, in: session)
+                try await Self.recordHistory(
+                    leagueID, from: "SELECT user_id, rank, net_worth FROM league_standings_live(\(leagueID))", on: today, in: session
+                )
             }
         }
         return due.count
@@ -184,7 +248,8 @@ struct StandingsStore: Sendable {
                 RETURNING id
                 """
             ).decodeColumn(Int.self).first else { return nil }
-            try await Self.snapshot(leagueID, in: session)
+            try await Self.snapshot(leagueID, into: .final, in: session)
+            try await Self.dropLiveSnapshot(leagueID, in: session)
             try await session.execute(
                 """
                 INSERT INTO league_rank_history (league_id, user_id, day, rank, net_worth)

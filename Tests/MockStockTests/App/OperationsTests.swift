@@ -192,7 +192,8 @@ struct ConfigurationTests {
         #expect(configuration.logLevel == .info)
         #expect(configuration.environment == .development)
         #expect(configuration.standings.liveLimit == 250)
-        #expect(configuration.standings.refreshInterval == .seconds(5))
+        #expect(configuration.standings.refreshInterval == .seconds(1))
+        #expect(configuration.standings.unchangedInterval == .seconds(60))
     }
 
     @Test("settings are read from the environment")
@@ -201,12 +202,14 @@ struct ConfigurationTests {
             "HOST": "0.0.0.0", "PORT": "9000", "LOG_LEVEL": "DEBUG", "DATABASE_URL": "dbname=x",
             "ENVIRONMENT": "production", "DATABASE_POOL_SIZE": "32",
             "LEADERBOARD_LIVE_LIMIT": "250", "LEADERBOARD_REFRESH_SECONDS": "2",
+            "LEADERBOARD_UNCHANGED_SECONDS": "600",
             "HTTP_HEADER_TIMEOUT_SECONDS": "7", "HTTP_IDLE_TIMEOUT_SECONDS": "30",
         ])
         #expect(configuration.requestHeadTimeout == .seconds(7))
         #expect(configuration.idleTimeout == .seconds(30))
         #expect(configuration.standings.liveLimit == 250)
         #expect(configuration.standings.refreshInterval == .seconds(2))
+        #expect(configuration.standings.unchangedInterval == .seconds(600))
         #expect(configuration.host == "0.0.0.0")
         #expect(configuration.port == 9000)
         #expect(configuration.logLevel == .debug)

@@ -29,6 +29,8 @@ struct StandingsTests {
     static func quietService(liveLimit: Int = 1000) -> (inout AppConfiguration) -> Void {
         { configuration in
             configuration.standings.refreshInterval = .seconds(3600)
+            configuration.standings.unchangedInterval = .seconds(3600)
+            configuration.standings.snapshotCheckInterval = .seconds(3600)
             configuration.standings.roundInterval = .seconds(3600)
             configuration.standings.priceAchievementInterval = .seconds(3600)
             configuration.standings.liveLimit = liveLimit
@@ -128,6 +130,17 @@ struct StandingsTests {
 
                 #expect(try await store.refreshSnapshots(maxAge: .zero) == [big.id])
                 #expect(try await store.refreshSnapshots(maxAge: .seconds(3600)).isEmpty)
+                // Nothing it ranks has changed: not refreshed however old, until it is older
+                // than the age at which it is refreshed regardless.
+                #expect(try await store.refreshSnapshots(maxAge: .zero, unchangedAge: .seconds(3600)).isEmpty)
+                #expect(try await store.refreshSnapshots(maxAge: .zero, unchangedAge: .zero) == [big.id])
+                // A trade anywhere, and a member joining, make it due again.
+                _ = try await client.tradeOK("buy", "ONE", 1, token: owner.token)
+                #expect(try await store.refreshSnapshots(maxAge: .zero, unchangedAge: .seconds(3600)) == [big.id])
+                #expect(try await store.refreshSnapshots(maxAge: .zero, unchangedAge: .seconds(3600)).isEmpty)
+                let late = try await client.register("big_late")
+                _ = try await client.join(big.code, token: late.token)
+                #expect(try await store.refreshSnapshots(maxAge: .zero, unchangedAge: .seconds(3600)) == [big.id])
                 try await client.setPrice("ONE", "20")
                 board = try await client.decode(TimedStandingPageBody.self, "/api/leagues/\(big.id)/leaderboard", token: owner.token)
                 #expect(board.items.first?.netWorth == "10350.00")  // the snapshot's price, 1.00
@@ -135,14 +148,29 @@ struct StandingsTests {
                 let live = try await client.decode(TimedStandingPageBody.self, "/api/leagues/\(small.id)/leaderboard", token: owner.token)
                 #expect(live.items.first?.netWorth == "29350.00")  // the small league sees 20.00 at once
 
-                #expect(try await store.refreshSnapshots(maxAge: .zero) == [big.id])
+                // A price moved.
+                #expect(try await store.refreshSnapshots(maxAge: .zero, unchangedAge: .seconds(3600)) == [big.id])
                 board = try await client.decode(TimedStandingPageBody.self, "/api/leagues/\(big.id)/leaderboard", token: owner.token)
                 #expect(board.items.first?.netWorth == "29350.00")
                 #expect(board.asOf >= snapshotTime)
                 // Pages of a snapshot follow its order.
                 let second = try await client.decode(TimedStandingPageBody.self, "/api/leagues/\(big.id)/leaderboard?limit=1&offset=1", token: owner.token)
                 #expect(second.items.map(\.rank) == [2])
-                #expect(second.total == 3)
+                #expect(second.total == 4)
+
+                // Finished: its final standings are kept (logged), its live snapshot dropped.
+                try await pool.execute("UPDATE leagues SET ends_at = now() WHERE id = \(big.id)")
+                #expect(try await store.finishEndedLeagues() == [big.id])
+                let liveRows = try await pool.query(
+                    """
+                    SELECT (SELECT count(*) FROM league_live_standings WHERE league_id = \(big.id))
+                         + (SELECT count(*) FROM league_live_snapshots WHERE league_id = \(big.id))
+                    """
+                ).decodeColumn(Int.self)
+                #expect(liveRows == [0])
+                let final = try await client.decode(TimedStandingPageBody.self, "/api/leagues/\(big.id)/leaderboard", token: owner.token)
+                #expect(final.total == 4)
+                #expect(final.items.first?.netWorth == "29350.00")
             }
             await pool.close()
         }
