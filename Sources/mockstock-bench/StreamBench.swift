@@ -166,8 +166,10 @@ struct StreamBench: AsyncParsableCommand {
                 return
             }
             let arrived = Date().timeIntervalSince1970 * 1000
-            let bytes = frame.data.readableBytesView
-            if !counted, bytes.reversed().starts(with: StreamBench.snapshotEnd.reversed()) {
+            // Read in place: on a small machine this client shares the cores with the
+            // servers it measures, and every microsecond it spends counts in the latency.
+            let (endsSnapshot, quoteAsOf) = frame.data.withUnsafeReadableBytes(StreamBench.scan)
+            if !counted, endsSnapshot {
                 counted = true
                 tally.state.withLock { $0.subscribed += 1 }
             }
@@ -176,9 +178,7 @@ struct StreamBench: AsyncParsableCommand {
                 context.close(promise: nil)
                 return
             }
-            guard arrived >= from, bytes.reversed().starts(with: StreamBench.quoteEnd.reversed()),
-                let asOf = StreamBench.asOf(in: bytes)
-            else { return }
+            guard arrived >= from, let asOf = quoteAsOf else { return }
             let latency = min(max(Int(arrived - asOf), 0), StreamBench.slowest)
             tally.state.withLock { state in
                 state.events += 1
@@ -191,11 +191,32 @@ struct StreamBench: AsyncParsableCommand {
     static let quoteEnd = Array(#""type":"quote"}"#.utf8)
     static let asOfKey = Array(#""asOf":""#.utf8)
 
-    /// The quote's `asOf` ("YYYY-MM-DDTHH:MM:SS.mmmZ") in Unix milliseconds.
-    static func asOf(in bytes: ByteBufferView) -> Double? {
-        guard let key = bytes.firstRange(of: asOfKey) else { return nil }
-        let digits = Array(bytes[key.upperBound...].prefix(23))
-        guard digits.count == 23 else { return nil }
+    /// Whether a frame ends a snapshot, and a quote frame's `asOf` (nil for any other).
+    static func scan(_ bytes: UnsafeRawBufferPointer) -> (endsSnapshot: Bool, quoteAsOf: Double?) {
+        if ends(bytes, with: snapshotEnd) { return (true, nil) }
+        guard ends(bytes, with: quoteEnd), let start = end(of: asOfKey, in: bytes), start + 23 <= bytes.count else { return (false, nil) }
+        return (false, asOf(UnsafeRawBufferPointer(rebasing: bytes[start..<start + 23])))
+    }
+
+    static func ends(_ bytes: UnsafeRawBufferPointer, with suffix: [UInt8]) -> Bool {
+        bytes.count >= suffix.count
+            && suffix.withUnsafeBytes { memcmp(bytes.baseAddress! + (bytes.count - suffix.count), $0.baseAddress!, suffix.count) == 0 }
+    }
+
+    /// The index just past the first occurrence of `key` in `bytes`.
+    static func end(of key: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
+        guard bytes.count >= key.count else { return nil }
+        return key.withUnsafeBytes { key in
+            for start in 0...(bytes.count - key.count)
+            where bytes[start] == key[0] && memcmp(bytes.baseAddress! + start, key.baseAddress!, key.count) == 0 {
+                return start + key.count
+            }
+            return nil
+        }
+    }
+
+    /// The quote's `asOf` ("YYYY-MM-DDTHH:MM:SS.mmmZ", 23 bytes) in Unix milliseconds.
+    static func asOf(_ digits: UnsafeRawBufferPointer) -> Double {
         func number(_ range: Range<Int>) -> Int {
             digits[range].reduce(0) { $0 * 10 + Int($1) - 48 }
         }
