@@ -2,7 +2,9 @@ import NIOCore
 import Synchronization
 
 /// One stream connection's outbound queue. Events are queued without waiting, from any
-/// task; the connection's writer takes them in batches. The queue is bounded: quotes are
+/// task; the connection's writer takes them in batches: it is woken (`attach`) when the
+/// queue gains events while no batch is being written, and takes the next batch itself
+/// when a write finishes. The queue is bounded: quotes are
 /// kept as the latest per symbol (a newer price replaces one not yet sent, which is
 /// counted as dropped), other events up to `limit`. A connection past that, or whose
 /// writer has not finished a write for `stallLimit`, is stopped as a slow consumer.
@@ -41,8 +43,8 @@ final class StreamSubscriber: Sendable {
 
     private let queue = Mutex(Queue())
     private let limit: Int
-    private let wakeups: AsyncStream<Void>
-    private let wake: AsyncStream<Void>.Continuation
+    /// The writer's wake-up, once attached.
+    private let writer = Mutex<(@Sendable () -> Void)?>(nil)
     /// Ends when the subscriber is stopped, for whoever must cut a stalled writer short.
     let stops: AsyncStream<StopReason>
     private let stop: AsyncStream<StopReason>.Continuation
@@ -53,31 +55,30 @@ final class StreamSubscriber: Sendable {
         self.tokenVersion = tokenVersion
         self.renderOrder = renderOrder
         self.limit = limit
-        (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (stops, stop) = AsyncStream.makeStream(of: StopReason.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Queues an event; false when the queue was full and the subscriber is now stopped.
     func enqueue(_ message: StreamMessage) -> Bool {
-        let (accepted, wasEmpty) = queue.withLock { queue -> (Bool, Bool) in
+        let (accepted, idle) = queue.withLock { queue -> (Bool, Bool) in
             guard queue.stopped == nil else { return (true, false) }
             guard queue.events.count < limit else {
                 queue.stopped = .slowConsumer
                 return (false, false)
             }
-            let wasEmpty = queue.isEmpty
+            let idle = queue.isEmpty && queue.writingSince == nil
             queue.events.append(message)
-            return (true, wasEmpty)
+            return (true, idle)
         }
-        if !accepted { stop.yield(.slowConsumer) } else if wasEmpty { wake.yield() }
+        if !accepted { stop.yield(.slowConsumer) } else if idle { wake() }
         return accepted
     }
 
     /// Queues quotes; returns how many replaced an unsent quote of the same symbol.
     func enqueueQuotes(_ quotes: [(symbol: String, message: StreamMessage)]) -> Int {
-        let (replaced, wasEmpty) = queue.withLock { queue -> (Int, Bool) in
+        let (replaced, idle) = queue.withLock { queue -> (Int, Bool) in
             guard queue.stopped == nil else { return (0, false) }
-            let wasEmpty = queue.isEmpty
+            let idle = queue.isEmpty && queue.writingSince == nil
             var replaced = 0
             for (symbol, message) in quotes {
                 if queue.quotes.updateValue(message, forKey: symbol) != nil {
@@ -86,31 +87,40 @@ final class StreamSubscriber: Sendable {
                     queue.quoteOrder.append(symbol)
                 }
             }
-            return (replaced, wasEmpty)
+            return (replaced, idle)
         }
-        // The writer empties the queue whole, so it needs waking only when it was empty.
-        if wasEmpty { wake.yield() }
+        // The writer empties the queue whole and looks again after each write, so it needs
+        // waking only when the queue was empty and no write was under way.
+        if idle { wake() }
         return replaced
     }
 
-    /// Waits for events and takes them all; nil once the subscriber is stopped.
-    func next() async -> [StreamMessage]? {
-        for await _ in wakeups {
-            let batch = queue.withLock { queue -> [StreamMessage]? in
-                guard queue.stopped == nil else { return nil }
-                var batch: [StreamMessage] = []
-                swap(&batch, &queue.events)
-                batch.reserveCapacity(batch.count + queue.quoteOrder.count)
-                for symbol in queue.quoteOrder { batch.append(queue.quotes[symbol]!) }
-                queue.quotes.removeAll(keepingCapacity: true)
-                queue.quoteOrder.removeAll(keepingCapacity: true)
-                queue.writingSince = batch.isEmpty ? nil : .now
-                return batch
-            }
-            guard let batch else { return nil }
-            if !batch.isEmpty { return batch }
+    /// Attaches the connection's writer: `wake` is called (from any thread) whenever the
+    /// writer should take a batch; once now, for what was queued before.
+    func attach(_ wake: @escaping @Sendable () -> Void) {
+        writer.withLock { $0 = wake }
+        wake()
+    }
+
+    private func wake() {
+        writer.withLock { $0 }?()
+    }
+
+    /// Takes every queued event, as one batch to write; nil when there is none, a batch is
+    /// still being written (its `wrote` takes the next), or the subscriber is stopped.
+    /// Until `wrote`, the batch counts as being written.
+    func takeBatch() -> [StreamMessage]? {
+        queue.withLock { queue -> [StreamMessage]? in
+            guard queue.stopped == nil, queue.writingSince == nil, !queue.isEmpty else { return nil }
+            var batch: [StreamMessage] = []
+            swap(&batch, &queue.events)
+            batch.reserveCapacity(batch.count + queue.quoteOrder.count)
+            for symbol in queue.quoteOrder { batch.append(queue.quotes[symbol]!) }
+            queue.quotes.removeAll(keepingCapacity: true)
+            queue.quoteOrder.removeAll(keepingCapacity: true)
+            queue.writingSince = .now
+            return batch
         }
-        return nil
     }
 
     /// The writer finished the batch it took.
@@ -132,12 +142,11 @@ final class StreamSubscriber: Sendable {
         }
         guard first else { return }
         stop.yield(reason)
-        wake.yield()
     }
 
-    /// Ends the streams, when the connection is gone.
+    /// Ends the stream of stops and detaches the writer, when the connection is gone.
     func finish() {
-        wake.finish()
+        writer.withLock { $0 = nil }
         stop.finish()
     }
 

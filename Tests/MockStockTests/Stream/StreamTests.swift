@@ -415,23 +415,38 @@ struct StreamTests {
     @Test("a slow connection's quotes are kept as the latest per symbol; other events are bounded and overflowing stops it")
     func boundedQueue() async throws {
         let subscriber = StreamSubscriber(id: 1, userID: 7, tokenVersion: 0, limit: 3)
+        let wakes = Mutex(0)
         func message(_ text: String) -> StreamMessage { ByteBuffer(string: text) }
         #expect(subscriber.enqueueQuotes([("AAPL", message("a1")), ("MSFT", message("m1"))]) == 0)
+        subscriber.attach { wakes.withLock { $0 += 1 } }
+        #expect(wakes.withLock { $0 } == 1, "attaching wakes the writer for what was queued before")
         #expect(subscriber.enqueueQuotes([("AAPL", message("a2"))]) == 1, "a newer AAPL price replaces the unsent one")
         #expect(subscriber.enqueue(message("order 1")))
-        #expect(await subscriber.next()?.map { String(buffer: $0) } == ["order 1", "a2", "m1"])
+        #expect(wakes.withLock { $0 } == 1, "a queue with events waiting needs no second wake-up")
+        #expect(subscriber.takeBatch()?.map { String(buffer: $0) } == ["order 1", "a2", "m1"])
 
-        // The writer is now stuck on that batch: after the stall limit it counts as stalled.
+        // The writer is now stuck on that batch: after the stall limit it counts as stalled,
+        // events queued meanwhile wait for it (no wake-up, no second batch at once).
         #expect(subscriber.isStalled(longerThan: .seconds(5), now: .now + .seconds(6)))
+        #expect(subscriber.enqueue(message("order 2")))
+        #expect(wakes.withLock { $0 } == 1)
+        #expect(subscriber.takeBatch() == nil, "one batch is written at a time")
         subscriber.wrote()
         #expect(!subscriber.isStalled(longerThan: .seconds(5), now: .now + .seconds(6)))
+        #expect(subscriber.takeBatch()?.map { String(buffer: $0) } == ["order 2"], "the finished write takes what waited")
+        subscriber.wrote()
+        #expect(subscriber.takeBatch() == nil)
+        #expect(subscriber.enqueue(message("order 3")))
+        #expect(wakes.withLock { $0 } == 2, "an idle writer is woken by the next event")
+        #expect(subscriber.takeBatch()?.map { String(buffer: $0) } == ["order 3"])
+        subscriber.wrote()
 
         for event in ["e1", "e2", "e3"] { #expect(subscriber.enqueue(message(event))) }
         #expect(subscriber.enqueue(message("e4")) == false, "the fourth unsent event is one too many")
         #expect(subscriber.stopReason == .slowConsumer)
         var stops = subscriber.stops.makeAsyncIterator()
         #expect(await stops.next() == .slowConsumer)
-        #expect(await subscriber.next() == nil, "a stopped subscriber's writer ends")
+        #expect(subscriber.takeBatch() == nil, "a stopped subscriber's writer writes nothing more")
     }
 
     @Test("a batch is framed as RFC 6455 text frames: 7-bit, 16-bit and 64-bit lengths, back to back")
