@@ -104,6 +104,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
     ]

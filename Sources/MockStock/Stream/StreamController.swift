@@ -189,7 +189,7 @@ struct StreamController {
             }
             encoder.writeAndFlush(NIOAny(StreamEncoding.frames(batch, allocator: channel.allocator)), promise: written)
         }
-        subscriber.attach { loop.execute(writeNext) }
+        subscriber.attach(.init(loop: loop, write: writeNext))
     }
 
     // MARK: Client messages

@@ -132,7 +132,13 @@ final class StreamHub: Sendable {
             return byConnection.compactMap { id, quotes in state.subscribers[id].map { ($0, quotes) } }
         }
         var replaced = 0
-        for (subscriber, quotes) in byConnection { replaced += subscriber.enqueueQuotes(quotes) }
+        var writers: [StreamSubscriber.Writer] = []
+        for (subscriber, quotes) in byConnection {
+            let queued = subscriber.enqueueQuotes(quotes)
+            replaced += queued.replaced
+            if let writer = queued.wake { writers.append(writer) }
+        }
+        StreamSubscriber.wake(writers)
         metrics.dropped.increment(by: Int64(replaced))
     }
 

@@ -43,8 +43,14 @@ final class StreamSubscriber: Sendable {
 
     private let queue = Mutex(Queue())
     private let limit: Int
-    /// The writer's wake-up, once attached.
-    private let writer = Mutex<(@Sendable () -> Void)?>(nil)
+    /// The connection's writer: `write` takes and writes the next batch, on `loop`.
+    struct Writer: Sendable {
+        let loop: any EventLoop
+        let write: @Sendable () -> Void
+    }
+
+    /// The writer, once attached.
+    private let writer = Mutex<Writer?>(nil)
     /// Ends when the subscriber is stopped, for whoever must cut a stalled writer short.
     let stops: AsyncStream<StopReason>
     private let stop: AsyncStream<StopReason>.Continuation
@@ -74,8 +80,10 @@ final class StreamSubscriber: Sendable {
         return accepted
     }
 
-    /// Queues quotes; returns how many replaced an unsent quote of the same symbol.
-    func enqueueQuotes(_ quotes: [(symbol: String, message: StreamMessage)]) -> Int {
+    /// Queues quotes; returns how many replaced an unsent quote of the same symbol, and the
+    /// writer when it must be woken, which the caller does (`wake(_:)`), so that a tick's
+    /// fan-out wakes each event loop once rather than each connection on its own.
+    func enqueueQuotes(_ quotes: [(symbol: String, message: StreamMessage)]) -> (replaced: Int, wake: Writer?) {
         let (replaced, idle) = queue.withLock { queue -> (Int, Bool) in
             guard queue.stopped == nil else { return (0, false) }
             let idle = queue.isEmpty && queue.writingSince == nil
@@ -91,19 +99,27 @@ final class StreamSubscriber: Sendable {
         }
         // The writer empties the queue whole and looks again after each write, so it needs
         // waking only when the queue was empty and no write was under way.
-        if idle { wake() }
-        return replaced
+        return (replaced, idle ? writer.withLock { $0 } : nil)
     }
 
-    /// Attaches the connection's writer: `wake` is called (from any thread) whenever the
-    /// writer should take a batch; once now, for what was queued before.
-    func attach(_ wake: @escaping @Sendable () -> Void) {
-        writer.withLock { $0 = wake }
+    /// Attaches the connection's writer, run on its event loop whenever it should take a
+    /// batch; once now, for what was queued before.
+    func attach(_ writer: Writer) {
+        self.writer.withLock { $0 = writer }
         wake()
     }
 
     private func wake() {
-        writer.withLock { $0 }?()
+        if let writer = writer.withLock({ $0 }) { Self.wake([writer]) }
+    }
+
+    /// Runs writers, with one task for each event loop among them.
+    static func wake(_ writers: [Writer]) {
+        var byLoop: [ObjectIdentifier: (loop: any EventLoop, writes: [@Sendable () -> Void])] = [:]
+        for writer in writers { byLoop[ObjectIdentifier(writer.loop), default: (writer.loop, [])].writes.append(writer.write) }
+        for (loop, writes) in byLoop.values {
+            loop.execute { for write in writes { write() } }
+        }
     }
 
     /// Takes every queued event, as one batch to write; nil when there is none, a batch is

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import HummingbirdWSClient
 import Logging
 import NIOCore
+import NIOEmbedded
 @testable import MockStock
 import Postgres
 import Synchronization
@@ -415,13 +416,18 @@ struct StreamTests {
     @Test("a slow connection's quotes are kept as the latest per symbol; other events are bounded and overflowing stops it")
     func boundedQueue() async throws {
         let subscriber = StreamSubscriber(id: 1, userID: 7, tokenVersion: 0, limit: 3)
+        let loop = EmbeddedEventLoop()
         let wakes = Mutex(0)
         func message(_ text: String) -> StreamMessage { ByteBuffer(string: text) }
-        #expect(subscriber.enqueueQuotes([("AAPL", message("a1")), ("MSFT", message("m1"))]) == 0)
-        subscriber.attach { wakes.withLock { $0 += 1 } }
+        #expect(subscriber.enqueueQuotes([("AAPL", message("a1")), ("MSFT", message("m1"))]).replaced == 0)
+        subscriber.attach(.init(loop: loop, write: { wakes.withLock { $0 += 1 } }))
+        loop.run()
         #expect(wakes.withLock { $0 } == 1, "attaching wakes the writer for what was queued before")
-        #expect(subscriber.enqueueQuotes([("AAPL", message("a2"))]) == 1, "a newer AAPL price replaces the unsent one")
+        let again = subscriber.enqueueQuotes([("AAPL", message("a2"))])
+        #expect(again.replaced == 1, "a newer AAPL price replaces the unsent one")
+        #expect(again.wake == nil, "a queue with events waiting needs no second wake-up")
         #expect(subscriber.enqueue(message("order 1")))
+        loop.run()
         #expect(wakes.withLock { $0 } == 1, "a queue with events waiting needs no second wake-up")
         #expect(subscriber.takeBatch()?.map { String(buffer: $0) } == ["order 1", "a2", "m1"])
 
@@ -429,6 +435,7 @@ struct StreamTests {
         // events queued meanwhile wait for it (no wake-up, no second batch at once).
         #expect(subscriber.isStalled(longerThan: .seconds(5), now: .now + .seconds(6)))
         #expect(subscriber.enqueue(message("order 2")))
+        loop.run()
         #expect(wakes.withLock { $0 } == 1)
         #expect(subscriber.takeBatch() == nil, "one batch is written at a time")
         subscriber.wrote()
@@ -437,6 +444,7 @@ struct StreamTests {
         subscriber.wrote()
         #expect(subscriber.takeBatch() == nil)
         #expect(subscriber.enqueue(message("order 3")))
+        loop.run()
         #expect(wakes.withLock { $0 } == 2, "an idle writer is woken by the next event")
         #expect(subscriber.takeBatch()?.map { String(buffer: $0) } == ["order 3"])
         subscriber.wrote()
