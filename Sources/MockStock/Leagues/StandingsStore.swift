@@ -99,31 +99,27 @@ struct StandingsStore: Sendable {
         // would cost more than it saves, and the sort should stay in memory.
         try await session.execute("SET LOCAL jit = off")
         try await session.execute("SET LOCAL work_mem = '64MB'")
-        // Read before the standings, so a trade committed in between is at worst seen twice.
-        let seen = kept == .final ? nil : try await session.query(
-            "SELECT (SELECT coalesce(max(id), 0) FROM trades), (SELECT coalesce(max(id), 0) FROM cash_movements)"
-        )[0].decode((Int, Int).self)
+        // A live snapshot's watermarks are read before the standings, so a trade committed
+        // in between is at worst seen twice.
+        var watermarks: (columns: PostgresQuery, values: PostgresQuery, updates: PostgresQuery) = ("", "", "")
+        if kept == .live {
+            let (trades, cash) = try await session.query(
+                "SELECT (SELECT coalesce(max(id), 0) FROM trades), (SELECT coalesce(max(id), 0) FROM cash_movements)"
+            )[0].decode((Int, Int).self)
+            watermarks = (", trades_seen, cash_movements_seen", ", \(trades), \(cash)",
+                          ", trades_seen = excluded.trades_seen, cash_movements_seen = excluded.cash_movements_seen")
+        }
         try await session.execute("DELETE FROM \(unescaped: kept.standings) WHERE league_id = \(leagueID)")
         let members = try await session.execute(
             "INSERT INTO \(unescaped: kept.standings) SELECT \(leagueID), * FROM league_standings_live(\(leagueID))"
         )
-        if let seen {
-            try await session.execute(
-                """
-                INSERT INTO league_live_snapshots (league_id, taken_at, members, trades_seen, cash_movements_seen)
-                VALUES (\(leagueID), now(), \(members), \(seen.0), \(seen.1))
-                ON CONFLICT (league_id) DO UPDATE SET taken_at = excluded.taken_at, members = excluded.members,
-                    trades_seen = excluded.trades_seen, cash_movements_seen = excluded.cash_movements_seen
-                """
-            )
-        } else {
-            try await session.execute(
-                """
-                INSERT INTO league_snapshots (league_id, taken_at, members) VALUES (\(leagueID), now(), \(members))
-                ON CONFLICT (league_id) DO UPDATE SET taken_at = excluded.taken_at, members = excluded.members
-                """
-            )
-        }
+        try await session.execute(
+            """
+            INSERT INTO \(unescaped: kept.snapshots) (league_id, taken_at, members\(watermarks.columns))
+            VALUES (\(leagueID), now(), \(members)\(watermarks.values))
+            ON CONFLICT (league_id) DO UPDATE SET taken_at = excluded.taken_at, members = excluded.members\(watermarks.updates)
+            """
+        )
     }
 
     /// Whether league `l`'s live snapshot `s` (joined on the left) is due: it has none, it

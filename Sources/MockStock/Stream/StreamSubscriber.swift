@@ -110,7 +110,7 @@ final class StreamSubscriber: Sendable {
     }
 
     private func wake() {
-        if let writer = writer.withLock({ $0 }) { Self.wake([writer]) }
+        if let writer = writer.withLock({ $0 }) { writer.loop.execute(writer.write) }
     }
 
     /// Runs writers, with one task for each event loop among them.
@@ -123,7 +123,7 @@ final class StreamSubscriber: Sendable {
     }
 
     /// Takes every queued event, as one batch to write; nil when there is none, a batch is
-    /// still being written (its `wrote` takes the next), or the subscriber is stopped.
+    /// still being written (the writer asks again once it is), or the subscriber is stopped.
     /// Until `wrote`, the batch counts as being written.
     func takeBatch() -> [StreamMessage]? {
         queue.withLock { queue -> [StreamMessage]? in
