@@ -22,6 +22,30 @@ public struct PostgresConfiguration: Sendable {
     public var prepareThreshold = 5
     /// How often a transaction is run again after a serialization failure or deadlock.
     public var transactionAttempts = 5
+    /// What kind of server the connections reach: PostgreSQL itself, or a pooler that
+    /// hands each transaction a server connection of its own.
+    public var poolMode: PoolMode = .session
+
+    /// A connection's server, as far as session state goes.
+    public enum PoolMode: String, Sendable, CaseIterable {
+        /// PostgreSQL, or a pooler in session mode: the connection keeps its session, so
+        /// statements are prepared under names (`statementCacheCapacity`) and the session's
+        /// settings travel as the startup packet's `options`.
+        case session
+        /// A pooler in transaction mode (pgbouncer's `pool_mode = transaction`): one
+        /// transaction's statements share a server connection, the next may get another. Every
+        /// statement runs unnamed (parsed, bound and run in one exchange, so it never
+        /// refers to a statement another server connection prepared), and no `options` are
+        /// sent, since such a pooler refuses them: the pooler sets `TimeZone` and `DateStyle`
+        /// on its server connections (pgbouncer's `timezone=`/`datestyle=` database settings),
+        /// the database role its `statement_timeout`. A connection whose server reports any
+        /// other `TimeZone` or `DateStyle` is refused. Session state (`LISTEN`, session
+        /// advisory locks, migrations) needs a direct connection: a pool in session mode.
+        case transaction
+    }
+
+    /// Prepared statements kept per connection, as the pool mode allows.
+    var effectiveStatementCacheCapacity: Int { poolMode == .transaction ? 0 : statementCacheCapacity }
 
     public init(connectionString: String) {
         self.connectionString = connectionString
@@ -38,6 +62,7 @@ public struct PostgresConfiguration: Sendable {
         let userOptions = value("options") ?? ""
         parameters.removeAll { $0.0 == "client_encoding" || $0.0 == "options" }
         parameters.append(("client_encoding", "UTF8"))
+        if poolMode == .transaction { return parameters }
         // The driver reads timestamps in ISO form and UTC; see PostgresTimestamp.
         var options = [userOptions, "-c TimeZone=UTC", "-c DateStyle=ISO,YMD", "-c bytea_output=hex"]
         if let statementTimeout {

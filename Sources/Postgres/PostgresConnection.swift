@@ -86,7 +86,7 @@ final class PostgresConnection: @unchecked Sendable {
     init(configuration: PostgresConfiguration) {
         self.configuration = configuration
         statements = PostgresStatementCache(
-            capacity: configuration.statementCacheCapacity, prepareThreshold: configuration.prepareThreshold
+            capacity: configuration.effectiveStatementCacheCapacity, prepareThreshold: configuration.prepareThreshold
         )
     }
 
@@ -396,12 +396,31 @@ final class PostgresConnection: @unchecked Sendable {
             // libpq prints notices to stderr by default; the server log has them anyway.
             PQsetNoticeProcessor(handle, { _, _ in }, nil)
             state = .idle
+            if let error = Self.unexpectedSessionSettings(handle) {
+                close()
+                return fail(error)
+            }
             return begin(request, handle)
         default:
             let error = PostgresError(connection: handle, code: .connectionException)
             close()
             return fail(error)
         }
+    }
+
+    /// Timestamps are read in UTC and ISO form (see `PostgresTimestamp`), and SQL that
+    /// takes a day from a moment counts on UTC: a server (or pooler) reporting other
+    /// settings at start-up, as PostgreSQL and pgbouncer both do, is refused rather than
+    /// misread. Costs no round trip.
+    static func unexpectedSessionSettings(_ handle: OpaquePointer) -> PostgresError? {
+        func reported(_ name: String) -> String? { PQparameterStatus(handle, name).map { String(cString: $0) } }
+        let timeZone = reported("TimeZone"), dateStyle = reported("DateStyle")
+        guard let timeZone, let dateStyle else { return nil }
+        if ["UTC", "Etc/UTC"].contains(timeZone), dateStyle.hasPrefix("ISO") { return nil }
+        return PostgresError(
+            kind: .connection, code: .connectionException,
+            message: "the server reports TimeZone \(timeZone) and DateStyle \(dateStyle); the driver needs UTC and ISO (set them on the pooler's database entry, e.g. pgbouncer's timezone=UTC datestyle=ISO)"
+        )
     }
 
     private func close() {

@@ -36,11 +36,11 @@ struct Comparison: ResponseEncodable, Sendable {
 /// Both read the total-return series (`adjusted_bars(..., 'total')`: splits neutral,
 /// dividends reinvested), so a split is not a crash and a dividend not a loss.
 struct ComparisonStore: Sendable {
-    let pool: PostgresConnectionPool
+    let reads: StaleReads
 
     /// The symbols of `symbols` that no instrument has.
     func unknown(_ symbols: [String]) async throws -> [String] {
-        try await pool.query(
+        try await reads.query(
             """
             SELECT s FROM unnest(\(symbols)::text[]) s
             WHERE NOT EXISTS (SELECT 1 FROM instruments i WHERE i.symbol = s) ORDER BY s
@@ -50,13 +50,13 @@ struct ComparisonStore: Sendable {
 
     /// The last day any of the symbols has a close.
     func lastDay(_ symbols: [String]) async throws -> String? {
-        try await pool.query("SELECT max(day)::text FROM daily_bars WHERE symbol = ANY(\(symbols)::text[])").decodeColumn(String?.self).first ?? nil
+        try await reads.query("SELECT max(day)::text FROM daily_bars WHERE symbol = ANY(\(symbols)::text[])").decodeColumn(String?.self).first ?? nil
     }
 
     /// Each pair's Pearson coefficient (binary floating point: a statistic, not money)
     /// and the number of common days.
     func correlations(_ symbols: [String], from: String, to: String) async throws -> (pairs: [String: Double?], days: Int) {
-        let rows = try await pool.query(
+        let rows = try await reads.query(
             """
             WITH series AS (
                 SELECT s.symbol, a.day, a.close / lag(a.close) OVER (PARTITION BY s.symbol ORDER BY a.day) - 1 AS r
@@ -75,7 +75,7 @@ struct ComparisonStore: Sendable {
     }
 
     func rebased(_ symbols: [String], from: String, to: String) async throws -> [(symbol: String, day: String, value: Decimal)] {
-        try await pool.query(
+        try await reads.query(
             """
             SELECT s.symbol, a.day::text, round(100 * a.close / first_value(a.close) OVER (PARTITION BY s.symbol ORDER BY a.day), 4)
             FROM unnest(\(symbols)::text[]) s (symbol)

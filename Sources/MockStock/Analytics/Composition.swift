@@ -32,7 +32,7 @@ struct Composition: ResponseEncodable, Sendable {
 }
 
 struct CompositionService: Sendable {
-    let pool: PostgresConnectionPool
+    let reads: StaleReads
     let trading: TradingService
     let history: ValueHistoryService
 
@@ -59,7 +59,7 @@ struct CompositionService: Sendable {
         let cash: Decimal
         if let date, date < today {
             // Shares and cash at the day's end (`portfolio_moves`), each symbol at its last close by then.
-            let rows = try await pool.query(
+            let rows = try await reads.query(
                 """
                 WITH moves AS (
                     SELECT m.symbol, m.amount, m.shares FROM portfolio_moves m
@@ -81,7 +81,7 @@ struct CompositionService: Sendable {
             cash = live.cash
             held = live.holdings.map { (symbol: $0.symbol, quantity: $0.quantity, price: $0.price) }
         }
-        let sectors = try await pool.query(
+        let sectors = try await reads.query(
             "SELECT symbol, sector FROM instruments WHERE symbol = ANY(\(held.map(\.symbol))::text[])"
         ).decode((String, String).self)
         let sectorOf = Dictionary(sectors.map { ($0.0, $0.1.isEmpty ? Self.unclassified : $0.1) }) { first, _ in first }

@@ -72,11 +72,11 @@ enum Returns {
 /// `adjustment_factor` at the two ends only), each end taken at the last close on or
 /// before it; or the equal-weighted market, the average of every active instrument's.
 struct BenchmarkStore: Sendable {
-    let pool: PostgresConnectionPool
+    let reads: StaleReads
 
     /// The symbols' returns between `from` and `to`, for those with closes at both ends.
     func totalReturns(symbols: [String]?, from: String, to: String) async throws -> [String: Decimal] {
-        let rows = try await pool.query(
+        let rows = try await reads.query(
             """
             WITH chosen AS (
                 SELECT i.symbol FROM instruments i

@@ -138,7 +138,7 @@ struct Lots {
 }
 
 struct ProfitAndLossService: Sendable {
-    let pool: PostgresConnectionPool
+    let reads: StaleReads
     let trading: TradingService
 
     /// In the portfolio's own currency only (`currency` nil or that one): its gains span
@@ -150,7 +150,7 @@ struct ProfitAndLossService: Sendable {
         }
         // Everything that changed the portfolio, oldest first; a split with its shares before and
         // after (summed over the position and the back-dated fills it reached).
-        let rows = try await pool.query(
+        let rows = try await reads.query(
             """
             SELECT a.type, a.symbol, a.side, a.quantity, a.amount, a.fee, x.quantity_before, x.quantity_after
             FROM activities a

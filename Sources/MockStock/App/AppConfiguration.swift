@@ -11,6 +11,16 @@ public struct AppConfiguration: Sendable {
     public var environment: Environment = .development
     /// libpq conninfo string or `postgresql://` URI; empty uses libpq's `PG*` variables.
     public var databaseURL = ""
+    /// What `databaseURL` reaches (`DATABASE_POOL_MODE`): PostgreSQL or a session pooler
+    /// (`session`), or a transaction pooler such as pgbouncer (`transaction`).
+    public var databasePoolMode: PostgresConfiguration.PoolMode = .session
+    /// A direct connection to the primary for what needs a session of its own — `LISTEN`,
+    /// migrations (`DATABASE_DIRECT_URL`); `databaseURL` when empty.
+    public var databaseDirectURL = ""
+    /// A streaming replica for reads that may be a little stale (`DATABASE_REPLICA_URL`).
+    public var databaseReplicaURL = ""
+    /// How far behind the primary the replica may be and still be read (`REPLICA_MAX_LAG_MS`).
+    public var replicaMaxLag: Duration = .seconds(1)
     public var host = "127.0.0.1"
     public var port = 8080
     public var logLevel: Logger.Level = .info
@@ -109,6 +119,18 @@ public struct AppConfiguration: Sendable {
             self.environment = environment
         }
         databaseURL = value("DATABASE_URL") ?? ""
+        databaseDirectURL = value("DATABASE_DIRECT_URL") ?? ""
+        databaseReplicaURL = value("DATABASE_REPLICA_URL") ?? ""
+        if let text = value("DATABASE_POOL_MODE") {
+            guard let mode = PostgresConfiguration.PoolMode(rawValue: text.lowercased()) else {
+                throw ConfigurationError("DATABASE_POOL_MODE must be session or transaction, got \"\(text)\"")
+            }
+            databasePoolMode = mode
+        }
+        if databasePoolMode == .transaction, databaseDirectURL.isEmpty {
+            throw ConfigurationError("DATABASE_POOL_MODE=transaction needs DATABASE_DIRECT_URL, a direct connection to the primary for LISTEN and migrations")
+        }
+        replicaMaxLag = try milliseconds("REPLICA_MAX_LAG_MS", in: 0...3_600_000) ?? replicaMaxLag
         host = value("HOST") ?? host
         port = try integer("PORT", in: 0...65535) ?? port
         botRequestsPerMinute = try integer("BOT_RATE_LIMIT_PER_MINUTE", in: 1...1_000_000) ?? botRequestsPerMinute
@@ -227,6 +249,27 @@ public struct AppConfiguration: Sendable {
         configuration.maxConnections = maxConnections ?? databasePoolSize
         configuration.acquireTimeout = databaseAcquireTimeout
         configuration.statementTimeout = databaseStatementTimeout
+        configuration.poolMode = databasePoolMode
+        return configuration
+    }
+
+    /// The direct connection's settings (`LISTEN`, migrations), or nil when `databaseURL`
+    /// serves for them too: a session-mode URL with no `DATABASE_DIRECT_URL`.
+    public func postgresDirect() -> PostgresConfiguration? {
+        guard !databaseDirectURL.isEmpty else { return nil }
+        var configuration = postgres(maxConnections: 2)
+        configuration.connectionString = databaseDirectURL
+        configuration.poolMode = .session
+        return configuration
+    }
+
+    /// The replica's settings, or nil without `DATABASE_REPLICA_URL`.
+    public func postgresReplica() -> PostgresConfiguration? {
+        guard !databaseReplicaURL.isEmpty else { return nil }
+        var configuration = postgres()
+        configuration.connectionString = databaseReplicaURL
+        configuration.poolMode = .session
+        configuration.acquireTimeout = min(databaseAcquireTimeout, .seconds(1))
         return configuration
     }
 

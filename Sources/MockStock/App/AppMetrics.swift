@@ -8,6 +8,8 @@ public struct AppMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     let stream: StreamMetrics
     private let poolConnections: (inUse: Gauge, idle: Gauge, waiting: Gauge)
+    /// Reads that may be stale, by the server that answered; replica fallbacks; its lag.
+    private let staleReads: (replica: Gauge, primary: Gauge, fallbacks: Gauge, lag: Gauge)
     /// Passes of what follows new prices (corporate actions, matching) queued or running.
     let priceFollowUpsPending: Gauge
 
@@ -38,6 +40,19 @@ public struct AppMetrics: Sendable {
             registry.makeGauge(descriptor: Self.poolConnectionsMetric, labels: [("state", "idle")]),
             registry.makeGauge(descriptor: Self.poolWaitingMetric)
         )
+        let staleReadsMetric = MetricNameDescriptor(
+            metricName: "db_stale_reads", unitName: "total", helpText: "Reads that may be a little stale, by the server that answered them"
+        )
+        staleReads = (
+            registry.makeGauge(descriptor: staleReadsMetric, labels: [("server", "replica")]),
+            registry.makeGauge(descriptor: staleReadsMetric, labels: [("server", "primary")]),
+            registry.makeGauge(descriptor: MetricNameDescriptor(
+                metricName: "db_replica_fallbacks", unitName: "total", helpText: "Replica reads that failed and ran on the primary"
+            )),
+            registry.makeGauge(descriptor: MetricNameDescriptor(
+                metricName: "db_replica_lag", unitName: "seconds", helpText: "How far the replica was behind at its last probe; -1 when it is not being read"
+            ))
+        )
         priceFollowUpsPending = registry.makeGauge(descriptor: MetricNameDescriptor(
             metricName: "price_followups", unitName: "pending",
             helpText: "Passes of corporate actions and order matching after new prices, queued or running"
@@ -57,11 +72,17 @@ public struct AppMetrics: Sendable {
     }
 
     /// The Prometheus text exposition, with the pool's gauges read now.
-    func exposition(pool: PostgresConnectionPool) -> String {
+    func exposition(pool: PostgresConnectionPool, replica: PostgresReplicaRouter? = nil) -> String {
         let statistics = pool.statistics
         poolConnections.inUse.set(Double(statistics.inUse))
         poolConnections.idle.set(Double(statistics.idle))
         poolConnections.waiting.set(Double(statistics.waiting))
+        if let reads = replica?.statistics {
+            staleReads.replica.set(Double(reads.replicaReads))
+            staleReads.primary.set(Double(reads.primaryReads))
+            staleReads.fallbacks.set(Double(reads.fallbacks))
+            staleReads.lag.set(reads.lag.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? -1)
+        }
         return registry.emitToString()
     }
 }

@@ -18,8 +18,20 @@ public func buildApplication(
     var poolLogger = logger
     poolLogger[metadataKey: "component"] = "postgres"
     let pool = PostgresConnectionPool(configuration: configuration.postgres(), logger: poolLogger)
+    // A session of its own on the primary for LISTEN and migrations, when `pool` reaches a
+    // transaction pooler; a replica for reads that may be a little stale.
+    let direct = configuration.postgresDirect().map { PostgresConnectionPool(configuration: $0, logger: poolLogger) }
+    let replicaRouter = configuration.postgresReplica().map { replicaConfiguration in
+        var settings = PostgresReplicaRouter.Settings()
+        settings.maxLag = configuration.replicaMaxLag
+        return PostgresReplicaRouter(
+            primary: pool, replica: PostgresConnectionPool(configuration: replicaConfiguration, logger: poolLogger),
+            settings: settings, logger: poolLogger
+        )
+    }
+    let reads = StaleReads(pool: pool, router: replicaRouter)
     let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
-    let market = MarketStore(pool: pool)
+    let market = MarketStore(pool: pool, reads: reads)
     let trading = TradingStore(pool: pool)
     let orders = OrderStore(pool: pool)
     let fx = FxStore(pool: pool)
@@ -30,6 +42,8 @@ public func buildApplication(
     let pricesStored: PricesStored = { symbols in followUps.tell(symbols) }
     var quotes: any QuoteProvider
     var services: [any Service] = [pool, followUps]
+    if let direct { services.append(direct) }
+    if let replicaRouter, let replica = replicaRouter.replica { services += [replica, replicaRouter] }
     switch configuration.quoteSource {
     case .database:
         quotes = StoredQuoteProvider(store: market, fx: fx)
@@ -62,7 +76,7 @@ public func buildApplication(
     ])
 
     // Every store once; features share them.
-    let standings = StandingsStore(pool: pool, liveLimit: configuration.standings.liveLimit, clock: clock)
+    let standings = StandingsStore(pool: pool, reads: reads, liveLimit: configuration.standings.liveLimit, clock: clock)
     let achievements = AchievementStore(pool: pool)
     let notifications = NotificationStore(pool: pool)
     services.append(StandingsService(
@@ -93,7 +107,7 @@ public func buildApplication(
     let valueHistory = ValueHistoryService(
         store: ValueHistoryStore(pool: pool), trading: tradingService, clock: clock, fx: fx
     )
-    let alpacaStore = AlpacaStore(pool: pool)
+    let alpacaStore = AlpacaStore(pool: pool, reads: reads)
     let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading)
     let features = Features(
         accounts: accounts,
@@ -120,10 +134,10 @@ public func buildApplication(
         alpacaMarketData: AlpacaMarketDataController(store: alpacaStore, quotes: quotes, clock: clock),
         analytics: AnalyticsController(
             history: valueHistory,
-            performance: PerformanceService(history: valueHistory, benchmarks: BenchmarkStore(pool: pool), market: market),
-            profitAndLoss: ProfitAndLossService(pool: pool, trading: tradingService),
-            comparison: ComparisonService(store: ComparisonStore(pool: pool), history: valueHistory),
-            composition: CompositionService(pool: pool, trading: tradingService, history: valueHistory)
+            performance: PerformanceService(history: valueHistory, benchmarks: BenchmarkStore(reads: reads), market: market),
+            profitAndLoss: ProfitAndLossService(reads: reads, trading: tradingService),
+            comparison: ComparisonService(store: ComparisonStore(reads: reads), history: valueHistory),
+            composition: CompositionService(reads: reads, trading: tradingService, history: valueHistory)
         ),
         fx: FxController(store: fx, quotes: quotes, history: valueHistory, maxUpload: configuration.adminUploadLimit),
         practice: PracticePortfolios(
@@ -134,7 +148,7 @@ public func buildApplication(
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
     let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)
     let feed = StreamFeed(
-        hub: hub, pool: pool, orders: orders, notifications: notifications, leagues: features.leagues,
+        hub: hub, pool: pool, listenPool: direct, orders: orders, notifications: notifications, leagues: features.leagues,
         quotes: quotes, market: market, settings: configuration.stream,
         tokenIsCurrent: { try await auth.isCurrent(userID: $0, version: $1) }, logger: logger, started: started
     )
@@ -142,7 +156,9 @@ public func buildApplication(
     let stream = StreamController(hub: hub, feed: feed, auth: auth, leagues: features.leagues, logger: logger)
     let webSocketRouter = stream.router()
     AlpacaStreamController(stream: stream, keys: features.apiKeys).addRoutes(to: webSocketRouter)
-    let router = buildRouter(configuration: configuration, pool: pool, metrics: metrics, auth: auth, stream: stream, features: features)
+    let router = buildRouter(
+        configuration: configuration, pool: pool, replica: replicaRouter, metrics: metrics, auth: auth, stream: stream, features: features
+    )
     let headTimeout = TimeAmount.milliseconds(configuration.requestHeadTimeout.inMilliseconds)
     var app = Application(
         router: router,
@@ -172,7 +188,7 @@ public func buildApplication(
     )
     app.beforeServerStarts {
         if configuration.migrateOnStart {
-            try await migrate(pool: pool, configuration: configuration, logger: logger)
+            try await migrate(pool: direct ?? pool, configuration: configuration, logger: logger)
         }
         if let username = configuration.adminUsername, let password = configuration.adminPassword {
             try await accounts.ensureAdmin(username: username, password: password, logger: logger)
@@ -243,6 +259,7 @@ public func migrate(pool: PostgresConnectionPool, configuration: AppConfiguratio
 func buildRouter(
     configuration: AppConfiguration,
     pool: PostgresConnectionPool,
+    replica: PostgresReplicaRouter? = nil,
     metrics: AppMetrics,
     auth: AuthMiddleware,
     stream: StreamController,
@@ -258,7 +275,7 @@ func buildRouter(
     ))
     let accounts = features.accounts
     router.add(middleware: UnmatchedRequestMiddleware(auth: auth))
-    OperationsController(pool: pool, metrics: metrics, openAPIFile: configuration.openAPIFile)
+    OperationsController(pool: pool, replica: replica, metrics: metrics, openAPIFile: configuration.openAPIFile)
         .addRoutes(to: router.group().add(middleware: BodyLimitMiddleware()))
     let api = router.group("api")
     // Open to everyone: registering and logging in.
@@ -268,7 +285,10 @@ func buildRouter(
     stream.addPlainRoute(to: api.group().add(middleware: BodyLimitMiddleware()))
     AlpacaStreamController.addPlainRoute(to: router.group().add(middleware: BodyLimitMiddleware()))
     // Everything else under /api needs a token, also where no route matches (401, not 404).
-    let authenticated = api.group().add(middleware: auth)
+    var authenticated = api.group().add(middleware: auth)
+    // With a replica, a player's reads wait for their own writes (PlayerWrites).
+    let playerWrites = replica.map { _ in PlayerWritesMiddleware(writes: PlayerWrites(horizon: configuration.replicaMaxLag)) }
+    if let playerWrites { authenticated = authenticated.add(middleware: playerWrites) }
     let json = authenticated.group().add(middleware: BodyLimitMiddleware())
     accountsController.addRoutes(to: json)
     features.market.addRoutes(to: json)
@@ -285,12 +305,13 @@ func buildRouter(
     features.analytics.addRoutes(to: json)
     features.fx.addRoutes(to: json, admin: authenticated)
     // The Alpaca-compatible API: API keys or tokens, Alpaca's error bodies.
-    let v2 = router.group("v2")
+    var v2 = router.group("v2")
         .add(middleware: AlpacaErrorMiddleware())
         .add(middleware: BotAuthMiddleware(
             keys: features.apiKeys, auth: auth, throttles: features.accounts.throttles.store, requestsPerMinute: configuration.botRequestsPerMinute
         ))
-        .add(middleware: BodyLimitMiddleware())
+    if let playerWrites { v2 = v2.add(middleware: playerWrites) }
+    v2 = v2.add(middleware: BodyLimitMiddleware())
     features.alpaca.addRoutes(to: v2)
     features.alpacaOrders.addRoutes(to: v2)
     features.alpacaPositions.addRoutes(to: v2)

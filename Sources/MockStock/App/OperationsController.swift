@@ -5,6 +5,7 @@ import Postgres
 /// Routes for operators and load balancers: liveness, readiness, metrics, the API description.
 struct OperationsController {
     let pool: PostgresConnectionPool
+    var replica: PostgresReplicaRouter? = nil
     let metrics: AppMetrics
     let openAPIFile: URL
 
@@ -15,7 +16,7 @@ struct OperationsController {
             Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: metrics.exposition(pool: pool)))
+                body: .init(byteBuffer: ByteBuffer(string: metrics.exposition(pool: pool, replica: replica)))
             )
         }
         router.get("openapi.yaml", use: openAPI)

@@ -4,6 +4,9 @@ import Postgres
 /// What only the Alpaca-compatible API reads: the UUIDs accounts and assets are known by.
 struct AlpacaStore: Sendable {
     let pool: PostgresConnectionPool
+    /// Market data for bots, which may be a little stale.
+    var reads: StaleReads? = nil
+    private var stale: StaleReads { reads ?? StaleReads(pool: pool) }
 
     struct AccountRecord: Sendable {
         let id: Int
@@ -35,7 +38,7 @@ struct AlpacaStore: Sendable {
 
     /// Instruments, by symbol; `active` nil for all.
     func assets(active: Bool?) async throws -> [AssetRecord] {
-        try await pool.query(
+        try await stale.query(
             """
             SELECT uuid::text, symbol, name, active FROM instruments
             WHERE \(active)::bool IS NULL OR active = \(active)::bool ORDER BY symbol
@@ -50,7 +53,7 @@ struct AlpacaStore: Sendable {
 
     /// The asset ids of these symbols.
     func assetIDs(_ symbols: Set<String>) async throws -> [String: String] {
-        let rows = try await pool.query("SELECT symbol, uuid::text FROM instruments WHERE symbol = ANY(\(Array(symbols)))")
+        let rows = try await stale.query("SELECT symbol, uuid::text FROM instruments WHERE symbol = ANY(\(Array(symbols)))")
             .decode((String, String).self)
         return Dictionary(rows) { first, _ in first }
     }
@@ -58,7 +61,7 @@ struct AlpacaStore: Sendable {
     /// One instrument by symbol or by its UUID.
     func asset(symbolOrID: String) async throws -> AssetRecord? {
         let uuid = UUID(uuidString: symbolOrID)?.uuidString.lowercased()
-        return try await pool.query(
+        return try await stale.query(
             """
             SELECT uuid::text, symbol, name, active FROM instruments
             WHERE CASE WHEN \(uuid)::text IS NULL THEN symbol = \(symbolOrID.uppercased()) ELSE uuid = \(uuid)::uuid END
@@ -87,7 +90,7 @@ extension AlpacaStore {
         symbols: [String], from: String, to: String, through: String?, adjusted: AdjustedHistory, period: String,
         after: (symbol: String, day: String)?, limit: Int
     ) async throws -> [BarRecord] {
-        let rows = try await pool.query(
+        let rows = try await stale.query(
             """
             WITH raw AS (
                 SELECT s.symbol, b.day, b.open, b.high, b.low, b.close, b.volume
@@ -117,7 +120,7 @@ extension AlpacaStore {
     func intradayBars(
         symbols: [String], from: Date, to: Date, seconds: Int, after: (symbol: String, epoch: Int)?, limit: Int
     ) async throws -> [BarRecord] {
-        let rows = try await pool.query(
+        let rows = try await stale.query(
             """
             WITH periods AS (
                 SELECT symbol, (floor(extract(epoch FROM minute) / \(seconds)) * \(seconds))::int8 AS epoch,
@@ -139,7 +142,7 @@ extension AlpacaStore {
 
     /// Each symbol's latest minute bar (of the seven days kept).
     func latestMinuteBars(symbols: [String]) async throws -> [BarRecord] {
-        try await pool.query(
+        try await stale.query(
             """
             SELECT DISTINCT ON (symbol) symbol, extract(epoch FROM minute)::int8::text AS bar_day,
                    to_char(minute AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS bar_time, open, high, low, close, 0::int8 AS volume
@@ -161,7 +164,7 @@ extension AlpacaStore {
 
     /// Each symbol's last `count` daily bars (up to `through`), as traded, newest first.
     func latestBars(symbols: [String], through: String?, count: Int = 1) async throws -> [BarRecord] {
-        let rows = try await pool.query(
+        let rows = try await stale.query(
             """
             SELECT s.symbol, to_char(b.day, 'YYYY-MM-DD') AS bar_day,
                    to_char((b.day::timestamp AT TIME ZONE 'America/New_York') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS bar_time,

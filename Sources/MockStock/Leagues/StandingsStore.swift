@@ -9,6 +9,11 @@ import Postgres
 /// logged ones.
 struct StandingsStore: Sendable {
     let pool: PostgresConnectionPool
+    /// Live rankings of small leagues, final standings and rank history, which may be a
+    /// little stale. A running big league's snapshot is read from the primary: its tables
+    /// are unlogged, so a replica does not have them.
+    var reads: StaleReads? = nil
+    private var stale: StaleReads { reads ?? StaleReads(pool: pool) }
     /// Leagues with more members than this are ranked from snapshots.
     let liveLimit: Int
     /// The day a rank is recorded for.
@@ -48,7 +53,7 @@ struct StandingsStore: Sendable {
         if let kept, let snapshot = try await snapshotPage(league.id, from: kept, limit: limit, offset: offset) {
             return snapshot
         }
-        let rows = try await pool.query(
+        let rows = try await stale.query(
             """
             SELECT \(unescaped: Self.columns), count(*) OVER (), now()
             FROM league_standings_live(\(league.id)) ORDER BY place LIMIT \(limit) OFFSET \(offset)
@@ -62,7 +67,7 @@ struct StandingsStore: Sendable {
 
     /// A page from the league's snapshot; nil when it has none yet.
     private func snapshotPage(_ leagueID: Int, from kept: Snapshot, limit: Int, offset: Int) async throws -> Page? {
-        let rows = try await pool.query(
+        let rows = try await (kept == .live ? StaleReads(pool: pool) : stale).query(
             """
             SELECT \(unescaped: Self.columns), s.members, s.taken_at
             FROM \(unescaped: kept.snapshots) s LEFT JOIN LATERAL (
@@ -283,7 +288,7 @@ struct StandingsStore: Sendable {
 
     /// A member's daily ranks in the league, oldest first (the last year).
     func history(leagueID: Int, userID: Int) async throws -> [HistoryPoint] {
-        try await pool.query(
+        try await stale.query(
             """
             SELECT to_char(day, 'YYYY-MM-DD'), rank, net_worth FROM league_rank_history
             WHERE league_id = \(leagueID) AND user_id = \(userID) AND day > \(clock.today())::date - 366

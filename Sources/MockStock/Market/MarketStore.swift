@@ -4,6 +4,9 @@ import Postgres
 /// Instruments, quotes, daily bars and minute bars.
 struct MarketStore: Sendable {
     let pool: PostgresConnectionPool
+    /// Lists, charts and statistics, which may be a little stale.
+    var reads: StaleReads? = nil
+    private var stale: StaleReads { reads ?? StaleReads(pool: pool) }
 
     /// Forgets minute bars older than seven days (run by `HousekeepingService`).
     func forgetOldMinuteBars() async throws {
@@ -78,7 +81,7 @@ struct MarketStore: Sendable {
     }
 
     func names(for symbols: [String]) async throws -> [String: String] {
-        let rows = try await pool.query("SELECT symbol, name FROM instruments WHERE symbol = ANY(\(symbols))")
+        let rows = try await stale.query("SELECT symbol, name FROM instruments WHERE symbol = ANY(\(symbols))")
         return Dictionary(uniqueKeysWithValues: try rows.decode((String, String).self).map { ($0.0, $0.1) })
     }
 
@@ -87,7 +90,7 @@ struct MarketStore: Sendable {
     func page(search: String, sort: Sort, limit: Int, offset: Int) async throws -> (items: [PricedInstrument], total: Int) {
         let term = search.trimmingCharacters(in: .whitespaces)
         let pattern = Self.escapeLike(term.lowercased()) + "%"
-        let rows = try await pool.query(
+        let rows = try await stale.query(
             """
             WITH matched AS (
                 SELECT *, (price - coalesce(previous_close, price)) / coalesce(previous_close, price) AS change_ratio
@@ -114,7 +117,7 @@ struct MarketStore: Sendable {
     /// falls are losers.
     func movers(limit: Int) async throws -> (winners: [PricedInstrument], losers: [PricedInstrument]) {
         func select(_ condition: String, _ order: String) async throws -> [PricedInstrument] {
-            let rows = try await pool.query(
+            let rows = try await stale.query(
                 """
                 SELECT \(unescaped: Self.pricedColumns) FROM instrument_prices
                 WHERE active AND price IS NOT NULL AND previous_close IS NOT NULL AND \(unescaped: condition)
@@ -135,7 +138,7 @@ struct MarketStore: Sendable {
     }
 
     func instrument(_ symbol: String) async throws -> InstrumentInfo? {
-        let rows = try await pool.query("SELECT name, description, sector, currency FROM instruments WHERE symbol = \(symbol)")
+        let rows = try await stale.query("SELECT name, description, sector, currency FROM instruments WHERE symbol = \(symbol)")
         return try rows.first.map {
             let (name, description, sector, currency) = try $0.decode((String, String, String, String).self)
             return InstrumentInfo(name: name, description: description, sector: sector, currency: currency)
@@ -145,7 +148,7 @@ struct MarketStore: Sendable {
     /// The first and last day of stored daily prices (up to `end`, the last day players
     /// may see), or nil when there are none. Read by each instrument's primary key.
     func historySpan(through end: String?) async throws -> (from: String, through: String)? {
-        let rows = try await pool.query(
+        let rows = try await stale.query(
             """
             SELECT to_char(min(f.day), 'YYYY-MM-DD'), to_char(max(l.day), 'YYYY-MM-DD')
             FROM instruments i
@@ -161,7 +164,7 @@ struct MarketStore: Sendable {
     /// The split-adjusted close a year before the latest bar, and the split-adjusted 52-week
     /// high and low up to it (`adjusted_bars`): comparable with today's price across splits.
     func yearStatistics(_ symbol: String, through end: String?) async throws -> (yearAgoClose: Decimal?, high: Decimal?, low: Decimal?) {
-        let rows = try await pool.query(
+        let rows = try await stale.query(
             """
             WITH latest AS (
                 SELECT max(day) AS day FROM daily_bars
@@ -184,7 +187,7 @@ struct MarketStore: Sendable {
     /// Daily bars within `days` of the latest one up to `end`, oldest first, adjusted as
     /// asked (`adjusted_bars`, for the actions up to `end`).
     func bars(_ symbol: String, days: Int, through end: String?, adjusted: AdjustedHistory) async throws -> [Chart.Point] {
-        let rows = try await pool.query(
+        let rows = try await stale.query(
             """
             WITH latest AS (
                 SELECT max(day) AS day FROM daily_bars

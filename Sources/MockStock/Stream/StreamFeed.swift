@@ -43,6 +43,8 @@ public final class StreamFeed: Service, Sendable {
 
     let hub: StreamHub
     let pool: PostgresConnectionPool
+    /// Where `LISTEN` runs: a session of its own on the primary (`DATABASE_DIRECT_URL`).
+    let listenPool: PostgresConnectionPool
     let orders: OrderStore
     let notifications: NotificationStore
     let leagues: LeagueService
@@ -60,7 +62,7 @@ public final class StreamFeed: Service, Sendable {
     private let lastStandings = Mutex<[Int: StreamMessage]>([:])
 
     init(
-        hub: StreamHub, pool: PostgresConnectionPool, orders: OrderStore, notifications: NotificationStore,
+        hub: StreamHub, pool: PostgresConnectionPool, listenPool: PostgresConnectionPool? = nil, orders: OrderStore, notifications: NotificationStore,
         leagues: LeagueService, quotes: any QuoteProvider, market: MarketStore, settings: Settings,
         tokenIsCurrent: @escaping @Sendable (_ userID: Int, _ version: Int) async throws -> Bool,
         logger: Logger, started: StartSignal
@@ -68,6 +70,7 @@ public final class StreamFeed: Service, Sendable {
         self.tokenIsCurrent = tokenIsCurrent
         self.hub = hub
         self.pool = pool
+        self.listenPool = listenPool ?? pool
         self.orders = orders
         self.notifications = notifications
         self.leagues = leagues
@@ -80,7 +83,7 @@ public final class StreamFeed: Service, Sendable {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown { await self.started.wait() }
-        let listener = PostgresListener(pool: pool, channels: [Self.channel], logger: logger)
+        let listener = PostgresListener(pool: listenPool, channels: [Self.channel], logger: logger)
         await withDiscardingTaskGroup { group in
             group.addTask {
                 await cancelWhenGracefulShutdown {

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import MockStock
+@testable import MockStock
 import Postgres
 import Testing
 import TestSupport
@@ -194,6 +194,32 @@ struct ConfigurationTests {
         #expect(configuration.standings.liveLimit == 250)
         #expect(configuration.standings.refreshInterval == .seconds(1))
         #expect(configuration.standings.unchangedInterval == .seconds(60))
+        #expect(configuration.databasePoolMode == .session)
+        #expect(configuration.replicaMaxLag == .seconds(1))
+        #expect(configuration.postgresDirect() == nil)
+        #expect(configuration.postgresReplica() == nil)
+    }
+
+    @Test("behind a transaction pooler the server keeps a direct session for LISTEN and migrations, and reads a replica")
+    func cluster() throws {
+        let configuration = try AppConfiguration(environment: [
+            "DATABASE_URL": "host=127.0.0.1 port=6432", "DATABASE_POOL_MODE": "transaction",
+            "DATABASE_DIRECT_URL": "host=a,b port=5432,5433 target_session_attrs=read-write",
+            "DATABASE_REPLICA_URL": "host=127.0.0.1 port=5001", "REPLICA_MAX_LAG_MS": "250",
+        ])
+        #expect(configuration.postgres().poolMode == .transaction)
+        let direct = try #require(configuration.postgresDirect())
+        #expect(direct.poolMode == .session)
+        #expect(direct.connectionString.contains("target_session_attrs=read-write"))
+        let replica = try #require(configuration.postgresReplica())
+        #expect(replica.poolMode == .session)
+        #expect(replica.connectionString == "host=127.0.0.1 port=5001")
+        #expect(configuration.replicaMaxLag == .milliseconds(250))
+        // A transaction pooler cannot hold LISTEN or the migrations' lock: the direct URL is required.
+        let error = try #require(throws: ConfigurationError.self) {
+            try AppConfiguration(environment: ["DATABASE_URL": "port=6432", "DATABASE_POOL_MODE": "transaction"])
+        }
+        #expect(error.description.contains("DATABASE_DIRECT_URL"))
     }
 
     @Test("settings are read from the environment")
@@ -221,7 +247,7 @@ struct ConfigurationTests {
     @Test("values that do not parse are refused with the variable's name", arguments: [
         ["PORT": "eighty"], ["PORT": "70000"], ["LOG_LEVEL": "loud"], ["ENVIRONMENT": "staging"],
         ["DATABASE_POOL_SIZE": "0"], ["LEADERBOARD_REFRESH_SECONDS": "0"], ["LEADERBOARD_LIVE_LIMIT": "-1"],
-        ["HTTP_HEADER_TIMEOUT_SECONDS": "0"],
+        ["HTTP_HEADER_TIMEOUT_SECONDS": "0"], ["DATABASE_POOL_MODE": "statement"], ["REPLICA_MAX_LAG_MS": "-5"],
     ])
     func refuses(_ environment: [String: String]) throws {
         let error = try #require(throws: ConfigurationError.self) { try AppConfiguration(environment: environment) }
@@ -231,4 +257,19 @@ struct ConfigurationTests {
 
 extension HTTPField.Name {
     static let requestID = HTTPField.Name("X-Request-ID")!
+}
+
+@Suite("Reading one's own writes")
+struct PlayerWritesTests {
+    @Test("a player's last write is the floor for their replica reads until the replica can no longer be read")
+    func floor() {
+        let writes = PlayerWrites(horizon: .seconds(1))
+        let start = ContinuousClock.now
+        #expect(writes.lastWrite(userID: 7, at: start) == nil)
+        writes.wrote(userID: 7, at: start)
+        #expect(writes.lastWrite(userID: 7, at: start + .milliseconds(500)) == start)
+        #expect(writes.lastWrite(userID: 8, at: start + .milliseconds(500)) == nil, "another player's write is not theirs")
+        // Past the horizon no replica read could miss it: replicas further behind are not read.
+        #expect(writes.lastWrite(userID: 7, at: start + .milliseconds(1_001)) == nil)
+    }
 }

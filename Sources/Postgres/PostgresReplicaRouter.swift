@@ -1,0 +1,200 @@
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Sends reads that may be a little stale to a streaming replica while it keeps up, and
+/// everything else, and every read once it does not, to the primary.
+///
+/// Every `probeInterval` it reads the primary's WAL position (`pg_current_wal_lsn()`) and
+/// the replica's replayed one: the replica then holds every commit acknowledged before the
+/// latest probe whose primary position it has replayed (`ReplicaLag`). A read goes to the
+/// replica only when that moment is at most `maxLag` old and not before the caller's
+/// `notBefore` (a player's own last write, so they always read it); when the replica
+/// cannot be reached, or a read on it fails for want of a server, the read runs on the
+/// primary at once and the replica waits for the next good probe.
+///
+/// While the primary cannot be reached (it died; a replica is being promoted) the replica
+/// is read as long as it has replayed all it received: with synchronous replication that
+/// holds every acknowledged commit, the newest data there is.
+public final class PostgresReplicaRouter: Service, Sendable {
+    public struct Settings: Sendable {
+        /// How far behind the primary the replica may be and still be read.
+        public var maxLag: Duration = .seconds(1)
+        /// How often positions are compared.
+        public var probeInterval: Duration = .milliseconds(100)
+        public init() {}
+    }
+
+    /// Where the reads went, for metrics.
+    public struct Statistics: Sendable, Equatable {
+        public var replicaReads = 0
+        /// Reads the replica could have served but for its lag, its state or a failure.
+        public var primaryReads = 0
+        public var fallbacks = 0
+        /// How far behind the replica was at the last probe; nil when it is not being read.
+        public var lag: Duration?
+    }
+
+    public let primary: PostgresConnectionPool
+    public let replica: PostgresConnectionPool?
+    let settings: Settings
+    let logger: Logger
+    private let state = Mutex((lag: ReplicaLag(), statistics: Statistics()))
+
+    public init(primary: PostgresConnectionPool, replica: PostgresConnectionPool?, settings: Settings = .init(), logger: Logger) {
+        self.primary = primary
+        self.replica = replica
+        self.settings = settings
+        self.logger = logger
+    }
+
+    public var statistics: Statistics {
+        state.withLock { state in
+            var statistics = state.statistics
+            statistics.lag = state.lag.lag(at: .now)
+            return statistics
+        }
+    }
+
+    /// Runs `query` on the replica when it is fresh enough, else on the primary.
+    public func query(_ query: PostgresQuery, notBefore: ContinuousClock.Instant? = nil) async throws -> PostgresRows {
+        try await route(notBefore: notBefore) { try await $0.query(query) }
+    }
+
+    /// Runs `body` in one read-only transaction on the replica when it is fresh enough,
+    /// else on the primary; `body` may run twice (a replica failure, then the primary).
+    public func withReadTransaction<T: Sendable>(
+        notBefore: ContinuousClock.Instant? = nil, _ body: @Sendable @escaping (PostgresSession) async throws -> T
+    ) async throws -> T {
+        try await route(notBefore: notBefore) { pool in
+            try await pool.withTransaction { session in
+                try await session.runScript("SET TRANSACTION READ ONLY")
+                return try await body(session)
+            }
+        }
+    }
+
+    private func route<T>(notBefore: ContinuousClock.Instant?, _ run: (PostgresConnectionPool) async throws -> T) async throws -> T {
+        guard let replica else { return try await run(primary) }
+        let fresh = state.withLock { state in
+            let fresh = state.lag.usable(at: .now, maxLag: settings.maxLag, notBefore: notBefore)
+            if fresh { state.statistics.replicaReads += 1 } else { state.statistics.primaryReads += 1 }
+            return fresh
+        }
+        guard fresh else { return try await run(primary) }
+        do {
+            return try await run(replica)
+        } catch let error as PostgresError where Self.wantsAnotherServer(error) {
+            state.withLock {
+                $0.lag.replicaFailed()
+                $0.statistics.fallbacks += 1
+            }
+            logger.warning("a replica read failed; reading the primary", metadata: ["error": "\(error)"])
+            return try await run(primary)
+        }
+    }
+
+    /// Failures that say nothing about the statement: no connection, a server shutting
+    /// down or starting, a query cancelled by a conflict with recovery.
+    static func wantsAnotherServer(_ error: PostgresError) -> Bool {
+        switch error.kind {
+        case .connection, .acquireTimeout: return true
+        case .server:
+            let sqlState = error.code?.rawValue ?? ""
+            return ["08", "40", "53", "57"].contains(String(sqlState.prefix(2)))
+        default: return false
+        }
+    }
+
+    public func run() async throws {
+        guard let replica else { return }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.probe(replica)
+                try? await Task.sleep(for: self.settings.probeInterval)
+            }
+        }
+    }
+
+    /// One comparison of the primary's position with the replica's.
+    func probe(_ replica: PostgresConnectionPool) async {
+        let asked = ContinuousClock.now
+        let primaryPosition = try? await primary.query(
+            "SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::int8 WHERE NOT pg_is_in_recovery()"
+        ).decodeColumn(Int64.self).first
+        let replicaState: (recovering: Bool, replayed: Int64?, received: Int64?)?
+        do {
+            let row = try await replica.query(
+                """
+                SELECT pg_is_in_recovery(), (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::int8,
+                       (pg_last_wal_receive_lsn() - '0/0'::pg_lsn)::int8
+                """
+            ).first
+            replicaState = try row.map { (try $0.decode(Bool.self, column: 0), try $0.decode(Int64?.self, column: 1), try $0.decode(Int64?.self, column: 2)) }
+        } catch {
+            replicaState = nil
+        }
+        let wasUsable = state.withLock { $0.lag.usable(at: .now, maxLag: settings.maxLag, notBefore: nil) }
+        state.withLock { state in
+            if let primaryPosition { state.lag.primary(at: asked, position: primaryPosition) }
+            guard let replicaState else { return state.lag.replicaFailed() }
+            if !replicaState.recovering {
+                // Not a standby (promoted, or the same server): it is current.
+                state.lag.current(at: .now)
+            } else if let replayed = replicaState.replayed {
+                state.lag.replica(replayed: replayed)
+                if primaryPosition == nil, let received = replicaState.received, replayed >= received {
+                    state.lag.current(at: asked)
+                }
+            } else {
+                state.lag.replicaFailed()
+            }
+        }
+        let isUsable = state.withLock { $0.lag.usable(at: .now, maxLag: settings.maxLag, notBefore: nil) }
+        if wasUsable != isUsable {
+            logger.notice(isUsable ? "reading from the replica" : "the replica is behind or unreachable; reading from the primary")
+        }
+    }
+}
+
+/// How far a replica has come: the latest moment such that every commit the primary
+/// acknowledged before it is on the replica.
+struct ReplicaLag: Sendable {
+    /// Primary WAL positions and when they were asked for, oldest first, not yet replayed.
+    private(set) var positions: [(at: ContinuousClock.Instant, position: Int64)] = []
+    private(set) var caughtUpTo: ContinuousClock.Instant?
+
+    /// The primary had written `position` by `at` (the moment the question was sent).
+    mutating func primary(at: ContinuousClock.Instant, position: Int64) {
+        positions.append((at, position))
+        if positions.count > 1024 { positions.removeFirst(positions.count - 1024) }
+    }
+
+    /// The replica has replayed up to `replayed`.
+    mutating func replica(replayed: Int64) {
+        while let first = positions.first, first.position <= replayed {
+            caughtUpTo = max(caughtUpTo ?? first.at, first.at)
+            positions.removeFirst()
+        }
+    }
+
+    /// The replica holds everything there is as of `at`.
+    mutating func current(at: ContinuousClock.Instant) {
+        positions.removeAll { $0.at <= at }
+        caughtUpTo = max(caughtUpTo ?? at, at)
+    }
+
+    /// The replica could not be reached: it is not read until a probe finds it again.
+    mutating func replicaFailed() {
+        caughtUpTo = nil
+    }
+
+    func lag(at now: ContinuousClock.Instant) -> Duration? {
+        caughtUpTo.map { now - $0 }
+    }
+
+    func usable(at now: ContinuousClock.Instant, maxLag: Duration, notBefore: ContinuousClock.Instant?) -> Bool {
+        guard let caughtUpTo, now - caughtUpTo <= maxLag else { return false }
+        return notBefore.map { caughtUpTo >= $0 } ?? true
+    }
+}
