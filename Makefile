@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run admin migrate test test-browser test-bots test-reliability bench bench-scale bench-reads bench-driver bench-seed bench-leaderboard bench-orders bench-stream bench-history db-start db-stop db-destroy deps clean
+.PHONY: all build run admin migrate test test-browser test-bots test-reliability cluster cluster-stop test-cluster bench bench-scale bench-reads bench-driver bench-seed bench-leaderboard bench-orders bench-stream bench-history db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -70,6 +70,21 @@ test-bots: deps
 # (RELIABILITY_PROFILE=full for the long run); see docs/RELIABILITY.md.
 test-reliability: deps
 	scripts/test-reliability
+
+# The game on a cluster, on loopback: three servers behind HAProxy (HTTP and both streams),
+# pgbouncer in transaction mode, a PostgreSQL primary and a synchronous replica run by
+# Patroni with etcd; http://127.0.0.1:8090/. `make cluster-stop` stops it; see docs/SCALING.md.
+cluster: build
+	scripts/cluster start
+	scripts/cluster status
+
+cluster-stop:
+	scripts/cluster stop
+
+# Kills a server, pgbouncer, the replica and the primary of a cluster under load and
+# checks that nothing acknowledged is lost (docs/RELIABILITY.md).
+test-cluster: deps
+	scripts/test-cluster
 
 # Buys and sells over HTTP with wrk beside pgbench running the same statements.
 bench:

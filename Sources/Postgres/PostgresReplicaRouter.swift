@@ -39,7 +39,14 @@ public final class PostgresReplicaRouter: Service, Sendable {
     public let replica: PostgresConnectionPool?
     let settings: Settings
     let logger: Logger
-    private let state = Mutex((lag: ReplicaLag(), statistics: Statistics()))
+    private struct State {
+        var lag = ReplicaLag()
+        var statistics = Statistics()
+        /// When the primary last told its position.
+        var primaryAnswered: ContinuousClock.Instant?
+    }
+
+    private let state = Mutex(State())
 
     public init(primary: PostgresConnectionPool, replica: PostgresConnectionPool?, settings: Settings = .init(), logger: Logger) {
         self.primary = primary
@@ -108,20 +115,47 @@ public final class PostgresReplicaRouter: Service, Sendable {
 
     public func run() async throws {
         guard let replica else { return }
+        // Two loops, so that a primary slow to answer (a failover, a pooler waiting for a
+        // server) holds up neither the replica's probes nor more than one connection.
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await self.probe(replica)
-                try? await Task.sleep(for: self.settings.probeInterval)
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    while !Task.isCancelled {
+                        await self.probePrimary()
+                        try? await Task.sleep(for: self.settings.probeInterval)
+                    }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        await self.probeReplica(replica)
+                        try? await Task.sleep(for: self.settings.probeInterval)
+                    }
+                }
             }
         }
     }
 
     /// One comparison of the primary's position with the replica's.
     func probe(_ replica: PostgresConnectionPool) async {
+        await probePrimary()
+        await probeReplica(replica)
+    }
+
+    /// Notes the primary's WAL position and when it was asked for.
+    func probePrimary() async {
         let asked = ContinuousClock.now
-        let primaryPosition = try? await primary.query(
+        guard let position = try? await primary.query(
             "SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::int8 WHERE NOT pg_is_in_recovery()"
-        ).decodeColumn(Int64.self).first
+        ).decodeColumn(Int64.self).first else { return }
+        state.withLock {
+            $0.lag.primary(at: asked, position: position)
+            $0.primaryAnswered = .now
+        }
+    }
+
+    /// Notes how far the replica has replayed.
+    func probeReplica(_ replica: PostgresConnectionPool) async {
+        let asked = ContinuousClock.now
         let replicaState: (recovering: Bool, replayed: Int64?, received: Int64?)?
         do {
             let row = try await replica.query(
@@ -134,23 +168,24 @@ public final class PostgresReplicaRouter: Service, Sendable {
         } catch {
             replicaState = nil
         }
-        let wasUsable = state.withLock { $0.lag.usable(at: .now, maxLag: settings.maxLag, notBefore: nil) }
-        state.withLock { state in
-            if let primaryPosition { state.lag.primary(at: asked, position: primaryPosition) }
-            guard let replicaState else { return state.lag.replicaFailed() }
-            if !replicaState.recovering {
+        let (wasUsable, isUsable) = state.withLock { state in
+            let wasUsable = state.lag.usable(at: .now, maxLag: settings.maxLag, notBefore: nil)
+            let primarySilent = state.primaryAnswered.map { asked - $0 > settings.maxLag } ?? true
+            if let replicaState, !replicaState.recovering {
                 // Not a standby (promoted, or the same server): it is current.
-                state.lag.current(at: .now)
-            } else if let replayed = replicaState.replayed {
+                state.lag.current(at: asked)
+            } else if let replicaState, let replayed = replicaState.replayed {
                 state.lag.replica(replayed: replayed)
-                if primaryPosition == nil, let received = replicaState.received, replayed >= received {
+                // The primary is gone: the replica has all it received, every acknowledged
+                // commit when it was the synchronous one, the newest data there is.
+                if primarySilent, let received = replicaState.received, replayed >= received {
                     state.lag.current(at: asked)
                 }
             } else {
                 state.lag.replicaFailed()
             }
+            return (wasUsable, state.lag.usable(at: .now, maxLag: settings.maxLag, notBefore: nil))
         }
-        let isUsable = state.withLock { $0.lag.usable(at: .now, maxLag: settings.maxLag, notBefore: nil) }
         if wasUsable != isUsable {
             logger.notice(isUsable ? "reading from the replica" : "the replica is behind or unreachable; reading from the primary")
         }

@@ -4,6 +4,9 @@ import Postgres
 /// Users, and the personal portfolio each one gets.
 struct UserStore: Sendable {
     let pool: PostgresConnectionPool
+    /// Token versions, which may be a little stale: a revoked token lives on another
+    /// process for the version cache's lifetime, plus the replica's lag when it is read.
+    var reads: StaleReads? = nil
 
     /// Creates a user, the personal portfolio and its starting cash movement in one
     /// statement, so either all exist or none. A taken username (any case) throws `AccountError.usernameTaken`.
@@ -54,7 +57,7 @@ struct UserStore: Sendable {
 
     /// The token version and role, read on every authenticated request (through a cache).
     func tokenState(id: Int) async throws -> (version: Int, role: Role)? {
-        let rows = try await pool.query("SELECT token_version, role FROM users WHERE id = \(id)")
+        let rows = try await (reads ?? StaleReads(pool: pool)).query("SELECT token_version, role FROM users WHERE id = \(id)")
         guard let row = rows.first else { return nil }
         let (version, role) = try row.decode((Int, Role).self)
         return (version, role)

@@ -30,7 +30,7 @@ public func buildApplication(
         )
     }
     let reads = StaleReads(pool: pool, router: replicaRouter)
-    let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: logger)
+    let accounts = await makeAccountService(configuration: configuration, pool: pool, replica: replicaRouter, logger: logger)
     let market = MarketStore(pool: pool, reads: reads)
     let trading = TradingStore(pool: pool)
     let orders = OrderStore(pool: pool)
@@ -220,13 +220,15 @@ struct Features {
 }
 
 /// The account rules wired to their stores; also used by the `admin` command.
-public func makeAccountService(configuration: AppConfiguration, pool: PostgresConnectionPool, logger: Logger) async -> AccountService {
+public func makeAccountService(
+    configuration: AppConfiguration, pool: PostgresConnectionPool, replica: PostgresReplicaRouter? = nil, logger: Logger
+) async -> AccountService {
     let secret = configuration.jwtSecret ?? {
         logger.warning("JWT_SECRET is not set: using a random secret, so tokens end when this process does")
         var generator = SystemRandomNumberGenerator()
         return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }()
-    let users = UserStore(pool: pool)
+    let users = UserStore(pool: pool, reads: StaleReads(pool: pool, router: replica))
     return AccountService(
         users: users,
         throttles: AccountThrottles(store: ThrottleStore(pool: pool), settings: configuration.throttles),

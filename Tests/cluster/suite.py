@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""make test-cluster: a cluster on loopback (scripts/cluster: three servers behind
+HAProxy, pgbouncer, a Patroni primary and synchronous replica) under load from keyed
+trades, resting orders, readers and stream clients, while one part after another is
+killed. Each scenario asserts its figures; the run ends with a table (also written as
+JSON to .build/cluster/results.json) and a non-zero exit when anything failed.
+
+    Tests/cluster/suite.py [--only server pgbouncer replica primary] [--binary PATH]
+"""
+import argparse
+import asyncio
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "reliability"))
+from harness import ADMIN, JWT_SECRET, ROOT, Client, Database, StreamWatcher, new_key  # noqa: E402
+from suite import Ledger, Result, check_ledger, order, orders_left_open, register_players, resting_flow, seed_market  # noqa: E402
+
+HTTP_PORT = int(os.environ.get("TEST_CLUSTER_HTTP_PORT", "18190"))
+PORT_BASE = int(os.environ.get("TEST_CLUSTER_PORT_BASE", "57500"))
+# The cluster's settings a failover waits on (scripts/cluster): Patroni's ttl.
+WRITE_OUTAGE_TARGET = 30.0
+
+
+class Cluster:
+    """scripts/cluster with a name and ports of its own, servers set up for tests."""
+
+    def __init__(self, binary, logs):
+        self.env = dict(os.environ)
+        self.env.update({
+            "CLUSTER_NAME": "cluster-test", "CLUSTER_HTTP_PORT": str(HTTP_PORT), "CLUSTER_PORT_BASE": str(PORT_BASE),
+            "CLUSTER_BINARY": binary, "CLUSTER_SEED": "0",
+            "PASSWORD_HASH_PROFILE": "test", "JWT_SECRET": JWT_SECRET, "LOG_LEVEL": "notice",
+            "QUOTE_PROVIDER": "database", "ADMIN_USERNAME": ADMIN[0], "ADMIN_PASSWORD": ADMIN[1],
+            "STARTING_CASH": "10000.00", "DATABASE_POOL_SIZE": "16", "ORDER_SWEEP_SECONDS": "1",
+            "REGISTRATIONS_PER_ADDRESS": "1000000", "LOGIN_FAILURES_PER_ADDRESS": "1000000",
+            "LOGIN_FAILURES_GLOBAL": "1000000",
+        })
+        self.logs = logs
+        self.database = Database()
+        self.base = f"http://127.0.0.1:{HTTP_PORT}"
+
+    def sh(self, *args, check=True):
+        done = subprocess.run([os.path.join(ROOT, "scripts", "cluster"), *args], cwd=ROOT, env=self.env,
+                              capture_output=True, text=True)
+        if check and done.returncode != 0:
+            raise RuntimeError(f"scripts/cluster {' '.join(args)} failed: {done.stderr.strip()[-2000:]}")
+        return done.stdout.strip()
+
+    def start(self):
+        self.sh("destroy", check=False)
+        self.sh("start")
+        self.database.url = self.sh("url", "primary")
+
+    def leader(self):
+        return self.sh("leader", check=False)
+
+    def sync(self):
+        return self.sh("sync", check=False)
+
+    def server_metrics(self):
+        """Each running server's stale-read counters: {server: {metric: value}}."""
+        figures = {}
+        for index in (1, 2, 3):
+            port = PORT_BASE + 50 + index
+            done = subprocess.run(["curl", "-sf", f"http://127.0.0.1:{port}/metrics"], capture_output=True, text=True)
+            values = {}
+            for line in done.stdout.splitlines():
+                if line.startswith(("db_stale_reads_total", "db_replica_fallbacks_total", "db_replica_lag_seconds")):
+                    name, value = line.rsplit(" ", 1)
+                    values[name] = float(value)
+            figures[f"server{index}"] = values
+        return figures
+
+    async def wait(self, condition, timeout, step=0.5):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if condition():
+                return True
+            await asyncio.sleep(step)
+        return False
+
+
+def stale_reads(metrics, server):
+    return sum(v.get(f'db_stale_reads_total{{server="{server}"}}', 0) for v in metrics.values())
+
+
+class Load:
+    """Keyed trades, resting orders, readers and two stream clients through the balancer,
+    with the moment of every answered write and every read kept."""
+
+    def __init__(self, client, admin, players, watchers):
+        self.client = client
+        self.admin = admin
+        self.players = players
+        self.watchers = watchers
+        self.ledger = Ledger()
+        self.writes = []  # monotonic times of answered trades (200, or 422 refused by the database)
+        self.reads = []   # (monotonic time, status)
+        self.failed_writes = {}
+        self.flow = {"resting orders placed": 0, "resting orders replaced": 0}
+
+    async def trader(self, deadline):
+        while time.monotonic() < deadline:
+            token, _ = random.choice(self.players)
+            side, body = order()
+            key = new_key()
+            give_up = time.monotonic() + 60
+            while time.monotonic() < give_up:
+                self.ledger.attempts += 1
+                status, answer, _ = await self.client.request("POST", f"/api/stock/{side}", token, body,
+                                                              headers={"Idempotency-Key": key}, timeout=10)
+                if status == 200:
+                    self.ledger.acknowledged[key] = answer["trade"]["id"]
+                    self.writes.append(time.monotonic())
+                    break
+                if status == 422:
+                    self.writes.append(time.monotonic())
+                    break
+                self.failed_writes[status] = self.failed_writes.get(status, 0) + 1
+                await asyncio.sleep(0.2)
+            else:
+                self.ledger.unfinished += 1
+
+    async def reader(self, deadline):
+        token, _ = self.players[0]
+        paths = ["/api/stock/market?limit=5", "/api/stock/R1/chart", "/api/stock/movers"]
+        while time.monotonic() < deadline:
+            status, _, _ = await self.client.request("GET", random.choice(paths), token, timeout=5)
+            self.reads.append((time.monotonic(), status))
+            await asyncio.sleep(0.1)
+
+    async def run(self, seconds, traders=16):
+        deadline = time.monotonic() + seconds
+        await asyncio.gather(*(self.trader(deadline) for _ in range(traders)), self.reader(deadline), self.reader(deadline),
+                             resting_flow(self.client, self.admin, self.players, deadline, self.flow))
+
+    def write_gap(self, since):
+        """The longest time without an answered write from `since` on (the outage)."""
+        times = [since] + sorted(t for t in self.writes if t >= since)
+        return max((b - a for a, b in zip(times, times[1:])), default=None)
+
+    def reads_between(self, start, end):
+        window = [status for t, status in self.reads if start <= t <= end]
+        return sum(1 for s in window if s == 200), len(window)
+
+
+async def prepare(cluster, players_count=40):
+    client = Client(cluster.base, connections=96)
+    admin = await seed_market(client)
+    players = await register_players(client, players_count, f"cl{random.randint(0, 10**6)}_")
+    watchers = [StreamWatcher(cluster.base, token, {"orders": True, "quotes": ["FLIP"]}).start() for token, _ in players[:2]]
+    return client, admin, players, watchers
+
+
+def finish_checks(result, cluster, load):
+    check_ledger(result, cluster.database, load.ledger)
+    result.figures.update(load.flow)
+    result.figures["failed write attempts by status"] = load.failed_writes
+    result.check(load.ledger.unfinished == 0, f"{load.ledger.unfinished} orders never answered in 60 s of retries")
+
+
+async def scenario_server(cluster, client, admin, players, watchers):
+    """kill -9 one app server under load: the balancer routes around it; retried keys lose nothing."""
+    result = Result("kill -9 an app server")
+    load = Load(client, admin, players, watchers)
+    connections = sum(w.connections for w in watchers)
+
+    async def disrupt():
+        await asyncio.sleep(5)
+        killed = time.monotonic()
+        cluster.sh("kill", "server2")
+        await asyncio.sleep(8)
+        cluster.sh("start-part", "server2")
+        return killed
+
+    killed, _ = await asyncio.gather(disrupt(), load.run(20))
+    finish_checks(result, cluster, load)
+    gap = load.write_gap(killed)
+    ok, total = load.reads_between(killed, killed + 8)
+    result.figures.update({"longest write gap after the kill s": round(gap, 2), "reads answered while it was down": f"{ok} of {total}",
+                           "stream reconnections": sum(w.connections for w in watchers) - connections})
+    result.check(gap < 5, f"writes stopped for {gap:.1f} s after one server of three was killed")
+    result.check(total > 0 and ok == total, f"reads while a server was down: {ok} of {total} answered")
+    return result
+
+
+async def scenario_pgbouncer(cluster, client, admin, players, watchers):
+    """kill -9 pgbouncer: the servers answer 503 while it is gone and recover within seconds of its return."""
+    result = Result("kill -9 pgbouncer")
+    load = Load(client, admin, players, watchers)
+    marks = {}
+
+    async def disrupt():
+        await asyncio.sleep(5)
+        cluster.sh("kill", "pgbouncer")
+        marks["killed"] = time.monotonic()
+        await asyncio.sleep(6)
+        cluster.sh("start-part", "pgbouncer")
+        marks["back"] = time.monotonic()
+
+    await asyncio.gather(disrupt(), load.run(22))
+    finish_checks(result, cluster, load)
+    after = sorted(t for t in load.writes if t >= marks["back"])
+    recovery = after[0] - marks["back"] if after else None
+    during = {k: v for k, v in load.failed_writes.items()}
+    result.figures.update({"first write after pgbouncer's return s": round(recovery, 2) if recovery is not None else None})
+    result.check(recovery is not None and recovery < 5, f"writes came back {recovery} s after pgbouncer did")
+    result.check(set(during) <= {503}, f"failed writes answered other than 503: {during}")
+    return result
+
+
+async def scenario_replica(cluster, client, admin, players, watchers):
+    """Stop the replica: writes go on (Patroni drops it from synchronous_standby_names), and
+    reads fall back to the primary at once."""
+    result = Result("stop the replica")
+    replica = cluster.sync()
+    result.check(replica in ("node1", "node2"), f"no synchronous replica before the scenario: {replica!r}")
+    load = Load(client, admin, players, watchers)
+    marks = {}
+
+    async def disrupt():
+        await asyncio.sleep(5)
+        marks["before"] = cluster.server_metrics()
+        marks["stopped"] = time.monotonic()
+        cluster.sh("stop-part", replica)
+        marks["down"] = time.monotonic()
+        await asyncio.sleep(8)
+        marks["after"] = cluster.server_metrics()
+        cluster.sh("start-part", replica)
+        marks["back"] = time.monotonic()
+
+    await asyncio.gather(disrupt(), load.run(20))
+    finish_checks(result, cluster, load)
+    gap = load.write_gap(marks["stopped"])
+    ok, total = load.reads_between(marks["down"], marks["back"])
+    fell_back = stale_reads(marks["after"], "primary") - stale_reads(marks["before"], "primary")
+    rejoined = await cluster.wait(lambda: cluster.sync() == replica, 90)
+    result.figures.update({"longest write gap after the stop s": round(gap, 2), "reads answered while it was down": f"{ok} of {total}",
+                           "stale reads on the primary while it was down": fell_back, "replica back as synchronous": rejoined})
+    result.check(gap < 10, f"writes stopped for {gap:.1f} s when the replica stopped")
+    result.check(total > 0 and ok == total, f"reads while the replica was down: {ok} of {total} answered")
+    result.check(fell_back > 0, "no read went to the primary while the replica was down")
+    result.check(rejoined, "the replica did not come back as the synchronous standby within 90 s")
+    return result
+
+
+async def scenario_primary(cluster, client, admin, players, watchers):
+    """kill -9 the primary (Patroni and PostgreSQL): the replica is promoted, every
+    acknowledged trade is on it once, reads go on, streams get a gap and a snapshot, and
+    the old primary rejoins as the replica."""
+    result = Result("kill -9 the primary")
+    old = cluster.leader()
+    result.check(old in ("node1", "node2"), f"no primary before the scenario: {old!r}")
+    load = Load(client, admin, players, watchers)
+    gaps_before = [len(w.of_type("gap")) for w in watchers]
+    snapshots_before = [len(w.of_type("snapshot")) for w in watchers]
+    marks = {}
+
+    async def disrupt():
+        await asyncio.sleep(5)
+        marks["killed"] = time.monotonic()
+        cluster.sh("kill", old)
+
+    await asyncio.gather(disrupt(), load.run(50))
+    new = cluster.leader()
+    cluster.database.url = cluster.sh("url", "primary")
+    finish_checks(result, cluster, load)
+    left = await orders_left_open(cluster.database)
+    outage = load.write_gap(marks["killed"])
+    after_kill = sorted(t for t in load.writes if t >= marks["killed"])
+    first_write = next((b for a, b in zip([marks["killed"]] + after_kill, after_kill) if b - a > 2), None)
+    ok, total = load.reads_between(marks["killed"], first_write or marks["killed"] + outage)
+    await asyncio.sleep(2)
+    gaps = [len(w.of_type("gap")) - g for w, g in zip(watchers, gaps_before)]
+    snapshots = [len(w.of_type("snapshot")) - s for w, s in zip(watchers, snapshots_before)]
+    cluster.sh("start-part", old)
+    rejoined_at = time.monotonic()
+    rejoined = await cluster.wait(lambda: cluster.sync() == old, 120)
+    result.figures.update({
+        "old primary": old, "new primary": new, "writes back after s": round(outage, 1),
+        "reads answered during the outage": f"{ok} of {total}", "stream gaps": gaps, "stream snapshots": snapshots,
+        "resting orders left open": left,
+        "old primary back as synchronous replica s": round(time.monotonic() - rejoined_at, 1) if rejoined else None,
+    })
+    result.check(new in ("node1", "node2") and new != old, f"no promotion: primary {new!r} after killing {old!r}")
+    result.check(outage <= WRITE_OUTAGE_TARGET, f"writes were gone for {outage:.1f} s (target {WRITE_OUTAGE_TARGET} s)")
+    result.check(total > 0 and ok >= 0.9 * total, f"reads during the outage: {ok} of {total} answered")
+    result.check(all(g >= 1 for g in gaps), f"stream clients without a gap event: {gaps}")
+    result.check(all(s >= 1 for s in snapshots), f"stream clients without a fresh snapshot: {snapshots}")
+    result.check(left == 0, f"{left} resting orders crossed by the price were never filled")
+    result.check(rejoined, "the old primary did not rejoin as the synchronous replica within 120 s")
+    return result
+
+
+SCENARIOS = {"server": scenario_server, "pgbouncer": scenario_pgbouncer, "replica": scenario_replica, "primary": scenario_primary}
+
+
+async def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", nargs="*", choices=SCENARIOS, default=list(SCENARIOS))
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "mockstock"))
+    parser.add_argument("--logs", default=os.path.join(ROOT, ".build", "cluster"))
+    parser.add_argument("--keep", action="store_true", help="leave the cluster running afterwards")
+    args = parser.parse_args()
+    os.makedirs(args.logs, exist_ok=True)
+    cluster = Cluster(args.binary, args.logs)
+    results = []
+    started = time.monotonic()
+    try:
+        cluster.start()
+        print(f"== cluster up in {time.monotonic() - started:.1f} s", flush=True)
+        client, admin, players, watchers = await prepare(cluster)
+        for name in args.only:
+            print(f"== {name} ...", flush=True)
+            began = time.monotonic()
+            result = await SCENARIOS[name](cluster, client, admin, players, watchers)
+            result.figures["seconds taken"] = round(time.monotonic() - began, 1)
+            results.append(result)
+            print(f"   {'PASS' if result.passed else 'FAIL'} {json.dumps(result.figures)}", flush=True)
+            for failure in result.failures:
+                print(f"   ! {failure}", flush=True)
+        for watcher in watchers:
+            await watcher.stop()
+        problems = client.problems
+        await client.close()
+        if problems:
+            failed = Result("answers are problem+json")
+            failed.check(False, f"{len(problems)} error answers without problem+json: {problems[:3]}")
+            results.append(failed)
+    except Exception as error:  # the cluster did not come up, or a scenario broke: a failure, never a skip
+        failed = Result("cluster")
+        failed.check(False, f"{type(error).__name__}: {error}")
+        results.append(failed)
+        print(f"   ! {error}", flush=True)
+    finally:
+        if not args.keep:
+            cluster.sh("destroy", check=False)
+    with open(os.path.join(args.logs, "results.json"), "w") as out:
+        json.dump([{"name": r.name, "passed": r.passed, "figures": r.figures, "failures": r.failures} for r in results], out, indent=2)
+    print("\n| Scenario | Result | Figures |\n|---|---|---|")
+    for r in results:
+        figures = ", ".join(f"{k}: {v}" for k, v in r.figures.items())
+        print(f"| {r.name} | {'pass' if r.passed else 'FAIL'} | {figures} |")
+    return 0 if results and all(r.passed for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
