@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run admin migrate test test-browser test-bots test-reliability cluster cluster-stop test-cluster bench bench-scale bench-reads bench-driver bench-seed bench-leaderboard bench-orders bench-stream bench-history db-start db-stop db-destroy deps clean
+.PHONY: all build run admin migrate test test-browser test-bots test-reliability cluster cluster-stop test-cluster bench bench-scale bench-pooling bench-reads bench-driver bench-seed bench-leaderboard bench-orders bench-stream bench-history db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -90,6 +90,13 @@ test-cluster: deps
 bench:
 	@scripts/install-deps bench
 	scripts/bench-trade
+
+# The trading mix straight to PostgreSQL with prepared statements, with unnamed ones
+# (DATABASE_POOL_MODE=transaction), and through pgbouncer in transaction mode, twice each
+# in turn: what transaction pooling costs, and the CPU and WAL per trade (docs/SCALING.md).
+bench-pooling:
+	@scripts/install-deps bench
+	BENCH_MODES="session transaction pgbouncer session transaction pgbouncer" BENCH_SECONDS=$${BENCH_SECONDS:-15} scripts/bench-trade
 
 # The same trading mix at 16, 32, 64, 128 and 256 connections against one server: does
 # throughput hold as connections grow?
