@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= release
 PG_LOCAL := scripts/pg-local
 
-.PHONY: all build run admin migrate test test-browser test-bots test-reliability cluster cluster-stop test-cluster bench bench-scale bench-pooling bench-reads bench-driver bench-seed bench-leaderboard bench-orders bench-stream bench-history db-start db-stop db-destroy deps clean
+.PHONY: all build run admin migrate test test-browser test-bots test-reliability cluster cluster-stop test-cluster bench bench-scale bench-pooling bench-replication bench-reads bench-driver bench-seed bench-leaderboard bench-orders bench-stream bench-history db-start db-stop db-destroy deps clean
 
 all: build
 
@@ -97,6 +97,11 @@ bench:
 bench-pooling:
 	@scripts/install-deps bench
 	BENCH_MODES="session transaction pgbouncer session transaction pgbouncer" BENCH_SECONDS=$${BENCH_SECONDS:-15} scripts/bench-trade
+
+# What the synchronous replica costs a commit: pgbench's write transaction on the local
+# cluster's primary with synchronous_commit local, on and remote_apply in turn.
+bench-replication:
+	scripts/bench-replication
 
 # The same trading mix at 16, 32, 64, 128 and 256 connections against one server: does
 # throughput hold as connections grow?

@@ -9,9 +9,10 @@ import Synchronization
 /// the replica's replayed one: the replica then holds every commit acknowledged before the
 /// latest probe whose primary position it has replayed (`ReplicaLag`). A read goes to the
 /// replica only when that moment is at most `maxLag` old and not before the caller's
-/// `notBefore` (a player's own last write, so they always read it); when the replica
-/// cannot be reached, or a read on it fails for want of a server, the read runs on the
-/// primary at once and the replica waits for the next good probe.
+/// `notBefore` (a player's own last write, so they always read it), and only while the
+/// replica answered a probe within `answerWindow`; when the replica cannot be reached, or
+/// a read on it fails for want of a server, the read runs on the primary at once and the
+/// replica waits for the next good probe.
 ///
 /// While the primary cannot be reached (it died; a replica is being promoted) the replica
 /// is read as long as it has replayed all it received: with synchronous replication that
@@ -44,6 +45,18 @@ public final class PostgresReplicaRouter: Service, Sendable {
         var statistics = Statistics()
         /// When the primary last told its position.
         var primaryAnswered: ContinuousClock.Instant?
+        /// When the replica last answered a probe.
+        var replicaAnswered: ContinuousClock.Instant?
+    }
+
+    /// How long a replica that stopped answering probes is still read: a connection that
+    /// hangs rather than fails (a node going away behind a balancer) takes reads with it
+    /// for at most this long.
+    var answerWindow: Duration { max(settings.probeInterval * 5, .milliseconds(500)) }
+
+    private func usable(_ state: State, at now: ContinuousClock.Instant, notBefore: ContinuousClock.Instant?) -> Bool {
+        guard let answered = state.replicaAnswered, now - answered <= answerWindow else { return false }
+        return state.lag.usable(at: now, maxLag: settings.maxLag, notBefore: notBefore)
     }
 
     private let state = Mutex(State())
@@ -84,7 +97,7 @@ public final class PostgresReplicaRouter: Service, Sendable {
     private func route<T>(notBefore: ContinuousClock.Instant?, _ run: (PostgresConnectionPool) async throws -> T) async throws -> T {
         guard let replica else { return try await run(primary) }
         let fresh = state.withLock { state in
-            let fresh = state.lag.usable(at: .now, maxLag: settings.maxLag, notBefore: notBefore)
+            let fresh = usable(state, at: .now, notBefore: notBefore)
             if fresh { state.statistics.replicaReads += 1 } else { state.statistics.primaryReads += 1 }
             return fresh
         }
@@ -169,7 +182,8 @@ public final class PostgresReplicaRouter: Service, Sendable {
             replicaState = nil
         }
         let (wasUsable, isUsable) = state.withLock { state in
-            let wasUsable = state.lag.usable(at: .now, maxLag: settings.maxLag, notBefore: nil)
+            let wasUsable = usable(state, at: .now, notBefore: nil)
+            if replicaState != nil { state.replicaAnswered = .now }
             let primarySilent = state.primaryAnswered.map { asked - $0 > settings.maxLag } ?? true
             if let replicaState, !replicaState.recovering {
                 // Not a standby (promoted, or the same server): it is current.
@@ -184,7 +198,7 @@ public final class PostgresReplicaRouter: Service, Sendable {
             } else {
                 state.lag.replicaFailed()
             }
-            return (wasUsable, state.lag.usable(at: .now, maxLag: settings.maxLag, notBefore: nil))
+            return (wasUsable, usable(state, at: .now, notBefore: nil))
         }
         if wasUsable != isUsable {
             logger.notice(isUsable ? "reading from the replica" : "the replica is behind or unreachable; reading from the primary")

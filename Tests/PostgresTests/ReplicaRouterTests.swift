@@ -64,6 +64,11 @@ struct ReplicaRouterTests {
                     #expect(read == ["on"])
                     #expect(router.statistics.replicaReads == 2)
                     #expect(router.statistics.lag != nil)
+                    // A replica whose probes stop answering (a connection hanging behind a
+                    // balancer) is not read once the answer window has passed.
+                    try await Task.sleep(for: router.answerWindow + .milliseconds(100))
+                    #expect(try await router.query("SELECT count(*) FROM marks").decodeColumn(Int.self) == [1])
+                    #expect(router.statistics.primaryReads == 2)
                 }
             }
             // A replica nobody listens on: the read is answered by the primary, and the

@@ -269,7 +269,9 @@ public struct AppConfiguration: Sendable {
         var configuration = postgres()
         configuration.connectionString = databaseReplicaURL
         configuration.poolMode = .session
+        // A replica that does not answer at once is not waited for: its reads go to the primary.
         configuration.acquireTimeout = min(databaseAcquireTimeout, .seconds(1))
+        configuration.connectTimeoutSeconds = 1
         return configuration
     }
 

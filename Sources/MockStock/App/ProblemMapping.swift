@@ -152,9 +152,10 @@ extension AppError {
     /// `500`; features catch the ones they expect first. Logs never carry the error's
     /// DETAIL, which can quote a whole row (`PostgresError.logDescription`).
     private static func problem(for error: PostgresError, logger: Logger) -> AppError {
-        if error.isConnectionFailure || error.isTransient || error.code == .queryCanceled {
+        if error.isConnectionFailure || error.isTransient || error.code == .queryCanceled || error.code == .readOnlySQLTransaction {
             // Unreachable, serialization failure or deadlock still failing after the
-            // retries, or a statement that ran out of time (57014).
+            // retries, a statement that ran out of time (57014), or a write that reached a
+            // server not (yet) taking writes (25006: a replica being promoted in a failover).
             logger.warning("database unavailable", metadata: ["error": "\(error.logDescription)"])
             return .serviceUnavailable()
         }

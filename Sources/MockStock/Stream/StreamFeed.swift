@@ -32,6 +32,8 @@ public final class StreamFeed: Service, Sendable {
         public var announceInterval: Duration = .milliseconds(20)
         /// Standings rows a `standings` event carries.
         static let standingsRows = 20
+        /// How long snapshots after a gap wait for the database to answer again.
+        static let snapshotPatience: Duration = .seconds(30)
 
         public init() {}
     }
@@ -138,13 +140,15 @@ public final class StreamFeed: Service, Sendable {
             listening.open()
             guard afterGap else { return }
             logger.notice("stream notifications may have been lost; sending every client a snapshot")
-            for subscriber in hub.allSubscribers where subscriber.renderOrder == nil {
+            let subscribers = hub.allSubscribers.filter { $0.renderOrder == nil }
+            for subscriber in subscribers { _ = subscriber.enqueue(StreamEncoding.gap) }
+            await waitUntilPoolAnswers()
+            for subscriber in subscribers {
                 // A revocation announced during the gap was missed.
                 if (try? await tokenIsCurrent(subscriber.userID, subscriber.tokenVersion)) == false {
                     subscriber.stop(.tokenRevoked)
                     continue
                 }
-                _ = subscriber.enqueue(StreamEncoding.gap)
                 await sendSnapshot(to: subscriber, of: hub.subscriptions(of: subscriber))
             }
         case .notification(_, let payload):
@@ -240,6 +244,17 @@ public final class StreamFeed: Service, Sendable {
     }
 
     // MARK: Snapshots
+
+    /// After a failover the listener's direct connection may reach the new primary before
+    /// the pool does (a pooler reconnects through its balancer a moment later): snapshots
+    /// wait for the pool, up to `Settings.snapshotPatience`, rather than fail.
+    private func waitUntilPoolAnswers() async {
+        let deadline = ContinuousClock.now + Settings.snapshotPatience
+        while ContinuousClock.now < deadline, !Task.isCancelled {
+            if (try? await pool.query("SELECT 1")) != nil { return }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+    }
 
     /// Queues the current state of what `subscriptions` name.
     func sendSnapshot(to subscriber: StreamSubscriber, of subscriptions: StreamSubscriptions) async {

@@ -161,3 +161,22 @@ struct SupportTests {
         #expect(problem.code == code)
     }
 }
+
+@Suite("Repeated tasks")
+struct FailureStreakTests {
+    @Test("a task failing every 20 ms is logged when it starts failing, every 10 s after, and once when it recovers")
+    func quietStreak() {
+        var streak = FailureStreak()
+        let start = ContinuousClock.now
+        var logged: [Int] = []
+        for round in 0..<1_000 {  // 20 s of rounds 20 ms apart
+            if let failures = streak.failed(at: start + .milliseconds(20 * round)) { logged.append(failures) }
+        }
+        #expect(logged == [1, 501])
+        #expect(streak.succeeded() == 1_000)
+        #expect(streak.failures == 0)
+        // One failure alone is logged once, and its end is not.
+        #expect(streak.failed(at: start + .seconds(30)) == 1)
+        #expect(streak.succeeded() == nil)
+    }
+}
