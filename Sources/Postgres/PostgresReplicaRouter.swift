@@ -47,6 +47,8 @@ public final class PostgresReplicaRouter: Service, Sendable {
         var primaryAnswered: ContinuousClock.Instant?
         /// When the replica last answered a probe.
         var replicaAnswered: ContinuousClock.Instant?
+        /// When a read on the replica last failed: probes asked before then do not count.
+        var replicaFailed: ContinuousClock.Instant?
     }
 
     /// How long a replica that stopped answering probes is still read: a connection that
@@ -107,6 +109,7 @@ public final class PostgresReplicaRouter: Service, Sendable {
         } catch let error as PostgresError where Self.wantsAnotherServer(error) {
             state.withLock {
                 $0.lag.replicaFailed()
+                $0.replicaFailed = .now
                 $0.statistics.fallbacks += 1
             }
             logger.warning("a replica read failed; reading the primary", metadata: ["error": "\(error)"])
@@ -120,8 +123,9 @@ public final class PostgresReplicaRouter: Service, Sendable {
         switch error.kind {
         case .connection, .acquireTimeout: return true
         case .server:
+            // A statement that ran out of time (57014) would only run out of time again.
             let sqlState = error.code?.rawValue ?? ""
-            return ["08", "40", "53", "57"].contains(String(sqlState.prefix(2)))
+            return ["08", "40", "53", "57"].contains(String(sqlState.prefix(2))) && sqlState != "57014"
         default: return false
         }
     }
@@ -148,8 +152,9 @@ public final class PostgresReplicaRouter: Service, Sendable {
         }
     }
 
-    /// One comparison of the primary's position with the replica's.
-    func probe(_ replica: PostgresConnectionPool) async {
+    /// One comparison of the primary's position with the replica's, now (`run()` makes
+    /// one every `probeInterval`).
+    public func probe(_ replica: PostgresConnectionPool) async {
         await probePrimary()
         await probeReplica(replica)
     }
@@ -183,8 +188,12 @@ public final class PostgresReplicaRouter: Service, Sendable {
         }
         let (wasUsable, isUsable) = state.withLock { state in
             let wasUsable = usable(state, at: .now, notBefore: nil)
+            if let failed = state.replicaFailed, asked < failed {
+                return (wasUsable, wasUsable)
+            }
             if replicaState != nil { state.replicaAnswered = .now }
-            let primarySilent = state.primaryAnswered.map { asked - $0 > settings.maxLag } ?? true
+            // Silent: it answered before, and not for a while (not merely slower than a probe).
+            let primarySilent = state.primaryAnswered.map { asked - $0 > max(settings.maxLag, .seconds(1)) } ?? false
             if let replicaState, !replicaState.recovering {
                 // Not a standby (promoted, or the same server): it is current.
                 state.lag.current(at: asked)

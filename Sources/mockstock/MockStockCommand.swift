@@ -58,11 +58,14 @@ struct Migrate: AsyncParsableCommand {
 }
 
 /// Migrates, runs `body` with a small pool and closes it; errors the input caused
-/// become usage errors with their plain message.
+/// become usage errors with their plain message. The pool is a direct session on the
+/// primary (`DATABASE_DIRECT_URL`) when there is one: the migrations' lock needs a session.
 func withDatabase(
     _ configuration: AppConfiguration, _ logger: Logger, _ body: (PostgresConnectionPool) async throws -> Void
 ) async throws {
-    let pool = PostgresConnectionPool(configuration: configuration.postgres(maxConnections: 2), logger: logger)
+    let pool = PostgresConnectionPool(
+        configuration: configuration.postgresDirect() ?? configuration.postgres(maxConnections: 2), logger: logger
+    )
     do {
         try await migrate(pool: pool, configuration: configuration, logger: logger)
         try await body(pool)

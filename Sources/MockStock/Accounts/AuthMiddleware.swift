@@ -66,7 +66,13 @@ final class TokenVersionCache: Sendable {
             return (state.version, state.role)
         }
         let read = cache.now
-        guard let state = try await store.tokenState(id: userID) else {
+        var state = try await store.tokenState(id: userID)
+        // A replica may not yet have a login or logout made on another server a moment
+        // ago, nor a new user: what it does not know is asked of the primary.
+        if state.map({ (presented ?? $0.version) > $0.version }) ?? true {
+            state = try await store.currentTokenState(id: userID)
+        }
+        guard let state else {
             cache.removeValue(for: userID)
             return nil
         }

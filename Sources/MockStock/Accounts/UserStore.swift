@@ -57,7 +57,17 @@ struct UserStore: Sendable {
 
     /// The token version and role, read on every authenticated request (through a cache).
     func tokenState(id: Int) async throws -> (version: Int, role: Role)? {
-        let rows = try await (reads ?? StaleReads(pool: pool)).query("SELECT token_version, role FROM users WHERE id = \(id)")
+        try await tokenState(id: id, from: reads ?? StaleReads(pool: pool))
+    }
+
+    /// The token version on the primary: for a token newer than a replica knows of (a
+    /// login or logout on another server a moment ago), or a user it does not have yet.
+    func currentTokenState(id: Int) async throws -> (version: Int, role: Role)? {
+        try await tokenState(id: id, from: StaleReads(pool: pool))
+    }
+
+    private func tokenState(id: Int, from reads: StaleReads) async throws -> (version: Int, role: Role)? {
+        let rows = try await reads.query("SELECT token_version, role FROM users WHERE id = \(id)")
         guard let row = rows.first else { return nil }
         let (version, role) = try row.decode((Int, Role).self)
         return (version, role)

@@ -80,8 +80,9 @@ struct MarketStore: Sendable {
         )
     }
 
+    /// Read on the primary: it also says which symbols exist, for trades.
     func names(for symbols: [String]) async throws -> [String: String] {
-        let rows = try await stale.query("SELECT symbol, name FROM instruments WHERE symbol = ANY(\(symbols))")
+        let rows = try await pool.query("SELECT symbol, name FROM instruments WHERE symbol = ANY(\(symbols))")
         return Dictionary(uniqueKeysWithValues: try rows.decode((String, String).self).map { ($0.0, $0.1) })
     }
 

@@ -273,3 +273,37 @@ struct PlayerWritesTests {
         #expect(writes.lastWrite(userID: 7, at: start + .milliseconds(1_001)) == nil)
     }
 }
+
+@Suite("Token versions read on a replica")
+struct ReplicaTokenVersionTests {
+    @Test("a token newer than the replica knows, or a user it does not have yet, is checked on the primary")
+    func newerThanReplica() async throws {
+        try await TemporaryDatabase.with { primaryDatabase in
+            try await TemporaryDatabase.with { replicaDatabase in
+                try await primaryDatabase.withPool { primary throws in
+                    try await replicaDatabase.withPool { replica throws in
+                        // The "replica" is another database a step behind: user 1 logged in
+                        // again (version 2) and user 2 registered since.
+                        try await primary.query("CREATE TABLE users (id int PRIMARY KEY, token_version int, role text)")
+                        try await primary.query("INSERT INTO users VALUES (1, 2, 'player'), (2, 0, 'player')")
+                        try await replica.query("CREATE TABLE users (id int PRIMARY KEY, token_version int, role text)")
+                        try await replica.query("INSERT INTO users VALUES (1, 1, 'player')")
+                        let router = PostgresReplicaRouter(primary: primary, replica: replica, logger: Logger(label: "test"))
+                        await router.probe(replica)
+                        let cache = TokenVersionCache(
+                            store: UserStore(pool: primary, reads: StaleReads(pool: primary, router: router)), lifetime: .seconds(2)
+                        )
+                        #expect(try await cache.state(of: 1, presented: 1)?.version == 1, "an old token: the replica's answer stands")
+                        #expect(router.statistics.replicaReads == 1)
+                        let fresh = TokenVersionCache(
+                            store: UserStore(pool: primary, reads: StaleReads(pool: primary, router: router)), lifetime: .seconds(2)
+                        )
+                        #expect(try await fresh.state(of: 1, presented: 2)?.version == 2, "the new token is accepted")
+                        #expect(try await fresh.state(of: 2, presented: 0)?.version == 0, "the new user is found")
+                        #expect(try await fresh.state(of: 3, presented: 0) == nil)
+                    }
+                }
+            }
+        }
+    }
+}
