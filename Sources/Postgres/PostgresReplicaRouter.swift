@@ -32,7 +32,8 @@ public final class PostgresReplicaRouter: Service, Sendable {
         /// Reads the replica could have served but for its lag, its state or a failure.
         public var primaryReads = 0
         public var fallbacks = 0
-        /// How far behind the replica was at the last probe; nil when it is not being read.
+        /// How long ago the replica was last known to be current; nil before the first good
+        /// probe and after a failed one.
         public var lag: Duration?
     }
 
@@ -118,16 +119,11 @@ public final class PostgresReplicaRouter: Service, Sendable {
     }
 
     /// Failures that say nothing about the statement: no connection, a server shutting
-    /// down or starting, a query cancelled by a conflict with recovery.
+    /// down or starting, a query cancelled by a conflict with recovery (40001), a server
+    /// short of resources. A statement that ran out of time (57014) would only run out of
+    /// time again.
     static func wantsAnotherServer(_ error: PostgresError) -> Bool {
-        switch error.kind {
-        case .connection, .acquireTimeout: return true
-        case .server:
-            // A statement that ran out of time (57014) would only run out of time again.
-            let sqlState = error.code?.rawValue ?? ""
-            return ["08", "40", "53", "57"].contains(String(sqlState.prefix(2))) && sqlState != "57014"
-        default: return false
-        }
+        error.isConnectionFailure || error.isTransient || error.code?.errorClass == "53"
     }
 
     public func run() async throws {

@@ -20,7 +20,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "reliability"))
 from harness import ADMIN, JWT_SECRET, ROOT, Client, Database, StreamWatcher, new_key  # noqa: E402
-from suite import FLIP_PRICES, Ledger, Result, check_ledger, order, orders_left_open, register_players, resting_flow, seed_market  # noqa: E402
+from suite import FLIP_PRICES, Ledger, Result, check_ledger, keyed_trader, orders_left_open, register_players, resting_flow, seed_market  # noqa: E402
 
 HTTP_PORT = int(os.environ.get("TEST_CLUSTER_HTTP_PORT", "18190"))
 PORT_BASE = int(os.environ.get("TEST_CLUSTER_PORT_BASE", "57500"))
@@ -114,26 +114,8 @@ class Load:
         self.flow = {"resting orders placed": 0, "resting orders replaced": 0}
 
     async def trader(self, deadline):
-        while time.monotonic() < deadline:
-            token, _ = random.choice(self.players)
-            side, body = order()
-            key = new_key()
-            give_up = time.monotonic() + 60
-            while time.monotonic() < give_up:
-                self.ledger.attempts += 1
-                status, answer, _ = await self.client.request("POST", f"/api/stock/{side}", token, body,
-                                                              headers={"Idempotency-Key": key}, timeout=10)
-                if status == 200:
-                    self.ledger.acknowledged[key] = answer["trade"]["id"]
-                    self.writes.append(time.monotonic())
-                    break
-                if status == 422:
-                    self.writes.append(time.monotonic())
-                    break
-                self.failed_writes[status] = self.failed_writes.get(status, 0) + 1
-                await asyncio.sleep(0.2)
-            else:
-                self.ledger.unfinished += 1
+        await keyed_trader(self.client, self.players, self.ledger, deadline, lambda: False,
+                           give_up_after=60, answered_at=self.writes, failed=self.failed_writes)
 
     async def reader(self, deadline):
         token, _ = self.players[0]

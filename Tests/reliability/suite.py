@@ -406,9 +406,11 @@ class Ledger:
         self.outage_answers = []  # (status, seconds, is problem+json) of requests that failed
 
 
-async def keyed_trader(client, players, ledger, deadline, outage, portfolios=None):
+async def keyed_trader(client, players, ledger, deadline, outage, portfolios=None, give_up_after=40, answered_at=None, failed=None):
     """Trades until `deadline`; each order keeps its key across retries until answered.
-    `portfolios`: (token, portfolio id) pairs to trade in instead of personal portfolios."""
+    `portfolios`: (token, portfolio id) pairs to trade in instead of personal portfolios.
+    `answered_at` (a list) gets the moment of every answer, `failed` (a dict) the count of
+    every other status, when given."""
     while time.monotonic() < deadline:
         token, portfolio = random.choice(portfolios or players)
         side, body = order()
@@ -416,16 +418,19 @@ async def keyed_trader(client, players, ledger, deadline, outage, portfolios=Non
             body["portfolioId"] = portfolio
         key = new_key()
         answered = False
-        give_up = time.monotonic() + 40
+        give_up = time.monotonic() + give_up_after
         while not answered and time.monotonic() < give_up:
             ledger.attempts += 1
             status, answer, elapsed = await client.request("POST", f"/api/stock/{side}", token, body, headers={"Idempotency-Key": key}, timeout=10)
-            if status == 200:
-                ledger.acknowledged[key] = answer["trade"]["id"]
-                answered = True
-            elif status == 422:
+            if status in (200, 422):
+                if status == 200:
+                    ledger.acknowledged[key] = answer["trade"]["id"]
+                if answered_at is not None:
+                    answered_at.append(time.monotonic())
                 answered = True
             else:
+                if failed is not None:
+                    failed[status] = failed.get(status, 0) + 1
                 if outage():
                     ledger.outage_answers.append((status, elapsed, isinstance(answer, dict) and "code" in answer))
                 await asyncio.sleep(0.2)

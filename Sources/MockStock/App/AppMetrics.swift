@@ -50,7 +50,7 @@ public struct AppMetrics: Sendable {
                 metricName: "db_replica_fallbacks", unitName: "total", helpText: "Replica reads that failed and ran on the primary"
             )),
             registry.makeGauge(descriptor: MetricNameDescriptor(
-                metricName: "db_replica_lag", unitName: "seconds", helpText: "How far the replica was behind at its last probe; -1 when it is not being read"
+                metricName: "db_replica_lag", unitName: "seconds", helpText: "How long ago the replica was last known to be current; -1 before a good probe and after a failed one"
             ))
         )
         priceFollowUpsPending = registry.makeGauge(descriptor: MetricNameDescriptor(
@@ -81,7 +81,7 @@ public struct AppMetrics: Sendable {
             staleReads.replica.set(Double(reads.replicaReads))
             staleReads.primary.set(Double(reads.primaryReads))
             staleReads.fallbacks.set(Double(reads.fallbacks))
-            staleReads.lag.set(reads.lag.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? -1)
+            staleReads.lag.set(reads.lag?.inSeconds ?? -1)
         }
         return registry.emitToString()
     }

@@ -14,12 +14,6 @@ struct StaleReads: Sendable {
         guard let router else { return try await pool.query(query) }
         return try await router.query(query, notBefore: PlayerWrites.notBefore)
     }
-
-    /// A read-only transaction (for `SET LOCAL` settings before the read); `body` may run twice.
-    func withReadTransaction<T: Sendable>(_ body: @Sendable @escaping (PostgresSession) async throws -> T) async throws -> T {
-        guard let router else { return try await pool.withTransaction { try await body($0) } }
-        return try await router.withReadTransaction(notBefore: PlayerWrites.notBefore, body)
-    }
 }
 
 /// When each player last changed something through this process, so their reads go to
