@@ -9,8 +9,6 @@ import queue
 import threading
 import time
 import unittest
-import urllib.error
-import urllib.request
 import uuid
 
 from datetime import date, datetime, timezone
@@ -32,72 +30,11 @@ from alpaca.trading.models import NonTradeActivity, TradeActivity
 from alpaca.trading.requests import (ClosePositionRequest, GetAssetsRequest, GetCalendarRequest, GetOrdersRequest,
                                      GetPortfolioHistoryRequest, LimitOrderRequest, MarketOrderRequest, ReplaceOrderRequest)
 
-BASE = os.environ["MOCKSTOCK_URL"]
-ADMIN = (os.environ["MOCKSTOCK_ADMIN_USERNAME"], os.environ["MOCKSTOCK_ADMIN_PASSWORD"])
-PASSWORD = "bot-owner-password"
-
-
-def call(method, path, token=None, body=None, headers=None):
-    """MockStock's own API: (status, JSON body)."""
-    request = urllib.request.Request(BASE + path, method=method, data=None if body is None else json.dumps(body).encode())
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    for name, value in (headers or {}).items():
-        request.add_header(name, value)
-    try:
-        with urllib.request.urlopen(request) as response:
-            text = response.read()
-            return response.status, json.loads(text) if text else None
-    except urllib.error.HTTPError as error:
-        text = error.read()
-        return error.code, json.loads(text) if text else None
-
-
-def player(name):
-    """A new player's token."""
-    status, body = call("POST", "/api/auth/register", body={"username": f"{name}_{uuid.uuid4().hex[:8]}", "password": PASSWORD})
-    assert status == 201, body
-    return body["token"]
-
-
-def admin_token():
-    status, body = call("POST", "/api/auth/login", body={"username": ADMIN[0], "password": ADMIN[1]})
-    assert status == 200, body
-    return body["token"]
-
-
-def new_key(token, **fields):
-    status, key = call("POST", "/api/api-keys", token, fields)
-    assert status == 201, key
-    return key
+from common import BASE, call, new_key, player, set_price, wait_for
 
 
 def trading(key):
     return TradingClient(key["keyId"], key["secret"], paper=True, url_override=BASE)
-
-
-def set_price(symbol, price):
-    """Sets an admin quote and waits until the server has followed it up (the orders it
-    crosses filled): its `price_followups_pending` gauge reads 0."""
-    status, body = call("POST", "/api/admin/quotes", admin_token(), [{"symbol": symbol, "price": price}])
-    assert status == 200, body
-
-    def followed_up():
-        with urllib.request.urlopen(BASE + "/metrics") as response:
-            return any(line.startswith("price_followups_pending ") and float(line.split()[1]) == 0 for line in response.read().decode().splitlines())
-    assert wait_for(followed_up, timeout=30), "prices not followed up after 30 s"
-
-
-def wait_for(condition, timeout=10.0):
-    import time
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    return condition()
 
 
 class ApiKeysTest(unittest.TestCase):

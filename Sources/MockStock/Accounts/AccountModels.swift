@@ -37,14 +37,14 @@ struct Session: ResponseEncodable {
 
 /// Username and password rules (openapi.yaml `RegisterRequest`).
 public enum Credentials {
-    public static func validateUsername(_ username: String) throws {
+    public static func validateUsername(_ username: String, field: String = "username") throws {
         let allowed = username.utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
         }
         guard allowed, (3...32).contains(username.utf8.count) else {
-            throw InvalidInput("username must be 3–32 characters of letters, digits, '_', '.' and '-'.")
+            throw InvalidInput("\(field) must be 3–32 characters of letters, digits, '_', '.' and '-'.")
         }
     }
 

@@ -33,7 +33,8 @@ public struct AccountService: Sendable {
         let possible = (try? Credentials.validateUsername(username)) != nil
         let record = possible ? try await users.find(username: username) : nil
         let matches: Bool
-        if let record {
+        // A bot has no password (an empty hash): it never logs in, after the same work.
+        if let record, !record.passwordHash.isEmpty {
             matches = try await hasher.verify(password, against: record.passwordHash)
         } else {
             if possible { try await hasher.verifyAgainstNothing(password) }

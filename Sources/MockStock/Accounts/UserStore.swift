@@ -11,12 +11,24 @@ struct UserStore: Sendable {
     /// Creates a user, the personal portfolio and its starting cash movement in one
     /// statement, so either all exist or none. A taken username (any case) throws `AccountError.usernameTaken`.
     func create(username: String, email: String?, passwordHash: String, role: Role, startingCash: Decimal) async throws -> User {
+        try await Self.create(
+            username: username, email: email, passwordHash: passwordHash, role: role, startingCash: startingCash, botOwnerID: nil,
+            run: pool.query
+        )
+    }
+
+    /// The same through `run` (a pool or a transaction's session): a player, or a bot of
+    /// `botOwnerID` (no password, no email).
+    static func create(
+        username: String, email: String?, passwordHash: String, role: Role, startingCash: Decimal, botOwnerID: Int?,
+        run: (PostgresQuery) async throws -> PostgresRows
+    ) async throws -> User {
         do {
-            let rows = try await pool.query(
+            let rows = try await run(
                 """
                 WITH new_user AS (
-                    INSERT INTO users (username, email, password_hash, role)
-                    VALUES (\(username), \(email), \(passwordHash), \(role))
+                    INSERT INTO users (username, email, password_hash, role, bot_owner_id)
+                    VALUES (\(username), \(email), \(passwordHash), \(role), \(botOwnerID))
                     RETURNING id, username, role, created_at
                 ), personal AS (
                     INSERT INTO portfolios (user_id, name, cash)

@@ -108,6 +108,7 @@ public func buildApplication(
         store: ValueHistoryStore(pool: pool), trading: tradingService, clock: clock, fx: fx
     )
     let alpacaStore = AlpacaStore(pool: pool, reads: reads)
+    let apiKeys = ApiKeyService(store: ApiKeyStore(pool: pool))
     let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading)
     let features = Features(
         accounts: accounts,
@@ -122,7 +123,8 @@ public func buildApplication(
             maxPriceUpload: configuration.adminUploadLimit, pricesStored: pricesStored
         ),
         corporateActions: CorporateActionsController(store: CorporateActionStore(pool: pool), market: market, quotes: quotes),
-        apiKeys: ApiKeyService(store: ApiKeyStore(pool: pool)),
+        apiKeys: apiKeys,
+        bots: BotService(store: BotStore(pool: pool, startingCash: configuration.startingCash), keys: apiKeys),
         alpaca: AlpacaController(
             store: alpacaStore, trading: tradingService,
             rules: rules, hours: hours, history: valueHistory, now: configuration.clock
@@ -210,6 +212,7 @@ struct Features {
     let admin: AdminController
     let corporateActions: CorporateActionsController
     let apiKeys: ApiKeyService
+    let bots: BotService
     let alpaca: AlpacaController
     let alpacaOrders: AlpacaOrdersController
     let alpacaPositions: AlpacaPositionsController
@@ -276,7 +279,10 @@ func buildRouter(
         publicDirectory: configuration.publicDirectory, chartJSDirectory: configuration.chartJSDirectory
     ))
     let accounts = features.accounts
-    router.add(middleware: UnmatchedRequestMiddleware(auth: auth))
+    let botAuth = BotAuthMiddleware(
+        keys: features.apiKeys, auth: auth, throttles: features.accounts.throttles.store, requestsPerMinute: configuration.botRequestsPerMinute
+    )
+    router.add(middleware: UnmatchedRequestMiddleware(auth: auth, botAuth: botAuth))
     OperationsController(pool: pool, replica: replica, metrics: metrics, openAPIFile: configuration.openAPIFile)
         .addRoutes(to: router.group().add(middleware: BodyLimitMiddleware()))
     let api = router.group("api")
@@ -298,7 +304,8 @@ func buildRouter(
     tradingController.addRoutes(to: json)
     tradingController.addPracticeRoutes(to: json, practice: features.practice)
     OrdersController(orders: features.orders).addRoutes(to: json)
-    LeagueController(leagues: features.leagues).addRoutes(to: json)
+    LeagueController(leagues: features.leagues, bots: features.bots).addRoutes(to: json)
+    BotsController(bots: features.bots).addRoutes(to: json)
     AchievementController(store: features.achievements).addRoutes(to: json)
     NotificationController(store: features.notifications).addRoutes(to: json)
     features.corporateActions.addRoutes(to: json)
@@ -309,9 +316,7 @@ func buildRouter(
     // The Alpaca-compatible API: API keys or tokens, Alpaca's error bodies.
     var v2 = router.group("v2")
         .add(middleware: AlpacaErrorMiddleware())
-        .add(middleware: BotAuthMiddleware(
-            keys: features.apiKeys, auth: auth, throttles: features.accounts.throttles.store, requestsPerMinute: configuration.botRequestsPerMinute
-        ))
+        .add(middleware: botAuth)
     if let playerWrites { v2 = v2.add(middleware: playerWrites) }
     v2 = v2.add(middleware: BodyLimitMiddleware())
     features.alpaca.addRoutes(to: v2)

@@ -40,6 +40,13 @@ extension AppError {
             switch error {
             case .tooManyKeys(let limit): return AppError(.conflict, code: "too_many_keys", detail: "A user has at most \(limit) API keys; revoke one first.")
             case .noSuchKey: return .notFound("No such API key of yours.")
+            case .botsForbidden: return .botsForbidden
+            }
+        case let error as BotError:
+            switch error {
+            case .tooManyBots(let limit):
+                return AppError(.conflict, code: "too_many_bots", detail: "A player has at most \(limit) bots; delete one first.")
+            case .noSuchBot: return .notFound("No such bot of yours.")
             }
         case let error as FxError:
             switch error {
@@ -130,6 +137,11 @@ extension AppError {
         }
     }
 
+    /// A league whose bot policy is `forbidden`: no bot joins, no API key trades its portfolios.
+    static let botsForbidden = AppError(
+        .forbidden, code: "bots_forbidden", detail: "This league forbids bots: no bot may join it and no API key may trade its portfolios."
+    )
+
     private static func problem(for error: LeagueError) -> AppError {
         switch error {
         case .noSuchLeague: .notFound("No such league of yours.")
@@ -144,6 +156,7 @@ extension AppError {
         case .ownerCannotKickThemself:
             AppError(.unprocessableContent, code: "validation_failed", detail: "The owner cannot kick themself; leave or delete the league.")
         case .noFreeJoinCode: .serviceUnavailable("Could not find a free join code; try again.")
+        case .botsForbidden: .botsForbidden
         }
     }
 

@@ -65,11 +65,19 @@ struct LimitedBody: AsyncSequence, Sendable {
 struct UnmatchedRequestMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let auth: AuthMiddleware
+    /// Under `/v2`: authenticated as the Alpaca-compatible API is, and answered in Alpaca's
+    /// shape (a path that begins a route, such as `/v2/stocks/trades`, is matched by no route).
+    let botAuth: BotAuthMiddleware
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard context.endpointPath == nil else { return try await next(request, context) }
         let limited = BodyLimitMiddleware()
         let path = request.uri.path
+        if path == "/v2" || path.hasPrefix("/v2/") {
+            return try await AlpacaErrorMiddleware().handle(request, context: context) { request, context in
+                try await botAuth.handle(request, context: context) { _, _ in throw AppError.notFound("endpoint not found") }
+            }
+        }
         guard path == "/api" || path.hasPrefix("/api/") else { return try await limited.handle(request, context: context, next: next) }
         return try await auth.handle(request, context: context) { request, context in
             try await limited.handle(request, context: context, next: next)

@@ -6,8 +6,14 @@ extension Request {
     /// `validation_failed` naming the field when a value is missing or of the wrong type,
     /// 413 when it is over the size limit.
     func decodeJSON<T: Decodable>(as type: T.Type, context: AppRequestContext) async throws -> T {
+        guard let body = try await decodeJSONIfPresent(as: type, context: context) else { throw AppError.badRequest("A JSON body is required.") }
+        return body
+    }
+
+    /// The same for a route whose body may be left out: nil without one.
+    func decodeJSONIfPresent<T: Decodable>(as type: T.Type, context: AppRequestContext) async throws -> T? {
         let buffer = try await body.collect(upTo: context.maxUploadSize)
-        guard buffer.readableBytes > 0 else { throw AppError.badRequest("A JSON body is required.") }
+        guard buffer.readableBytes > 0 else { return nil }
         let data = Data(buffer.readableBytesView)
         do {
             return try context.requestDecoder.decode(T.self, from: data)

@@ -47,11 +47,12 @@ struct AlpacaController {
 
     /// Equity at the end of each trading day (`timeframe=1D`) from the value-history rule
     /// `/api/portfolios/{id}/history` uses; today at live prices. The range: `start`–`end`,
-    /// or `period` (`<n>D|W|M|A`, default 1M) ending `date_end`/`end` (default today).
+    /// or `period` (`<n>D|W|M|A`, default 1M) ending `date_end`/`end` (default today);
+    /// `date_start` is `start`.
     /// Profit and loss leave out money paid in or taken out since the first day.
     @Sendable func portfolioHistory(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaPortfolioHistory> {
         try Self.refuseParameters(request, except: [
-            "period", "timeframe", "date_end", "start", "end", "extended_hours", "intraday_reporting", "pnl_reset",
+            "period", "timeframe", "date_start", "date_end", "start", "end", "extended_hours", "intraday_reporting", "pnl_reset",
         ])
         let parameters = request.uri.queryParameters
         if let timeframe = parameters.get("timeframe"), timeframe != "1D" {
@@ -71,7 +72,8 @@ struct AlpacaController {
             return $0
         } ?? parameters.get("end").map { try AlpacaMarketDataController.day($0, "end", roundingUp: false) }
             ?? history.dayString(now())
-        let start = try parameters.get("start").map { try AlpacaMarketDataController.day($0, "start", roundingUp: true) }
+        // alpaca-trade-api names the start `date_start`, as the end `date_end`.
+        let start = try (parameters.get("date_start") ?? parameters.get("start")).map { try AlpacaMarketDataController.day($0, "start", roundingUp: true) }
             ?? Self.day(end, before: parameters.get("period") ?? "1M", in: history)
         let values = try await history.values(
             userID: context.requireIdentity().userID, portfolioID: context.botPortfolioID, from: start, to: end, interval: .day
@@ -229,8 +231,13 @@ struct AlpacaController {
         }
     }
 
+    /// A day: a date, or (as alpaca-trade-api sends it) a time, taken as its day in the
+    /// market's calendar.
     private static func day(_ text: String, _ name: String, in calendar: Calendar) throws -> Date {
-        guard CalendarDay.isValid(text) else { throw InvalidInput("\(name) must be a date, YYYY-MM-DD.") }
+        if !CalendarDay.isValid(text), text.count > 10, let moment = try? AlpacaOrdersController.moment(text, name) {
+            return calendar.startOfDay(for: moment)
+        }
+        guard CalendarDay.isValid(text) else { throw InvalidInput("\(name) must be a date, YYYY-MM-DD, or a time.") }
         let parts = text.split(separator: "-").compactMap { Int($0) }
         return calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2]))!
     }

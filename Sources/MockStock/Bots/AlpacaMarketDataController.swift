@@ -4,7 +4,9 @@ import Hummingbird
 /// Market data v2 (`/v2/stocks/...`) from the stored prices: daily bars (weeks and months
 /// built from them), adjusted as asked; minute and hour bars from the minute bars every
 /// stored price change keeps; the current price as the latest quote and trade. Every parameter alpaca-py's `StockHistoricalDataClient` sends is understood or
-/// refused.
+/// refused. Each route has Alpaca's single-symbol form too (`/v2/stocks/{symbol}/bars`,
+/// `…/bars/latest`, `…/quotes/latest`, `…/trades/latest`, `…/snapshot`), answered by
+/// the same code for one symbol in Alpaca's single-symbol shapes.
 struct AlpacaMarketDataController {
     let store: AlpacaStore
     let quotes: any QuoteProvider
@@ -16,16 +18,36 @@ struct AlpacaMarketDataController {
         v2.get("stocks/quotes/latest", use: latestQuotes)
         v2.get("stocks/trades/latest", use: latestTrades)
         v2.get("stocks/snapshots", use: snapshots)
+        v2.get("stocks/:symbol/bars", use: symbolBars)
+        v2.get("stocks/:symbol/bars/latest", use: symbolLatestBar)
+        v2.get("stocks/:symbol/quotes/latest", use: symbolLatestQuote)
+        v2.get("stocks/:symbol/trades/latest", use: symbolLatestTrade)
+        v2.get("stocks/:symbol/snapshot", use: symbolSnapshot)
     }
 
     static let maxSymbols = 100
 
+    static let barParameters: Set<String> = ["timeframe", "start", "end", "limit", "page_token", "adjustment", "feed", "sort"]
+
     @Sendable func bars(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaBars> {
-        try AlpacaController.refuseParameters(
-            request, except: ["symbols", "timeframe", "start", "end", "limit", "page_token", "adjustment", "feed", "sort"]
-        )
+        try AlpacaController.refuseParameters(request, except: Self.barParameters.union(["symbols"]))
+        let symbols = try Self.symbols(request.uri.queryParameters.get("symbols"))
+        let (records, next) = try await barPage(symbols, request)
+        var bars: [String: [AlpacaBar]] = [:]
+        for record in records { bars[record.symbol, default: []].append(AlpacaBar(record)) }
+        return AlpacaResponse(AlpacaBars(bars: bars, nextPageToken: next))
+    }
+
+    @Sendable func symbolBars(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaSymbolBars> {
+        try AlpacaController.refuseParameters(request, except: Self.barParameters)
+        let symbol = try Self.symbol(context)
+        let (records, next) = try await barPage([symbol], request)
+        return AlpacaResponse(AlpacaSymbolBars(bars: records.map(AlpacaBar.init), symbol: symbol, nextPageToken: next))
+    }
+
+    /// One page of bars of these symbols, by symbol then time, and the next page's token.
+    private func barPage(_ symbols: [String], _ request: Request) async throws -> (records: ArraySlice<AlpacaStore.BarRecord>, next: String?) {
         let parameters = request.uri.queryParameters
-        let symbols = try Self.symbols(parameters.get("symbols"))
         let timeframe = try Self.timeframe(parameters.get("timeframe"))
         let adjusted: AdjustedHistory = switch parameters.get("adjustment") ?? "raw" {
         case "raw": .none
@@ -69,38 +91,62 @@ struct AlpacaMarketDataController {
                 }, limit: limit + 1
             )
         }
-        var bars: [String: [AlpacaBar]] = [:]
-        for record in records.prefix(limit) { bars[record.symbol, default: []].append(AlpacaBar(record)) }
         let next = records.count > limit ? records[limit - 1] : nil
-        return AlpacaResponse(AlpacaBars(bars: bars, nextPageToken: next.map { Self.token($0.symbol, $0.day) }))
+        return (records.prefix(limit), next.map { Self.token($0.symbol, $0.day) })
     }
 
+    static let latestParameters: Set<String> = ["feed"]
+
     @Sendable func latestBars(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaLatestBars> {
-        try AlpacaController.refuseParameters(request, except: ["symbols", "feed"])
-        let symbols = try Self.symbols(request.uri.queryParameters.get("symbols"))
-        try Self.checkFeed(request.uri.queryParameters.get("feed"))
+        AlpacaResponse(AlpacaLatestBars(bars: try await latestBars(try Self.symbols(request, context))))
+    }
+
+    @Sendable func symbolLatestBar(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaSymbolLatestBar> {
+        let symbol = try Self.symbol(request, context)
+        guard let bar = try await latestBars([symbol])[symbol] else { throw Self.noData(symbol) }
+        return AlpacaResponse(AlpacaSymbolLatestBar(symbol: symbol, bar: bar))
+    }
+
+    private func latestBars(_ symbols: [String]) async throws -> [String: AlpacaBar] {
         let records = try await store.latestBars(symbols: symbols, through: try await quotes.historyEnd())
-        return AlpacaResponse(AlpacaLatestBars(bars: Dictionary(records.map { ($0.symbol, AlpacaBar($0)) }) { first, _ in first }))
+        return Dictionary(records.map { ($0.symbol, AlpacaBar($0)) }) { first, _ in first }
     }
 
     @Sendable func latestQuotes(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaLatestQuotes> {
-        try AlpacaController.refuseParameters(request, except: ["symbols", "feed"])
-        try Self.checkFeed(request.uri.queryParameters.get("feed"))
-        let prices = try await quotes.quotes(for: try Self.symbols(request.uri.queryParameters.get("symbols")))
+        let prices = try await quotes.quotes(for: try Self.symbols(request, context))
         return AlpacaResponse(AlpacaLatestQuotes(quotes: prices.mapValues(AlpacaQuote.init)))
     }
 
+    @Sendable func symbolLatestQuote(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaSymbolLatestQuote> {
+        let symbol = try Self.symbol(request, context)
+        guard let price = try await quotes.quotes(for: [symbol])[symbol] else { throw Self.noData(symbol) }
+        return AlpacaResponse(AlpacaSymbolLatestQuote(symbol: symbol, quote: AlpacaQuote(price)))
+    }
+
     @Sendable func latestTrades(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaLatestTrades> {
-        try AlpacaController.refuseParameters(request, except: ["symbols", "feed"])
-        try Self.checkFeed(request.uri.queryParameters.get("feed"))
-        let prices = try await quotes.quotes(for: try Self.symbols(request.uri.queryParameters.get("symbols")))
+        let prices = try await quotes.quotes(for: try Self.symbols(request, context))
         return AlpacaResponse(AlpacaLatestTrades(trades: prices.mapValues(AlpacaTrade.init)))
     }
 
+    @Sendable func symbolLatestTrade(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaSymbolLatestTrade> {
+        let symbol = try Self.symbol(request, context)
+        guard let price = try await quotes.quotes(for: [symbol])[symbol] else { throw Self.noData(symbol) }
+        return AlpacaResponse(AlpacaSymbolLatestTrade(symbol: symbol, trade: AlpacaTrade(price)))
+    }
+
     @Sendable func snapshots(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<[String: AlpacaSnapshot]> {
-        try AlpacaController.refuseParameters(request, except: ["symbols", "feed"])
-        try Self.checkFeed(request.uri.queryParameters.get("feed"))
-        let symbols = try Self.symbols(request.uri.queryParameters.get("symbols"))
+        AlpacaResponse(try await snapshots(try Self.symbols(request, context)), snakeCase: false)
+    }
+
+    /// Alpaca's single snapshot names its symbol beside the five parts.
+    @Sendable func symbolSnapshot(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaSnapshot> {
+        let symbol = try Self.symbol(request, context)
+        guard var snapshot = try await snapshots([symbol])[symbol] else { throw Self.noData(symbol) }
+        snapshot.symbol = symbol
+        return AlpacaResponse(snapshot, snakeCase: false)
+    }
+
+    private func snapshots(_ symbols: [String]) async throws -> [String: AlpacaSnapshot] {
         let prices = try await quotes.quotes(for: symbols)
         let bars = Dictionary(grouping: try await store.latestBars(symbols: symbols, through: try await quotes.historyEnd(), count: 2), by: \.symbol)
         let minutes = Dictionary(try await store.latestMinuteBars(symbols: symbols).map { ($0.symbol, $0) }) { first, _ in first }
@@ -113,10 +159,36 @@ struct AlpacaMarketDataController {
                 minuteBar: minutes[symbol].map(AlpacaBar.init), dailyBar: days.first.map(AlpacaBar.init), prevDailyBar: days.dropFirst().first.map(AlpacaBar.init)
             )
         }
-        return AlpacaResponse(snapshots, snakeCase: false)
+        return snapshots
+    }
+
+    /// A symbol with no price and no stored day: Alpaca answers 404 on its single-symbol routes.
+    static func noData(_ symbol: String) -> AppError {
+        .notFound("No market data for \(symbol).")
     }
 
     // MARK: Parameters
+
+    /// The symbols of a several-symbol latest-data route (`symbols` and `feed` only).
+    static func symbols(_ request: Request, _ context: AppRequestContext) throws -> [String] {
+        try AlpacaController.refuseParameters(request, except: latestParameters.union(["symbols"]))
+        try checkFeed(request.uri.queryParameters.get("feed"))
+        return try symbols(request.uri.queryParameters.get("symbols"))
+    }
+
+    /// The symbol of a single-symbol latest-data route (`feed` only).
+    static func symbol(_ request: Request, _ context: AppRequestContext) throws -> String {
+        try AlpacaController.refuseParameters(request, except: latestParameters)
+        try checkFeed(request.uri.queryParameters.get("feed"))
+        return try symbol(context)
+    }
+
+    /// The `{symbol}` of a single-symbol route.
+    static func symbol(_ context: AppRequestContext) throws -> String {
+        let symbol = Symbol.normalize(context.parameters.get("symbol") ?? "")
+        guard Symbol.isValid(symbol) else { throw InvalidInput("The path must name a valid symbol, such as AAPL.") }
+        return symbol
+    }
 
     static func symbols(_ text: String?) throws -> [String] {
         guard let text, !text.isEmpty else { throw InvalidInput("symbols is required: a comma-separated list.") }

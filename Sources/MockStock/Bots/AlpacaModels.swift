@@ -169,7 +169,7 @@ struct AlpacaOrder: Encodable, Sendable {
     let id: String
     let clientOrderId: String
     let createdAt: Date
-    let updatedAt: Date
+    var updatedAt: Date
     let submittedAt: Date
     @NullEncoded var filledAt: Date?
     @NullEncoded var expiredAt: Date?
@@ -183,7 +183,7 @@ struct AlpacaOrder: Encodable, Sendable {
     var assetClass = "us_equity"
     @NullEncoded var notional: String?
     let qty: String
-    let filledQty: String
+    var filledQty: String
     @NullEncoded var filledAvgPrice: String?
     var orderClass = "simple"
     let orderType: String
@@ -192,7 +192,7 @@ struct AlpacaOrder: Encodable, Sendable {
     let timeInForce: String
     @NullEncoded var limitPrice: String?
     @NullEncoded var stopPrice: String?
-    let status: String
+    var status: String
     var extendedHours = false
     @NullEncoded var legs: [String]?
     @NullEncoded var trailPercent: String?
@@ -224,6 +224,22 @@ struct AlpacaOrder: Encodable, Sendable {
         limitPrice = order.limitPrice
         stopPrice = order.stopPrice
         status = order.status.rawValue
+    }
+
+    /// The order as it was placed, before anything happened to it (its `new` event).
+    static func placed(_ order: Order) -> AlpacaOrder {
+        var placed = AlpacaOrder(order)
+        placed.updatedAt = order.createdAt
+        placed.status = OrderStatus.new.rawValue
+        placed.filledQty = "0"
+        placed.filledAvgPrice = nil
+        placed.filledAt = nil
+        placed.expiredAt = nil
+        placed.canceledAt = nil
+        placed.failedAt = nil
+        placed.replacedAt = nil
+        placed.replacedBy = nil
+        return placed
     }
 }
 
@@ -285,8 +301,9 @@ struct AlpacaPortfolioHistory: Encodable, Sendable {
     }
 }
 
-/// One `trade_updates` event: what happened to an order, and the order as it is now. A
-/// fill carries its execution (price, quantity, an id that is the same on every read).
+/// One `trade_updates` event: what happened to an order, and the order as it is now (for
+/// `new`, as it was placed). A fill carries its execution (price, quantity, an id that is
+/// the same on every read) and the position after it.
 struct AlpacaTradeUpdate: Encodable, Sendable {
     let event: String
     let timestamp: Date
@@ -294,22 +311,44 @@ struct AlpacaTradeUpdate: Encodable, Sendable {
     var executionId: String?
     var price: String?
     var qty: String?
+    var positionQty: String?
 
-    init(_ order: Order) {
-        switch order.status {
-        case .new: event = "new"
-        case .filled: event = "fill"
-        case .canceled: event = "canceled"
-        case .expired: event = "expired"
-        case .rejected: event = "rejected"
-        case .replaced: event = "replaced"
+    /// The events one change makes: as Alpaca documents, every order's life starts with
+    /// `new` (or `rejected`), so an order written filled, canceled or expired gets its `new` first.
+    static func events(_ change: OrderChange) -> [AlpacaTradeUpdate] {
+        switch change.announced {
+        case .new:
+            return [AlpacaTradeUpdate(placed: change.order)]
+        case .rejected:
+            return [AlpacaTradeUpdate(change)]
+        default:
+            return change.inserted ? [AlpacaTradeUpdate(placed: change.order), AlpacaTradeUpdate(change)] : [AlpacaTradeUpdate(change)]
+        }
+    }
+
+    private init(placed order: Order) {
+        event = "new"
+        timestamp = order.createdAt
+        self.order = .placed(order)
+    }
+
+    private init(_ change: OrderChange) {
+        let order = change.order
+        event = switch change.announced {
+        case .new: "new"
+        case .filled: "fill"
+        case .canceled: "canceled"
+        case .expired: "expired"
+        case .rejected: "rejected"
+        case .replaced: "replaced"
         }
         timestamp = order.updatedAt
         self.order = AlpacaOrder(order)
-        if order.status == .filled, let tradeID = order.tradeId {
+        if change.announced == .filled, let tradeID = order.tradeId {
             executionId = UUID(named: "mockstock-execution-\(tradeID)").uuidString.lowercased()
             price = order.filledAveragePrice
             qty = String(order.quantity)
+            positionQty = change.positionQuantity.map(String.init)
         }
     }
 }
@@ -431,6 +470,29 @@ struct AlpacaBars: Encodable, Sendable {
     @NullEncoded var nextPageToken: String?
 }
 
+/// `GET /v2/stocks/{symbol}/bars`.
+struct AlpacaSymbolBars: Encodable, Sendable {
+    let bars: [AlpacaBar]
+    let symbol: String
+    @NullEncoded var nextPageToken: String?
+}
+
+/// `GET /v2/stocks/{symbol}/bars/latest`, `…/quotes/latest` and `…/trades/latest`.
+struct AlpacaSymbolLatestBar: Encodable, Sendable {
+    let symbol: String
+    let bar: AlpacaBar
+}
+
+struct AlpacaSymbolLatestQuote: Encodable, Sendable {
+    let symbol: String
+    let quote: AlpacaQuote
+}
+
+struct AlpacaSymbolLatestTrade: Encodable, Sendable {
+    let symbol: String
+    let trade: AlpacaTrade
+}
+
 /// `GET /v2/stocks/bars/latest`.
 struct AlpacaLatestBars: Encodable, Sendable {
     let bars: [String: AlpacaBar]
@@ -538,8 +600,10 @@ struct AlpacaActivity: Encodable, Sendable {
 }
 
 /// `GET /v2/stocks/snapshots`: per symbol, the current price as last trade and quote, and
-/// the last two stored days (no minute bars here).
+/// the last two stored days and the last minute bar.
 struct AlpacaSnapshot: Encodable, Sendable {
+    /// Set on the single-symbol route only (`GET /v2/stocks/{symbol}/snapshot`).
+    var symbol: String?
     @NullEncoded var latestTrade: AlpacaTrade?
     @NullEncoded var latestQuote: AlpacaQuote?
     @NullEncoded var minuteBar: AlpacaBar?

@@ -8,7 +8,9 @@ import NIOWebSocket
 /// (docs/ALPACA-SDK.md §4). JSON messages: the client authenticates with an API key first
 /// and the reply is the first message it gets; then it listens to `trade_updates` and
 /// receives an event for each change of an order of the key's portfolio (`new`, `fill`,
-/// `canceled`, `expired`, `rejected`, `replaced`). Orders arrive through the live-update
+/// `canceled`, `expired`, `rejected`, `replaced`); every order's events start with `new`
+/// (or `rejected`), even when it filled as it arrived, and a `fill` carries the position
+/// after it (`position_qty`). Orders arrive through the live-update
 /// stream's announcements and hub, like `/api/stream`'s, so each change reaches every
 /// process once; this socket only shows them in Alpaca's shape.
 struct AlpacaStreamController {
@@ -61,9 +63,9 @@ struct AlpacaStreamController {
         guard await stream.ready(outbound, channel: channel) else { return }
         let portfolioID = holder.portfolioID
         // Keys are not tokens: a logout does not end the socket, the key's revocation does.
-        let subscriber = stream.hub.connect(userID: holder.userID, tokenVersion: .max) { order in
-            guard order.portfolioId == portfolioID else { return nil }
-            return AlpacaStreamMessage(stream: Self.tradeUpdates, data: AlpacaTradeUpdate(order)).encoded
+        let subscriber = stream.hub.connect(userID: holder.userID, tokenVersion: .max) { change in
+            guard change.order.portfolioId == portfolioID else { return [] }
+            return AlpacaTradeUpdate.events(change).map { AlpacaStreamMessage(stream: Self.tradeUpdates, data: $0).encoded }
         }
         defer { stream.hub.disconnect(subscriber) }
         _ = subscriber.enqueue(Self.authorization("authorized"))

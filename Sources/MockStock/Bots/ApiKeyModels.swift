@@ -1,11 +1,13 @@
 import Foundation
 import Hummingbird
 
-/// `POST /api/api-keys`: which portfolio the key trades (nil: the personal one) and a
-/// name to tell keys apart.
+/// `POST /api/api-keys`: whose key it is (nil: the caller's; else one of the caller's
+/// bots), which of their portfolios it trades (nil: the personal one) and a name to tell
+/// keys apart.
 struct ApiKeyRequest: Decodable {
     let portfolioId: Int?
     let name: String?
+    let botId: Int?
 }
 
 /// A new key, with the only copy of its secret the server ever gives out.
@@ -13,6 +15,8 @@ struct CreatedApiKey: ResponseEncodable, Sendable {
     let keyId: String
     let secret: String
     let portfolioId: Int
+    /// The bot it acts as; null for the caller's own key.
+    @NullEncoded var botId: Int?
     let name: String
     let createdAt: Date
 }
@@ -21,6 +25,7 @@ struct CreatedApiKey: ResponseEncodable, Sendable {
 struct ApiKey: ResponseEncodable, Sendable {
     let keyId: String
     let portfolioId: Int
+    @NullEncoded var botId: Int?
     let name: String
     let createdAt: Date
     @NullEncoded var lastUsedAt: Date?
@@ -29,6 +34,8 @@ struct ApiKey: ResponseEncodable, Sendable {
 enum ApiKeyError: Error, Equatable {
     case tooManyKeys(limit: Int)
     case noSuchKey
+    /// A league the portfolio plays in forbids bots (`api_keys_forbidden`).
+    case botsForbidden
 }
 
 /// Key ids and secrets in the shape Alpaca gives them: `PK` and 18 capitals or digits;

@@ -15,21 +15,29 @@ struct ApiKeyService: Sendable {
         recentlyUsed = ExpiringCache(lifetime: .seconds(60), capacity: 100_000)
     }
 
+    /// A key of the caller, or of one of the caller's bots (`botId`).
     func create(userID: Int, _ request: ApiKeyRequest) async throws -> CreatedApiKey {
         let name = request.name ?? ""
         try TextInput.check(name, field: "name", length: 0...64)
-        guard let key = try await store.create(userID: userID, portfolioID: request.portfolioId, name: name) else {
-            throw TradingError.noSuchPortfolio
+        switch try await store.create(ownerID: userID, holderID: request.botId ?? userID, portfolioID: request.portfolioId, name: name) {
+        case .created(let key): return key
+        case .noSuchHolder: throw BotError.noSuchBot
+        case .noSuchPortfolio: throw TradingError.noSuchPortfolio
         }
-        return key
     }
 
+    /// The caller's keys and their bots' keys.
     func keys(userID: Int) async throws -> [ApiKey] {
-        try await store.keys(userID: userID)
+        try await store.keys(ownerID: userID)
     }
 
     func revoke(userID: Int, keyID: String) async throws {
-        guard ApiKeyFormat.isKeyID(keyID), try await store.delete(userID: userID, keyID: keyID) else { throw ApiKeyError.noSuchKey }
+        guard ApiKeyFormat.isKeyID(keyID), try await store.delete(ownerID: userID, keyID: keyID) else { throw ApiKeyError.noSuchKey }
+        forget(keyID: keyID)
+    }
+
+    /// Forgets a revoked key on this process at once.
+    func forget(keyID: String) {
         cache.removeValue(for: keyID)
     }
 

@@ -12,60 +12,83 @@ struct ApiKeyStore: Sendable {
         let role: Role
         let portfolioID: Int
         let secretHash: Data
+        /// A league the portfolio plays in forbids bots, and so this key (`api_keys_forbidden`).
+        let forbidden: Bool
     }
 
     static func hash(secret: String) -> Data {
         Data(SHA256.hash(data: Data(secret.utf8)))
     }
 
-    /// A new key for one of the user's portfolios (nil: the personal one). Nil when the
-    /// portfolio is not theirs (or is archived); `tooManyKeys` past the limit, counted in
-    /// the same statement so two concurrent creations cannot both pass it.
-    func create(userID: Int, portfolioID: Int?, name: String) async throws -> CreatedApiKey? {
+    enum Creation: Sendable {
+        case created(CreatedApiKey)
+        /// The holder is neither the caller nor one of the caller's bots.
+        case noSuchHolder
+        case noSuchPortfolio
+    }
+
+    /// A new key for one of the holder's portfolios (nil: the personal one); the holder is
+    /// the owner or one of the owner's bots. `tooManyKeys` past the holder's limit,
+    /// counted under a lock of the holder's row so two concurrent creations cannot both
+    /// pass it; `botsForbidden` when a league the portfolio plays in forbids bots.
+    func create(ownerID: Int, holderID: Int, portfolioID: Int?, name: String) async throws -> Creation {
         let keyID = ApiKeyFormat.newKeyID()
         let secret = ApiKeyFormat.newSecret()
         let limit = ApiKeyFormat.maxKeysPerUser
-        let rows = try await pool.withTransaction { session in
-            // One creation at a time per user: the count below then holds until commit.
-            try await session.execute("SELECT 1 FROM users WHERE id = \(userID) FOR UPDATE")
-            return try await session.query(
+        return try await pool.withTransaction { session in
+            // One creation at a time per holder: the count below then holds until commit.
+            guard try await session.query(
+                "SELECT 1 FROM users WHERE id = \(holderID) AND (id = \(ownerID) OR bot_owner_id = \(ownerID)) FOR UPDATE"
+            ).count == 1 else { return .noSuchHolder }
+            let rows = try await session.query(
                 """
                 WITH target AS (
-                    SELECT p.id FROM portfolios p
-                    WHERE p.user_id = \(userID) AND p.archived_at IS NULL
+                    SELECT p.id, api_keys_forbidden(p.id) AS forbidden FROM portfolios p
+                    WHERE p.user_id = \(holderID) AND p.archived_at IS NULL
                       AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
                 ), room AS (
-                    SELECT count(*) < \(limit) AS ok FROM api_keys WHERE user_id = \(userID)
+                    SELECT count(*) < \(limit) AS ok FROM api_keys WHERE user_id = \(holderID)
                 ), created AS (
                     INSERT INTO api_keys (key_id, secret_hash, user_id, portfolio_id, name)
-                    SELECT \(keyID), \(Self.hash(secret: secret)), \(userID), target.id, \(name)
-                    FROM target, room WHERE room.ok
+                    SELECT \(keyID), \(Self.hash(secret: secret)), \(holderID), target.id, \(name)
+                    FROM target, room WHERE room.ok AND NOT target.forbidden
                     RETURNING portfolio_id, created_at
                 )
-                SELECT (SELECT ok FROM room), (SELECT count(*) FROM target) > 0, created.portfolio_id, created.created_at
+                SELECT (SELECT ok FROM room), (SELECT forbidden FROM target), created.portfolio_id, created.created_at
                 FROM (SELECT 1) one LEFT JOIN created ON true
                 """
-            ).decode((Bool, Bool, Int?, Date?).self)
+            ).decode((Bool, Bool?, Int?, Date?).self)
+            guard let (room, forbidden, portfolio, createdAt) = rows.first, let forbidden else { return .noSuchPortfolio }
+            guard !forbidden else { throw ApiKeyError.botsForbidden }
+            guard room, let portfolio, let createdAt else { throw ApiKeyError.tooManyKeys(limit: limit) }
+            return .created(CreatedApiKey(
+                keyId: keyID, secret: secret, portfolioId: portfolio, botId: holderID == ownerID ? nil : holderID, name: name, createdAt: createdAt
+            ))
         }
-        guard let (room, found, portfolio, createdAt) = rows.first, found else { return nil }
-        guard room, let portfolio, let createdAt else { throw ApiKeyError.tooManyKeys(limit: limit) }
-        return CreatedApiKey(keyId: keyID, secret: secret, portfolioId: portfolio, name: name, createdAt: createdAt)
     }
 
-    func keys(userID: Int) async throws -> [ApiKey] {
+    /// The owner's keys and their bots' keys, oldest first.
+    func keys(ownerID: Int) async throws -> [ApiKey] {
         try await pool.query(
             """
-            SELECT key_id, portfolio_id, name, created_at, last_used_at FROM api_keys
-            WHERE user_id = \(userID) ORDER BY created_at, key_id
+            SELECT k.key_id, k.portfolio_id, u.bot_owner_id IS NOT NULL, k.user_id, k.name, k.created_at, k.last_used_at
+            FROM api_keys k JOIN users u ON u.id = k.user_id
+            WHERE k.user_id = \(ownerID) OR u.bot_owner_id = \(ownerID) ORDER BY k.created_at, k.key_id
             """
-        ).decode((String, Int, String, Date, Date?).self).map {
-            ApiKey(keyId: $0.0, portfolioId: $0.1, name: $0.2, createdAt: $0.3, lastUsedAt: $0.4)
+        ).decode((String, Int, Bool, Int, String, Date, Date?).self).map {
+            ApiKey(keyId: $0.0, portfolioId: $0.1, botId: $0.2 ? $0.3 : nil, name: $0.4, createdAt: $0.5, lastUsedAt: $0.6)
         }
     }
 
-    /// Revokes one of the user's keys; false when they have no such key.
-    func delete(userID: Int, keyID: String) async throws -> Bool {
-        try await pool.query("DELETE FROM api_keys WHERE user_id = \(userID) AND key_id = \(keyID) RETURNING 1").count == 1
+    /// Revokes one of the owner's keys or their bots'; false when there is no such key.
+    func delete(ownerID: Int, keyID: String) async throws -> Bool {
+        try await pool.query(
+            """
+            DELETE FROM api_keys k USING users u
+            WHERE k.key_id = \(keyID) AND u.id = k.user_id AND (u.id = \(ownerID) OR u.bot_owner_id = \(ownerID))
+            RETURNING 1
+            """
+        ).count == 1
     }
 
     /// Records a use of the key (at most one a minute counts).
@@ -82,10 +105,12 @@ struct ApiKeyStore: Sendable {
     func holder(keyID: String) async throws -> Holder? {
         try await pool.query(
             """
-            SELECT k.user_id, u.role, k.portfolio_id, k.secret_hash
+            SELECT k.user_id, u.role, k.portfolio_id, k.secret_hash, api_keys_forbidden(k.portfolio_id)
             FROM api_keys k JOIN users u ON u.id = k.user_id JOIN portfolios p ON p.id = k.portfolio_id
             WHERE k.key_id = \(keyID) AND p.archived_at IS NULL
             """
-        ).decode((Int, Role, Int, Data).self).first.map { Holder(userID: $0.0, role: $0.1, portfolioID: $0.2, secretHash: $0.3) }
+        ).decode((Int, Role, Int, Data, Bool).self).first.map {
+            Holder(userID: $0.0, role: $0.1, portfolioID: $0.2, secretHash: $0.3, forbidden: $0.4)
+        }
     }
 }

@@ -26,6 +26,9 @@ struct BotAuthMiddleware: RouterMiddleware {
         else {
             throw AppError.unauthorized("request is not authorized: unknown key id, wrong secret, or a revoked key")
         }
+        // Checked on every request (through the key cache), so a league's change of policy
+        // stops keys made before it.
+        guard !holder.forbidden else { throw ApiKeyError.botsForbidden }
         let budget = ThrottleStore.Budget(key: "bot:\(keyID)", limit: requestsPerMinute, window: .seconds(60))
         if let wait = try await throttles.spend([budget]) {
             throw AppError.rateLimited(retryAfter: wait, "rate limit exceeded: \(requestsPerMinute) requests a minute per key")

@@ -4,11 +4,13 @@ import Hummingbird
 /// The league routes: creating, joining, leaving and running leagues.
 struct LeagueController {
     let leagues: LeagueService
+    let bots: BotService
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.post("leagues/create", use: create)
         api.get("leagues", use: list)
         api.get("leagues/{id}", use: details)
+        api.patch("leagues/{id}", use: update)
         api.get("leagues/{id}/leaderboard", use: leaderboard)
         api.get("leagues/{id}/history", use: history)
         api.post("leagues/join/{code}", use: join)
@@ -26,6 +28,18 @@ struct LeagueController {
         let endsAt: Date?
         let maxMembers: Int?
         let rules: TradingRulesInput?
+        let bots: String?
+    }
+
+    /// `PATCH /api/leagues/{id}`: what the owner may change after creation.
+    struct UpdateRequest: Decodable {
+        let bots: String?
+    }
+
+    /// `POST /api/leagues/join/{code}`: an empty body joins the caller; `botId` seats one
+    /// of the caller's bots.
+    struct JoinRequest: Decodable {
+        let botId: Int?
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<League> {
@@ -33,7 +47,7 @@ struct LeagueController {
         let body = try await request.decodeJSON(as: CreateRequest.self, context: context)
         let league = try await leagues.create(
             name: body.name, mode: body.mode, startingCash: body.startingCash?.value, currency: body.currency, startsAt: body.startsAt,
-            endsAt: body.endsAt, maxMembers: body.maxMembers, rules: body.rules, ownerID: identity.userID
+            endsAt: body.endsAt, maxMembers: body.maxMembers, rules: body.rules, bots: body.bots, ownerID: identity.userID
         )
         return EditedResponse(status: .created, response: League(record: league))
     }
@@ -51,7 +65,11 @@ struct LeagueController {
     @Sendable func leaderboard(_ request: Request, context: AppRequestContext) async throws -> StandingPage {
         let league = try await memberLeague(context)
         let page = try Pagination(request.uri.queryParameters, defaultLimit: 50)
-        let standings = try await leagues.standings(of: league, limit: page.limit, offset: page.offset)
+        let players = try request.uri.queryParameters.get("players").map { text in
+            guard let players = StandingsStore.Players(rawValue: text) else { throw InvalidInput("players must be all, humans or bots.") }
+            return players
+        }
+        let standings = try await leagues.standings(of: league, players: players, limit: page.limit, offset: page.offset)
         return StandingPage(items: standings.items.map(Standing.init), total: standings.total, asOf: standings.asOf)
     }
 
@@ -63,9 +81,18 @@ struct LeagueController {
         return RankHistory(userId: userID, items: points.map { .init(day: $0.day, rank: $0.rank, netWorth: $0.netWorth.moneyString) })
     }
 
+    @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> League {
+        let league = try await memberLeague(context)
+        let body = try await request.decodeJSON(as: UpdateRequest.self, context: context)
+        return League(record: try await leagues.update(league, bots: body.bots, by: context.requireIdentity().userID))
+    }
+
     @Sendable func join(_ request: Request, context: AppRequestContext) async throws -> League {
         let identity = try context.requireIdentity()
-        return League(record: try await leagues.join(code: context.parameters.get("code") ?? "", userID: identity.userID))
+        let body = try await request.decodeJSONIfPresent(as: JoinRequest.self, context: context)
+        var player = identity.userID
+        if let botID = body?.botId { player = try await bots.bot(id: botID, ownerID: identity.userID).id }
+        return League(record: try await leagues.join(code: context.parameters.get("code") ?? "", userID: player))
     }
 
     /// Leaving; when the owner leaves, the league is deleted.

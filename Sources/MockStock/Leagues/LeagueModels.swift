@@ -18,6 +18,8 @@ struct League: ResponseEncodable {
     let memberCount: Int
     let createdAt: Date
     let rules: TradingRulesBody
+    /// Whether bots play: ranked with everyone, ranked apart, or not at all.
+    let bots: BotPolicy
     var members: [Standing]?
 
     init(record: LeagueStore.LeagueRecord, members: [Standing]? = nil) {
@@ -34,6 +36,7 @@ struct League: ResponseEncodable {
         memberCount = record.memberCount
         createdAt = record.createdAt
         rules = TradingRulesBody(record.rules)
+        bots = record.bots
         self.members = members
     }
 }
@@ -47,6 +50,9 @@ struct Standing: Encodable, Sendable {
     let cash: String
     let holdingsValue: String
     let returnPercent: String
+    let bot: Bool
+    /// A bot's owner; null for a human.
+    @NullEncoded var ownerUsername: String?
 
     init(_ record: StandingsStore.StandingRecord) {
         rank = record.rank
@@ -57,6 +63,8 @@ struct Standing: Encodable, Sendable {
         holdingsValue = record.holdingsValue.moneyString
         returnPercent = record.paidIn > 0
             ? ((record.netWorth - record.paidIn) / record.paidIn * 100).rounded(2).moneyString : "0.00"
+        bot = record.bot
+        ownerUsername = record.ownerUsername
     }
 }
 
@@ -85,9 +93,25 @@ enum LeagueMode: String, Codable, Sendable, PostgresCodable {
     case shared, isolated
 }
 
+/// A league's bot policy: bots ranked with everyone (`allowed`), ranked apart
+/// (`separate`: the leaderboard shows humans unless asked for bots), or kept out
+/// (`forbidden`: no bot joins, and no API key trades a portfolio of the league).
+enum BotPolicy: String, Codable, Sendable, PostgresCodable, CaseIterable {
+    case allowed, separate, forbidden
+
+    static func parse(_ text: String?) throws -> BotPolicy? {
+        guard let text else { return nil }
+        guard let policy = BotPolicy(rawValue: text) else { throw InvalidInput("bots must be allowed, separate or forbidden.") }
+        return policy
+    }
+
+    /// Whom the leaderboard ranks unless asked.
+    var defaultPlayers: StandingsStore.Players { self == .separate ? .humans : .all }
+}
+
 /// What joining found.
 enum JoinOutcome: String, PostgresCodable {
-    case ok, notFound = "not_found", banned, alreadyMember = "already_member", ended, full
+    case ok, notFound = "not_found", banned, alreadyMember = "already_member", ended, full, botsForbidden = "bots_forbidden"
 }
 
 /// What league rules refuse.
@@ -104,4 +128,6 @@ enum LeagueError: Error, Equatable {
     case ownerCannotKickThemself
     /// Every join code tried was taken.
     case noFreeJoinCode
+    /// The league's bot policy is `forbidden`.
+    case botsForbidden
 }

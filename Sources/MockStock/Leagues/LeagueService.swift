@@ -12,7 +12,7 @@ struct LeagueService: Sendable {
 
     func create(
         name rawName: String, mode rawMode: String?, startingCash: Decimal?, currency rawCurrency: String? = nil, startsAt: Date?, endsAt: Date?,
-        maxMembers: Int?, rules rulesInput: TradingRulesInput? = nil, ownerID: Int
+        maxMembers: Int?, rules rulesInput: TradingRulesInput? = nil, bots: String? = nil, ownerID: Int
     ) async throws -> LeagueStore.LeagueRecord {
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
         try TextInput.check(name, field: "name", length: 1...64)
@@ -41,7 +41,7 @@ struct LeagueService: Sendable {
         }
         return try await store.create(
             .init(name: name, mode: mode, startingCash: startingCash, startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers,
-                  rules: rules),
+                  rules: rules, bots: try BotPolicy.parse(bots) ?? .allowed),
             ownerID: ownerID
         )
     }
@@ -76,8 +76,20 @@ struct LeagueService: Sendable {
         return league
     }
 
-    func standings(of league: LeagueStore.LeagueRecord, limit: Int, offset: Int) async throws -> StandingsStore.Page {
-        try await standings.page(of: league, limit: limit, offset: offset)
+    /// A page of the league's standings: of everyone, or of humans or bots alone (by
+    /// default, as the league's bot policy says).
+    func standings(
+        of league: LeagueStore.LeagueRecord, players: StandingsStore.Players? = nil, limit: Int, offset: Int
+    ) async throws -> StandingsStore.Page {
+        try await standings.page(of: league, players: players ?? league.bots.defaultPlayers, limit: limit, offset: offset)
+    }
+
+    /// Changes what the owner may change after creation: for now, the bot policy.
+    func update(_ league: LeagueStore.LeagueRecord, bots: String?, by userID: Int) async throws -> LeagueStore.LeagueRecord {
+        guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "change it") }
+        guard let policy = try BotPolicy.parse(bots) else { return league }
+        guard let updated = try await store.setBots(policy, leagueID: league.id) else { throw LeagueError.noSuchLeague }
+        return updated
     }
 
     /// The top of a league's standings for those of `userIDs` who are still members (none
@@ -85,7 +97,7 @@ struct LeagueService: Sendable {
     func standings(ofLeague id: Int, forMembers userIDs: [Int], limit: Int) async throws -> (page: StandingsStore.Page, members: Set<Int>)? {
         let members = try await store.members(of: id, among: userIDs)
         guard !members.isEmpty, let league = try await store.league(id: id) else { return nil }
-        return (try await standings.page(of: league, limit: limit, offset: 0), members)
+        return (try await standings.page(of: league, players: league.bots.defaultPlayers, limit: limit, offset: 0), members)
     }
 
     func history(leagueID: Int, userID: Int) async throws -> [StandingsStore.HistoryPoint] {
@@ -104,6 +116,7 @@ struct LeagueService: Sendable {
         case .alreadyMember: throw LeagueError.alreadyMember
         case .ended: throw LeagueError.leagueEnded
         case .full: throw LeagueError.leagueFull
+        case .botsForbidden: throw LeagueError.botsForbidden
         }
     }
 

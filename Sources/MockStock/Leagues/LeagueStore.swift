@@ -23,6 +23,7 @@ struct LeagueStore: Sendable {
         let finishedAt: Date?
         /// The rules its league portfolios trade under.
         let rules: TradingRules
+        let bots: BotPolicy
     }
 
     struct NewLeague: Sendable {
@@ -33,9 +34,10 @@ struct LeagueStore: Sendable {
         let endsAt: Date?
         let maxMembers: Int?
         let rules: TradingRules
+        let bots: BotPolicy
     }
 
-    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, "
+    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, "
         + LeagueRulesColumns.select
 
     /// Creates the league with its owner as first member (and, for an isolated league,
@@ -46,10 +48,10 @@ struct LeagueStore: Sendable {
                 let rows = try await pool.query(
                     """
                     WITH league AS (
-                        INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count,
+                        INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, bots,
                                              \(unescaped: LeagueRulesColumns.names))
                         VALUES (\(league.name), \(JoinCode.generate()), \(ownerID), \(league.mode), \(league.startingCash),
-                                \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)), 1,
+                                \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)), 1, \(league.bots),
                                 \(LeagueRulesColumns.values(league.rules)))
                         RETURNING \(unescaped: Self.columns)
                     ), member AS (
@@ -90,11 +92,16 @@ struct LeagueStore: Sendable {
                 """
                 WITH league AS (SELECT * FROM leagues WHERE code = \(code)),
                 barred AS (SELECT 1 FROM league_bans b JOIN league ON b.league_id = league.id WHERE b.user_id = \(userID)),
+                no_bots AS (
+                    SELECT 1 FROM league WHERE bots = \(BotPolicy.forbidden)
+                      AND EXISTS (SELECT 1 FROM users WHERE id = \(userID) AND bot_owner_id IS NOT NULL)
+                ),
                 existing AS (SELECT 1 FROM league_members m JOIN league ON m.league_id = league.id WHERE m.user_id = \(userID)),
                 seat AS (
                     UPDATE leagues l SET member_count = l.member_count + 1
                     FROM league
                     WHERE l.id = league.id AND NOT EXISTS (SELECT 1 FROM barred) AND NOT EXISTS (SELECT 1 FROM existing)
+                      AND NOT EXISTS (SELECT 1 FROM no_bots)
                       AND (l.ends_at IS NULL OR l.ends_at > now())
                       AND (l.max_members IS NULL OR l.member_count < l.max_members)
                     RETURNING l.*
@@ -103,6 +110,7 @@ struct LeagueStore: Sendable {
                 ), \(Self.fundIsolated(from: "seat", userID: "\(userID)::int8"))
                 SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM league) THEN \(JoinOutcome.notFound)
                             WHEN EXISTS (SELECT 1 FROM barred) THEN \(JoinOutcome.banned)
+                            WHEN EXISTS (SELECT 1 FROM no_bots) THEN \(JoinOutcome.botsForbidden)
                             WHEN EXISTS (SELECT 1 FROM existing) THEN \(JoinOutcome.alreadyMember)
                             WHEN EXISTS (SELECT 1 FROM seat) THEN \(JoinOutcome.ok)
                             WHEN (SELECT ends_at <= now() FROM league) THEN \(JoinOutcome.ended)
@@ -118,6 +126,11 @@ struct LeagueStore: Sendable {
             // The same user joining twice at once: the second finds the first's membership.
             return (.alreadyMember, nil)
         }
+    }
+
+    /// Sets the league's bot policy.
+    func setBots(_ policy: BotPolicy, leagueID: Int) async throws -> LeagueRecord? {
+        try await pool.query("UPDATE leagues SET bots = \(policy) WHERE id = \(leagueID) RETURNING \(unescaped: Self.columns)").first.map(record)
     }
 
     func league(id: Int) async throws -> LeagueRecord? {
@@ -200,7 +213,7 @@ struct LeagueStore: Sendable {
             startsAt: try row.decode(Date.self, column: "starts_at"), endsAt: try row.decode(Date?.self, column: "ends_at"),
             maxMembers: try row.decode(Int?.self, column: "max_members"), memberCount: try row.decode(Int.self, column: "member_count"),
             createdAt: try row.decode(Date.self, column: "created_at"), finishedAt: try row.decode(Date?.self, column: "finished_at"),
-            rules: try LeagueRulesColumns.rules(row, over: serverRules)
+            rules: try LeagueRulesColumns.rules(row, over: serverRules), bots: try row.decode(BotPolicy.self, column: "bots")
         )
     }
 }

@@ -27,6 +27,22 @@ struct StandingsStore: Sendable {
         let cash: Decimal
         let holdingsValue: Decimal
         let paidIn: Decimal
+        let bot: Bool
+        /// A bot's owner.
+        let ownerUsername: String?
+    }
+
+    /// Whom a page ranks: everyone, or humans or bots alone (ranked among themselves).
+    enum Players: String, Sendable, CaseIterable {
+        case all, humans, bots
+
+        /// The kind ranked (nil: both).
+        var bot: Bool? { self == .all ? nil : self == .bots }
+        /// The place and rank columns of that ranking.
+        var place: String { self == .all ? "place" : "group_place" }
+        var rank: String { self == .all ? "rank" : "group_rank" }
+        /// A standing's columns (`StandingsStore.record`), ranked this way.
+        var columns: String { "\(rank), user_id, username, net_worth, cash, holdings_value, paid_in, bot, owner_username" }
     }
 
     struct Page: Sendable {
@@ -36,7 +52,8 @@ struct StandingsStore: Sendable {
         let asOf: Date
     }
 
-    private static let columns = "rank, user_id, username, net_worth, cash, holdings_value, paid_in"
+    /// What a snapshot keeps of `league_standings_live`, in its order.
+    private static let kept = "place, rank, user_id, username, net_worth, cash, holdings_value, paid_in, bot, owner_username, group_place, group_rank"
 
     /// Where a league's snapshot is kept: a running big league's in the unlogged live
     /// tables, a finished league's final standings in the logged ones.
@@ -47,50 +64,61 @@ struct StandingsStore: Sendable {
         var snapshots: String { self == .live ? "league_live_snapshots" : "league_snapshots" }
     }
 
-    /// One page of the league's standings, best first.
-    func page(of league: LeagueStore.LeagueRecord, limit: Int, offset: Int) async throws -> Page {
+    /// One page of the league's standings (of everyone, or of humans or bots alone), best first.
+    func page(of league: LeagueStore.LeagueRecord, players: Players = .all, limit: Int, offset: Int) async throws -> Page {
         let kept: Snapshot? = league.finishedAt != nil ? .final : league.memberCount > liveLimit ? .live : nil
-        if let kept, let snapshot = try await snapshotPage(league.id, from: kept, limit: limit, offset: offset) {
+        if let kept, let snapshot = try await snapshotPage(league.id, from: kept, players: players, limit: limit, offset: offset) {
             return snapshot
         }
         let rows = try await stale.query(
             """
-            SELECT \(unescaped: Self.columns), count(*) OVER (), now()
-            FROM league_standings_live(\(league.id)) ORDER BY place LIMIT \(limit) OFFSET \(offset)
+            SELECT \(unescaped: players.columns), count(*) OVER (), now()
+            FROM league_standings_live(\(league.id)) WHERE \(players.bot)::boolean IS NULL OR bot = \(players.bot)
+            ORDER BY \(unescaped: players.place) LIMIT \(limit) OFFSET \(offset)
             """
         )
         let items = try rows.map(Self.record)
-        let total = try rows.first?.decode(Int.self, column: 7) ?? league.memberCount
-        let asOf = try rows.first?.decode(Date.self, column: 8) ?? Date()
+        let total = try rows.first?.decode(Int.self, column: Self.recordColumns) ?? (players == .all ? league.memberCount : 0)
+        let asOf = try rows.first?.decode(Date.self, column: Self.recordColumns + 1) ?? Date()
         return Page(items: items, total: total, asOf: asOf)
     }
 
-    /// A page from the league's snapshot; nil when it has none yet.
-    private func snapshotPage(_ leagueID: Int, from kept: Snapshot, limit: Int, offset: Int) async throws -> Page? {
+    /// A page from the league's snapshot; nil when it has none yet. A kind's total is its
+    /// last place, one probe of its index.
+    private func snapshotPage(_ leagueID: Int, from kept: Snapshot, players: Players, limit: Int, offset: Int) async throws -> Page? {
+        let count: PostgresQuery = players == .all ? "s.members" : """
+            coalesce((SELECT max(group_place) FROM \(unescaped: kept.standings) k WHERE k.league_id = s.league_id AND k.bot = \(players.bot)), 0)
+            """
         let rows = try await (kept == .live ? StaleReads(pool: pool) : stale).query(
             """
-            SELECT \(unescaped: Self.columns), s.members, s.taken_at
+            SELECT \(unescaped: players.columns), \(count), s.taken_at
             FROM \(unescaped: kept.snapshots) s LEFT JOIN LATERAL (
                 SELECT * FROM \(unescaped: kept.standings) st
-                WHERE st.league_id = s.league_id AND st.place > \(offset) ORDER BY st.place LIMIT \(limit)
+                WHERE st.league_id = s.league_id AND (\(players.bot)::boolean IS NULL OR st.bot = \(players.bot))
+                  AND st.\(unescaped: players.place) > \(offset)
+                ORDER BY st.\(unescaped: players.place) LIMIT \(limit)
             ) page ON true
             WHERE s.league_id = \(leagueID)
-            ORDER BY page.place
+            ORDER BY page.\(unescaped: players.place)
             """
         )
         guard let first = rows.first else { return nil }
-        let (total, takenAt) = try (first.decode(Int.self, column: 7), first.decode(Date.self, column: 8))
+        let (total, takenAt) = try (first.decode(Int.self, column: Self.recordColumns), first.decode(Date.self, column: Self.recordColumns + 1))
         let items = try rows.filter { try $0.decode(Int?.self, column: 1) != nil }.map(Self.record)
         return Page(items: items, total: total, asOf: takenAt)
     }
 
-    /// The standing in the first seven columns (`columns`) of a row that may hold more.
+    /// How many columns a standing takes (`Players.columns`).
+    private static let recordColumns = 9
+
+    /// The standing in the first columns (`Players.columns`) of a row that may hold more.
     private static func record(_ row: PostgresRow) throws -> StandingRecord {
         StandingRecord(
             rank: try row.decode(Int.self, column: 0), userID: try row.decode(Int.self, column: 1),
             username: try row.decode(String.self, column: 2), netWorth: try row.decode(Decimal.self, column: 3),
             cash: try row.decode(Decimal.self, column: 4), holdingsValue: try row.decode(Decimal.self, column: 5),
-            paidIn: try row.decode(Decimal.self, column: 6)
+            paidIn: try row.decode(Decimal.self, column: 6), bot: try row.decode(Bool.self, column: 7),
+            ownerUsername: try row.decode(String?.self, column: 8)
         )
     }
 
@@ -116,7 +144,10 @@ struct StandingsStore: Sendable {
         }
         try await session.execute("DELETE FROM \(unescaped: kept.standings) WHERE league_id = \(leagueID)")
         let members = try await session.execute(
-            "INSERT INTO \(unescaped: kept.standings) SELECT \(leagueID), * FROM league_standings_live(\(leagueID))"
+            """
+            INSERT INTO \(unescaped: kept.standings) (league_id, \(unescaped: Self.kept))
+            SELECT \(leagueID), \(unescaped: Self.kept) FROM league_standings_live(\(leagueID))
+            """
         )
         try await session.execute(
             """

@@ -128,6 +128,10 @@ public final class StreamFeed: Service, Sendable {
         let user: Int?
         let id: Int?
         let status: String?
+        /// For an order: whether it was written with this status (not changed to it), and
+        /// after a fill, the portfolio's position in the symbol.
+        let inserted: Bool?
+        let position: Int?
         /// The user's token version after a revocation.
         let version: Int?
         /// `[symbol, name, price, previous close, as of]` per quote.
@@ -173,11 +177,13 @@ public final class StreamFeed: Service, Sendable {
             publishQuotes(announcement.quotes ?? [])
         case "order":
             guard let userID = announcement.user, let id = announcement.id, hub.followsOrders(userID: userID),
-                let record = try await orders.orders(ids: [id]).first,
-                // A later announcement of the same order follows: send the order once, as it is now.
-                record.status.rawValue == announcement.status
+                let status = announcement.status.flatMap(OrderStatus.init(rawValue:)),
+                let record = try await orders.orders(ids: [id]).first
             else { return }
-            hub.publishOrder(Order(record), userID: userID)
+            hub.publishOrder(
+                OrderChange(order: Order(record), announced: status, inserted: announcement.inserted ?? false, positionQuantity: announcement.position),
+                userID: userID
+            )
         case "notification":
             guard let id = announcement.id, hub.followsNotifications(userID: announcement.user),
                 let notification = try await notifications.notification(id: id)

@@ -25,7 +25,7 @@ final class StreamHub: Sendable {
         self.queueLimit = queueLimit
     }
 
-    func connect(userID: Int, tokenVersion: Int, renderOrder: (@Sendable (Order) -> StreamMessage?)? = nil) -> StreamSubscriber {
+    func connect(userID: Int, tokenVersion: Int, renderOrder: (@Sendable (OrderChange) -> [StreamMessage])? = nil) -> StreamSubscriber {
         let (subscriber, count) = state.withLock { state in
             let subscriber = StreamSubscriber(
                 id: state.nextID, userID: userID, tokenVersion: tokenVersion, limit: queueLimit, renderOrder: renderOrder
@@ -142,14 +142,19 @@ final class StreamHub: Sendable {
         metrics.dropped.increment(by: Int64(replaced))
     }
 
-    /// An order, to its owner's connections that follow orders: encoded once for this
-    /// stream's protocol, and by each connection that speaks another.
-    func publishOrder(_ order: Order, userID: Int) {
+    /// A change of an order, to its owner's connections that follow orders: encoded once
+    /// for this stream's protocol, and by each connection that speaks another. This
+    /// stream sends the order as it is now, once: a change the order has already moved on
+    /// from is left to the later change's announcement.
+    func publishOrder(_ change: OrderChange, userID: Int) {
         let targets = state.withLock { state in (state.ordersByUser[userID] ?? []).compactMap { state.subscribers[$0] } }
-        let own = StreamEncoding.message("order", order)
+        let own = change.isCurrent ? [StreamEncoding.message("order", change.order)] : []
         for subscriber in targets {
-            let message = if let render = subscriber.renderOrder { render(order) } else { own }
-            if let message, !subscriber.enqueue(message) { metrics.slowConsumers.increment() }
+            let messages = if let render = subscriber.renderOrder { render(change) } else { own }
+            for message in messages where !subscriber.enqueue(message) {
+                metrics.slowConsumers.increment()
+                break
+            }
         }
     }
 

@@ -104,3 +104,17 @@ enum StreamEncoding {
     /// Sent when events may have been lost (the database connection broke); a snapshot follows.
     static let gap = ByteBuffer(string: #"{"type":"gap"}"#)
 }
+
+/// One announced change of an order: the status it took (`announced`), whether it was
+/// written with it, the order as it is when the announcement is delivered (perhaps changed
+/// again since), and after a fill, the portfolio's position in the symbol.
+struct OrderChange: Sendable {
+    let order: Order
+    let announced: OrderStatus
+    /// Written with this status (a market order filled at once, a refusal), never `new` before.
+    let inserted: Bool
+    let positionQuantity: Int?
+
+    /// Whether the order still has the status announced.
+    var isCurrent: Bool { order.status == announced }
+}

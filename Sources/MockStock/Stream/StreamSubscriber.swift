@@ -25,10 +25,10 @@ final class StreamSubscriber: Sendable {
     /// The version of the token the socket authenticated with: a logout or password
     /// change moves the user's version on and closes the socket.
     let tokenVersion: Int
-    /// How a socket speaking another protocol (Alpaca's trade updates, `/stream`) shows an
-    /// order, nil for an order it does not show. Such a socket gets only its orders: no
-    /// gap or snapshot messages of this stream's own protocol.
-    let renderOrder: (@Sendable (Order) -> StreamMessage?)?
+    /// How a socket speaking another protocol (Alpaca's trade updates, `/stream`) shows a
+    /// change of an order: no messages for one it does not show. Such a socket gets only
+    /// its orders: no gap or snapshot messages of this stream's own protocol.
+    let renderOrder: (@Sendable (OrderChange) -> [StreamMessage])?
 
     private struct Queue {
         var events: [StreamMessage] = []
@@ -55,7 +55,7 @@ final class StreamSubscriber: Sendable {
     let stops: AsyncStream<StopReason>
     private let stop: AsyncStream<StopReason>.Continuation
 
-    init(id: Int, userID: Int, tokenVersion: Int, limit: Int, renderOrder: (@Sendable (Order) -> StreamMessage?)? = nil) {
+    init(id: Int, userID: Int, tokenVersion: Int, limit: Int, renderOrder: (@Sendable (OrderChange) -> [StreamMessage])? = nil) {
         self.id = id
         self.userID = userID
         self.tokenVersion = tokenVersion

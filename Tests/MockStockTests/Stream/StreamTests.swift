@@ -23,14 +23,14 @@ final class StreamTestClient: Sendable {
     private let outgoing: AsyncStream<String>.Continuation
     let closed: Task<WebSocketCloseFrame?, any Error>
 
-    init(port: Int) {
+    init(port: Int, path: String = "/api/stream") {
         let (messages, outgoing) = AsyncStream.makeStream(of: String.self)
         self.outgoing = outgoing
         let received = received
         var logger = Logger(label: "stream-test-client")
         logger.logLevel = .critical
         closed = Task {
-            try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/api/stream", logger: logger) { inbound, outbound, _ in
+            try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)\(path)", logger: logger) { inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await text in messages { try await outbound.write(.text(text)) }

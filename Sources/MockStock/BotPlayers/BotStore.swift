@@ -1,0 +1,75 @@
+import Foundation
+import Postgres
+
+/// Bot players: users with `bot_owner_id` set (`sql/migrations/0038_bot_players.sql`),
+/// each with a personal portfolio funded like a new player's, and no password.
+struct BotStore: Sendable {
+    let pool: PostgresConnectionPool
+    /// What a new player's personal portfolio starts with; a bot's is the same.
+    let startingCash: Decimal
+
+    /// A new bot of `ownerID`, with its personal portfolio; `tooManyBots` past the limit,
+    /// counted under a lock of the owner's row so concurrent creations cannot both pass it.
+    func create(ownerID: Int, username: String) async throws -> Bot {
+        let id = try await pool.withTransaction { session in
+            let owner = try await session.query("SELECT bot_owner_id IS NULL FROM users WHERE id = \(ownerID) FOR UPDATE")
+                .decodeColumn(Bool.self)
+            // A bot owns no bots (it has no token to ask with; this is the rule besides).
+            guard owner == [true] else { throw BotError.noSuchBot }
+            let owned = try await session.query("SELECT count(*) FROM users WHERE bot_owner_id = \(ownerID)").decodeColumn(Int.self)
+            guard owned.first ?? 0 < BotRules.maxPerOwner else { throw BotError.tooManyBots(limit: BotRules.maxPerOwner) }
+            return try await UserStore.create(
+                username: username, email: nil, passwordHash: "", role: .player, startingCash: startingCash, botOwnerID: ownerID,
+                run: session.query
+            ).id
+        }
+        guard let bot = try await bots(ownerID: ownerID, id: id).first else { throw BotError.noSuchBot }
+        return bot
+    }
+
+    /// The owner's bots (or the one with `id`), oldest first, with their open portfolios.
+    func bots(ownerID: Int, id: Int? = nil) async throws -> [Bot] {
+        let rows = try await pool.query(
+            """
+            SELECT u.id, u.username, u.created_at, p.id, p.league_id
+            FROM users u LEFT JOIN portfolios p ON p.user_id = u.id AND p.kind IN ('personal', 'league') AND p.archived_at IS NULL
+            WHERE u.bot_owner_id = \(ownerID) AND (\(id)::int8 IS NULL OR u.id = \(id))
+            ORDER BY u.id, p.league_id NULLS FIRST, p.id
+            """
+        ).decode((Int, String, Date, Int?, Int?).self)
+        var bots: [Bot] = []
+        for (botID, username, createdAt, portfolioID, leagueID) in rows {
+            let portfolio = portfolioID.map { Bot.Portfolio(id: $0, leagueId: leagueID) }
+            if let last = bots.last, last.id == botID {
+                bots[bots.count - 1] = Bot(
+                    id: botID, username: username, ownerId: ownerID, createdAt: createdAt, portfolios: last.portfolios + (portfolio.map { [$0] } ?? [])
+                )
+            } else {
+                bots.append(Bot(id: botID, username: username, ownerId: ownerID, createdAt: createdAt, portfolios: portfolio.map { [$0] } ?? []))
+            }
+        }
+        return bots
+    }
+
+    /// Deletes the owner's bot in one transaction: its keys revoked, its league seats
+    /// left (each league's member count kept), then the account with its portfolios and
+    /// their history. Returns the keys revoked; nil when the owner has no such bot.
+    func delete(id: Int, ownerID: Int) async throws -> [String]? {
+        try await pool.withTransaction { session in
+            guard try await session.query("SELECT 1 FROM users WHERE id = \(id) AND bot_owner_id = \(ownerID) FOR UPDATE").count == 1 else {
+                return nil
+            }
+            let keys = try await session.query("DELETE FROM api_keys WHERE user_id = \(id) RETURNING key_id").decodeColumn(String.self)
+            try await session.execute(
+                "UPDATE leagues SET member_count = member_count - 1 WHERE id IN (SELECT league_id FROM league_members WHERE user_id = \(id))"
+            )
+            try await session.execute("DELETE FROM users WHERE id = \(id)")
+            return keys
+        }
+    }
+
+    /// Whether `botID` is a bot of `ownerID`.
+    func owns(ownerID: Int, botID: Int) async throws -> Bool {
+        try await pool.query("SELECT 1 FROM users WHERE id = \(botID) AND bot_owner_id = \(ownerID)").count == 1
+    }
+}
