@@ -11,6 +11,7 @@ import { stockView } from './js/views/stock.js';
 import { transactionsView } from './js/views/transactions.js';
 import { ordersView } from './js/views/orders.js';
 import { leaguesView, leagueView } from './js/views/leagues.js';
+import { botsView } from './js/views/bots.js';
 import { achievementsView, notificationsView } from './js/views/notices.js';
 import { adminView } from './js/views/admin.js';
 import { analyticsView } from './js/views/analytics.js';
@@ -38,6 +39,7 @@ const routes = [
   [/^#\/transactions$/, () => transactionsView],
   [/^#\/leagues$/, () => leaguesView],
   [/^#\/leagues\/(\d+)$/, () => leagueView],
+  [/^#\/bots$/, () => botsView],
   [/^#\/achievements$/, () => achievementsView],
   [/^#\/notifications$/, () => notificationsView],
   [/^#\/admin$/, () => adminView],

@@ -14,7 +14,7 @@ import unittest
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import ElementClickInterceptedException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -107,6 +107,19 @@ class BrowserTest(unittest.TestCase):
     def click(self, css):
         element = self.wait(EC.element_to_be_clickable((By.CSS_SELECTOR, css)))
         element.click()
+        return element
+
+    def click_centered(self, css):
+        """Clicks `css` once scrolled to the middle of the screen, clear of the toasts in
+        the bottom corner (a first trade's achievement, say), or once they are gone when
+        the page is too short to scroll it clear."""
+        element = self.wait(EC.element_to_be_clickable((By.CSS_SELECTOR, css)))
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        try:
+            element.click()
+        except ElementClickInterceptedException:
+            self.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "#toasts .toast"), timeout=20)
+            element.click()
         return element
 
     def text_in(self, css, text, timeout=15):

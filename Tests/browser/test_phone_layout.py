@@ -1,7 +1,8 @@
 """The web client on a phone: at 390x844 no page is wider than the screen, and what a
 player reads on each main screen (a holding's shares, price, value and gain, the market's
-prices, the analytics figures and charts, a league's join code, the unread badge) is on
-screen without scrolling sideways. The same pages at 1280x900 keep their tables.
+prices, the analytics figures and charts, a league's join code and its two tables when it
+ranks bots apart, a bot's new key and its buttons, the unread badge) is on screen without
+scrolling sideways. The same pages at 1280x900 keep their tables.
 
 Run after the server is up, like test_web_client.py (scripts/test-browser), with
 MOCKSTOCK_URL and SCREENSHOTS; each screen is saved as phone-*.png and desktop-*.png.
@@ -13,6 +14,7 @@ import unittest
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select
 
 from support import PASSWORD, SCREENSHOTS, BrowserTest
 
@@ -193,9 +195,36 @@ class PhoneLayoutTest(BrowserTest):
             self.assert_on_screen([code_box], "the join code")
             self.assert_inside(self.driver.execute_script("return arguments[0].parentElement", code_box), "the join code's card")
             self.assertEqual(code_box.text, code, "the join code is broken over lines")
-            board = self.find("main tbody").find_element(By.XPATH, "./..")
+            board = self.find("#standings table")
             for title in ("Player", "Net worth", "Return"):
                 self.assert_on_screen(self.column(board, title), f"the leaderboard's {title.lower()}")
+            # The league ranks bots apart: their own table, each marked with its owner.
+            bots = self.find("#bot-standings table")
+            for title in ("Rank", "Player", "Net worth", "Return"):
+                self.assert_on_screen(self.column(bots, title), f"the bots' {title.lower()}")
+            self.assert_on_screen(self.driver.find_elements(By.CSS_SELECTOR, "#bot-standings .tag, #bot-standings .owner"), "the bot's mark")
+            self.assert_on_screen([self.find("#bot-policy-select"), self.find("#bot-policy-form button")], "the bot policy's control")
+        else:
+            self.assertTrue(self.find("#bot-standings thead").is_displayed(), "the bots lost their table on a desktop")
+
+    def bots(self, screen):
+        """My bots, with a new key's secret shown (made on this screen: a reload forgets it)."""
+        self.go("#/bots")
+        self.find(f"li.bot[data-bot='{self.bot}']")
+        self.click_centered(f"li.bot[data-bot='{self.bot}'] .new-key-button")
+        self.text_in("#new-key-secret", "Copy the secret now")
+        card = self.find(f"li.bot[data-bot='{self.bot}']")
+        self.shot(f"{screen}-bots")
+        self.assert_no_sideways_scroll("bots", screen)
+        if screen == "phone":
+            self.assert_on_screen([self.find("#new-key-id"), self.find("#new-key-secret-text")], "the new key")
+            self.assert_inside(self.find("#new-key-secret"), "the new key's box")
+            self.assert_inside(card, "the bot's card")
+            self.assert_inside(self.find("#bot-form"), "the form that creates a bot")
+            buttons = card.find_elements(By.CSS_SELECTOR, "button")
+            self.assertGreaterEqual(len(buttons), 6)
+            self.assert_on_screen(buttons, "the bot's button")
+            self.assert_on_screen(card.find_elements(By.CSS_SELECTOR, "select, input"), "the bot's field")
 
     def test_phone_layout(self):
         driver = self.driver
@@ -215,9 +244,18 @@ class PhoneLayoutTest(BrowserTest):
             self.buy(symbol, quantity)
         self.go("#/leagues")
         self.find("#league-name").send_keys("Phone class of the year")
+        Select(self.find("#league-bot-policy")).select_by_value("separate")
         self.click("#create-league button[type='submit']")
         code = self.find("#league-code").text
         league_url = driver.current_url
+        # A bot of hers, with a long name, seated in the league, where it is ranked apart.
+        self.bot = f"pia_trend_follower_{self.suffix}"
+        self.go("#/bots")
+        self.find("#bot-name").send_keys(self.bot)
+        self.click_centered("#bot-form button[type='submit']")
+        self.find(f"li.bot[data-bot='{self.bot}'] .seat-code").send_keys(code)
+        self.click_centered(f"li.bot[data-bot='{self.bot}'] .seat-button")
+        self.text_in("#flash", "now plays in “Phone class of the year”")
         self.go("#/portfolio")
         self.assertRegex(self.find("#unread").text, r"^[1-9]")
 
@@ -250,6 +288,8 @@ class PhoneLayoutTest(BrowserTest):
                     page(screen)
             with self.subTest(f"a league on a {screen}"):
                 self.league(screen, league_url, code)
+            with self.subTest(f"my bots on a {screen}"):
+                self.bots(screen)
 
 
 if __name__ == "__main__":

@@ -5,16 +5,19 @@ with the demo market and sets MOCKSTOCK_URL, MOCKSTOCK_ADMIN_USERNAME/PASSWORD a
 SCREENSHOTS (a folder that receives one PNG per main screen).
 """
 import datetime
+import json
 import os
 import time
 import unittest
+import urllib.error
+import urllib.request
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from support import ADMIN, PASSWORD, SCREENSHOTS, BrowserTest, call, login, make_driver, month_first, moved, price_followups_done
+from support import ADMIN, BASE, PASSWORD, SCREENSHOTS, BrowserTest, call, login, make_driver, month_first, moved, price_followups_done
 
 
 class WebClientTest(BrowserTest):
@@ -73,6 +76,33 @@ class WebClientTest(BrowserTest):
     def set_price(self, symbol, price):
         self.admin_post("/api/admin/quotes", [{"symbol": symbol, "price": price}])
         price_followups_done()
+
+    @staticmethod
+    def with_key(key_id, secret, path, body=None):
+        """A bot's request with an API key (Alpaca's headers), as its program would send it:
+        the HTTP status and the parsed answer."""
+        headers = {"APCA-API-KEY-ID": key_id, "APCA-API-SECRET-KEY": secret, "Content-Type": "application/json"}
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(f"{BASE}{path}", data=data, headers=headers, method="GET" if body is None else "POST")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+    def rows(self, css):
+        """The cells' text of each row of the table at `css`, read in one go."""
+        return self.driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0] + ' tbody tr')].map((row) => [...row.cells].map((c) => c.innerText.trim()))", css)
+
+    def bot_card(self, bot):
+        return f"li.bot[data-bot='{bot}']"
+
+    def shot_of(self, name, css):
+        """A screenshot with `css` in the middle of the screen, once no toast covers it."""
+        self.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "#toasts .toast"), timeout=20)
+        self.driver.execute_script("document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", css)
+        self.shot(name)
 
     # The journey, in order.
 
@@ -252,6 +282,190 @@ class WebClientTest(BrowserTest):
         self.go(f"#/stock/{symbol}")
         self.text_in("main", "Makes games")
         self.text_in("#stock-price", "12.25")
+
+    def test_bots(self):
+        """Bot players: created from My bots (a bad name, a taken one and a sixth refused in
+        the server's words), a key whose secret is shown once, revoked; seated in a league by
+        its code, marked as a bot with its owner in the standings, ranked apart when the
+        league's host says so, refused when the league forbids bots; deleted."""
+        driver = self.driver
+        self.fresh_session()
+        olga = f"olga_{self.suffix}"
+        robo, robo2 = f"robo_{self.suffix}", f"robo2_{self.suffix}"
+        self.sign_in(olga, register=True)
+        self.click("#nav a[href='#/bots']")
+        self.text_in("main h1", "My bots")
+        self.text_in("#no-bots", "You have no bots yet")
+
+        # Two bots; then a name that breaks the rules and one that is taken (the owner's own).
+        for name in (robo, robo2):
+            self.find("#bot-name").send_keys(name)
+            self.click_centered("#bot-form button[type='submit']")
+            self.text_in("#flash", f"Bot “{name}” created")
+            self.find(self.bot_card(name))
+        self.assertEqual(self.driver.execute_script("return [...document.querySelectorAll('li.bot h2')].map((e) => e.textContent)"), [robo, robo2])
+        self.text_in(f"{self.bot_card(robo)} .bot-portfolios", "Personal portfolio")
+        self.find("#bot-name").send_keys("no spaces allowed")
+        self.click_centered("#bot-form button[type='submit']")
+        self.text_in("#bot-error", "name must be 3–32 characters of letters, digits")
+        field = self.find("#bot-name")
+        field.clear()
+        field.send_keys(olga.upper())
+        self.click_centered("#bot-form button[type='submit']")
+        self.text_in("#bot-error", "That username is taken.")
+        # Five is the most: the sixth is refused, and the five stay.
+        for number in range(3, 6):
+            field = self.find("#bot-name")
+            field.clear()
+            field.send_keys(f"robo{number}_{self.suffix}")
+            self.click_centered("#bot-form button[type='submit']")
+            self.find(self.bot_card(f"robo{number}_{self.suffix}"))
+        self.find("#bot-name").send_keys(f"robo6_{self.suffix}")
+        self.click_centered("#bot-form button[type='submit']")
+        self.text_in("#bot-error", "A player has at most 5 bots; delete one first.")
+        self.assertEqual(len(driver.find_elements(By.CSS_SELECTOR, "li.bot")), 5)
+        self.shot("28-bots")
+
+        # A key for the bot's personal portfolio: its secret is shown once, with a warning,
+        # and it works; after a reload the key is listed and the secret is gone.
+        card = self.bot_card(robo)
+        self.assertEqual(Select(self.find(f"{card} .key-portfolio")).first_selected_option.text, "Personal portfolio")
+        self.find(f"{card} .key-name").send_keys("backtester")
+        self.click_centered(f"{card} .new-key-button")
+        self.text_in("#new-key-secret", "Copy the secret now: it will not be shown again.")
+        key_id, secret = self.find("#new-key-id").text, self.find("#new-key-secret-text").text
+        self.assertRegex(key_id, r"^PK[A-Z0-9]{18}$")
+        self.assertEqual(len(secret), 40)
+        self.text_in(f"{card} li[data-key='{key_id}']", "backtester")
+        self.text_in(f"{card} li[data-key='{key_id}']", "Personal portfolio")
+        self.shot_of("29-bots-new-key", "#new-key-secret")
+        status, account = self.with_key(key_id, secret, "/v2/account")
+        self.assertEqual(status, 200, account)
+        driver.refresh()
+        self.text_in(f"{card} li[data-key='{key_id}']", key_id)
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "#new-key-secret"), [])
+        self.assertNotIn(secret, driver.page_source)
+        # Revoked after confirming: gone from the list, and it no longer works.
+        self.click_centered(f"button[data-revoke='{key_id}']")
+        self.wait(EC.alert_is_present()).accept()
+        self.text_in("#flash", f"Key {key_id} revoked.")
+        self.text_in(f"{card} .keys-empty", "No keys yet")
+        self.assertEqual(self.with_key(key_id, secret, "/v2/account")[0], 401)
+
+        # A league with a 1% commission, bots allowed (the form's default).
+        self.go("#/leagues")
+        self.find("#league-name").send_keys("Bot league")
+        self.assertEqual(Select(self.find("#league-bot-policy")).first_selected_option.get_attribute("value"), "allowed")
+        Select(self.find("#league-mode")).select_by_value("isolated")
+        self.find("#rule-commission-percent").send_keys("1")
+        self.click("#create-league button[type='submit']")
+        self.text_in("#league-bots", "Allowed")
+        self.text_in("#bot-policy-text", "bots play and are ranked with everyone")
+        code = self.find("#league-code").text
+        league_url = driver.current_url
+
+        # Both bots seated by its code (a wrong-case code refused, a second seat too).
+        self.go("#/bots")
+        seat = f"{card} .seat-code"
+        self.find(seat).send_keys(code.swapcase())
+        self.click_centered(f"{card} .seat-button")
+        self.text_in(f"{card} .seat + .error", "No league has that code")
+        self.find(seat).clear()
+        self.find(seat).send_keys(code)
+        self.click_centered(f"{card} .seat-button")
+        self.text_in("#flash", f"“{robo}” now plays in “Bot league”.")
+        self.text_in(f"{card} .bot-portfolios", "League: Bot league")
+        self.find(seat).send_keys(code)
+        self.click_centered(f"{card} .seat-button")
+        self.text_in(f"{card} .seat + .error", f"“{robo}” already plays in that league.")
+        self.find(f"{self.bot_card(robo2)} .seat-code").send_keys(code)
+        self.click_centered(f"{self.bot_card(robo2)} .seat-button")
+        self.text_in("#flash", f"“{robo2}” now plays in “Bot league”.")
+
+        # The bot's program trades its league portfolio with a key made for it: 1 share.
+        Select(self.find(f"{card} .key-portfolio")).select_by_visible_text("League: Bot league")
+        self.click_centered(f"{card} .new-key-button")
+        self.text_in("#new-key-secret", "New key for League: Bot league")
+        league_key, league_secret = self.find("#new-key-id").text, self.find("#new-key-secret-text").text
+        status, order = self.with_key(league_key, league_secret, "/v2/orders",
+                                      {"symbol": "AAPL", "qty": "1", "side": "buy", "type": "market", "time_in_force": "day"})
+        self.assertEqual((status, order["status"]), (200, "filled"), order)
+        # The owner buys 10 in her league portfolio: ten times the commission.
+        self.go("#/stock/AAPL")
+        self.click("#buy")
+        Select(self.find("#trade-portfolio")).select_by_visible_text("League: Bot league")
+        field = self.find("#trade-quantity")
+        field.clear()
+        field.send_keys("10")
+        self.text_in("#trade-estimate", "$")
+        self.click("#trade-confirm")
+        self.text_in("#flash", "Bought 10 AAPL")
+
+        # The standings mark the bots with their owner; one table, ranked by the server.
+        driver.get(league_url)
+        self.text_in("#standings", robo2)
+        self.wait(lambda d: [r[:2] for r in self.rows("#standings")] ==
+                  [["1", f"{robo2} bot by {olga}"], ["2", f"{robo} bot by {olga}"], ["3", olga]])
+        self.text_in("#league-members", "3")
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "#bot-standings"), [])
+        self.shot_of("30-league-bots", "#standings")
+
+        # Ranked apart: two tables, each ranked from 1 by the server.
+        Select(self.find("#bot-policy-select")).select_by_value("separate")
+        self.click_centered("#bot-policy-form button[type='submit']")
+        self.text_in("#flash", "Bots in “Bot league”: ranked apart")
+        self.text_in("#league-bots", "Ranked apart")
+        self.wait(lambda d: [r[:2] for r in self.rows("#standings")] == [["1", olga]])
+        self.wait(lambda d: [r[:2] for r in self.rows("#bot-standings")] ==
+                  [["1", f"{robo2} bot by {olga}"], ["2", f"{robo} bot by {olga}"]])
+        self.text_in("#humans-heading", "People")
+        self.text_in("#bots-heading", "Bots")
+        self.shot_of("31-league-bots-separate", "#humans-heading")
+        # Still ranked apart after a reload: the page asks the server, which remembers.
+        driver.refresh()
+        self.text_in("#bot-standings", robo2)
+        self.assertEqual(Select(self.find("#bot-policy-select")).first_selected_option.get_attribute("value"), "separate")
+        # The bots' table follows a bot's trade without a reload (the page asks again: a
+        # change among bots alone raises no standings event).
+        worth = self.rows("#bot-standings")[1][2]
+        status, order = self.with_key(league_key, league_secret, "/v2/orders",
+                                      {"symbol": "AAPL", "qty": "1", "side": "buy", "type": "market", "time_in_force": "day"})
+        self.assertEqual((status, order["status"]), (200, "filled"), order)
+        self.wait(lambda d: self.rows("#bot-standings")[1][2] not in ("", worth), timeout=20)
+        self.assertEqual(self.rows("#bot-standings")[1][1], f"{robo} bot by {olga}")
+
+        # Forbidden: no bot joins, and no key is made for the league's portfolios; the
+        # server's words say so.
+        Select(self.find("#bot-policy-select")).select_by_value("forbidden")
+        self.click_centered("#bot-policy-form button[type='submit']")
+        self.text_in("#league-bots", "Forbidden")
+        self.text_in("#bot-policy-text", "no bot joins, and no API key trades here")
+        self.go("#/bots")
+        robo3 = self.bot_card(f"robo3_{self.suffix}")
+        self.find(f"{robo3} .seat-code").send_keys(code)
+        self.click_centered(f"{robo3} .seat-button")
+        self.text_in(f"{robo3} .seat + .error", "This league forbids bots: no bot may join it and no API key may trade its portfolios.")
+        Select(self.find(f"{card} .key-portfolio")).select_by_visible_text("League: Bot league")
+        self.click_centered(f"{card} .new-key-button")
+        self.text_in(f"{card} .new-key + .error", "This league forbids bots")
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "#new-key-secret"), [])
+        self.shot_of("32-bots-forbidden", f"{robo3} .seat + .error")
+
+        # Deleting a bot asks first; declined, nothing changes; confirmed, it is gone, with
+        # its seat in the league.
+        self.click_centered(f"{card} .delete-bot")
+        self.wait(EC.alert_is_present()).dismiss()
+        self.find(card)
+        self.click_centered(f"{card} .delete-bot")
+        self.wait(EC.alert_is_present()).accept()
+        self.text_in("#flash", f"Bot “{robo}” deleted.")
+        self.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, card))
+        self.assertEqual(len(driver.find_elements(By.CSS_SELECTOR, "li.bot")), 4)
+        self.assertEqual(self.with_key(league_key, league_secret, "/v2/account")[0], 401)
+        driver.get(league_url)
+        self.wait(lambda d: sorted(r[1] for r in self.rows("#standings")) == sorted([olga, f"{robo2} bot by {olga}"]))
+        self.text_in("#league-members", "2")
+        self.sign_out()
 
     def test_live(self):
         """Prices, fills, notices and standings arrive on the live stream while a page is

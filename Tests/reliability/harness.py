@@ -51,6 +51,16 @@ class Database:
         rows = self.query(sql)
         return rows[0][0] if rows else None
 
+    async def query_async(self, sql):
+        """`query` without blocking the event loop (the load goes on meanwhile)."""
+        process = await asyncio.create_subprocess_exec(
+            "psql", self.url, "-AtX", "-v", "ON_ERROR_STOP=1", stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await process.communicate(sql.encode())
+        if process.returncode != 0:
+            raise RuntimeError(f"psql: {err.decode().strip()}")
+        return [line.split("|") for line in out.decode().splitlines() if line]
+
     async def scalar_async(self, sql):
         process = await asyncio.create_subprocess_exec(
             "psql", self.url, "-AtX", "-c", sql, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
@@ -120,6 +130,23 @@ class Server:
                 self.kill9()
 
 
+def alpaca_error(status, body):
+    """Whether `body` is Alpaca's error for `status`: exactly `{"code": <int>, "message": <text>}`,
+    the code naming the status (status × 100,000 + 10,000), but for a 422: 40010001 (a value
+    Alpaca refuses) or 42210000 (a client_order_id reused for another order)."""
+    if not (isinstance(body, dict) and set(body) == {"code", "message"} and type(body["code"]) is int
+            and isinstance(body["message"], str) and body["message"]):
+        return False
+    if status == 422:
+        return body["code"] in (40010001, 42210000)
+    return body["code"] == status * 100_000 + 10_000
+
+
+def alpaca_headers(key):
+    """The headers of a request made with an API key (`{"keyId", "secret"}`)."""
+    return {"APCA-API-KEY-ID": key["keyId"], "APCA-API-SECRET-KEY": key["secret"]}
+
+
 class Client:
     """HTTP with a tally of statuses; every answer that is not JSON or problem+json is noted."""
 
@@ -162,7 +189,11 @@ class Client:
                 parsed = json.loads(text)
             except ValueError:
                 pass
-        if status >= 400 and not kind.startswith("application/problem+json"):
+        if status >= 400 and path.startswith("/v2/"):
+            # Under /v2 an error is Alpaca's, not problem+json.
+            if not (kind.startswith("application/json") and alpaca_error(status, parsed)):
+                self.problems.append(f"{method} {path}: {status} without Alpaca's error shape ({kind!r}: {text[:80]!r})")
+        elif status >= 400 and not kind.startswith("application/problem+json"):
             self.problems.append(f"{method} {path}: {status} without problem+json ({kind!r})")
         return status, parsed, elapsed
 
@@ -306,3 +337,87 @@ SELECT
    <> (SELECT count(*) FROM notifications n WHERE n.user_id = u.id AND n.title LIKE 'Order to % filled at %'
          AND (n.body LIKE 'Your limit order%' OR n.body LIKE 'Your stop order%' OR n.body LIKE 'Your stop-limit order%')))
 """
+
+
+def portfolio_ledger(ids):
+    """The ledger checks above for the dollar portfolios `ids` alone, in one statement:
+    (portfolios found, violations, trades not tied to an order or an Idempotency-Key).
+    Violations count, per portfolio: net worth + fees ≠ money paid in (cash movements);
+    negative cash or shares, cash below what open orders reserve; cash, quantities or
+    paid-in other than the history rebuilds; reservations other than the open orders
+    hold; a filled order whose trade is not that order's."""
+    ids = ",".join(str(int(i)) for i in ids) or "NULL"
+    return f"""
+SELECT (SELECT count(*) FROM portfolios WHERE id IN ({ids})),
+  (SELECT count(*) FROM portfolios p WHERE p.id IN ({ids}) AND abs(
+        p.cash + coalesce((SELECT sum(v.value) FROM holding_values v WHERE v.portfolio_id = p.id), 0)
+      + (SELECT coalesce(sum(fee), 0) FROM trades t WHERE t.portfolio_id = p.id)
+      - (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id)) > 0)
++ (SELECT count(*) FROM portfolios p WHERE p.id IN ({ids}) AND (p.cash < 0 OR p.reserved_cash > p.cash))
++ (SELECT count(*) FROM holdings h WHERE h.portfolio_id IN ({ids}) AND h.quantity < 0)
++ (SELECT count(*) FROM portfolios p WHERE p.id IN ({ids}) AND p.cash <>
+      (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id)
+    - (SELECT coalesce(sum(CASE side WHEN 'buy' THEN amount + fee ELSE fee - amount END), 0) FROM trades t WHERE t.portfolio_id = p.id))
++ (SELECT count(*) FROM holdings h WHERE h.portfolio_id IN ({ids}) AND h.quantity <>
+      (SELECT coalesce(sum(CASE side WHEN 'buy' THEN quantity ELSE -quantity END), 0) FROM trades t
+       WHERE t.portfolio_id = h.portfolio_id AND t.symbol = h.symbol)
+    + (SELECT coalesce(sum(x.quantity_after - x.quantity_before), 0)
+       FROM corporate_action_applications x JOIN corporate_actions a ON a.id = x.action_id
+       WHERE x.portfolio_id = h.portfolio_id AND a.symbol = h.symbol))
++ (SELECT count(*) FROM portfolios p WHERE p.id IN ({ids}) AND p.paid_in <>
+      (SELECT coalesce(sum(amount), 0) FROM cash_movements c
+       WHERE c.portfolio_id = p.id AND c.kind NOT IN ('dividend', 'cash_in_lieu')))
++ (SELECT count(*) FROM portfolios p WHERE p.id IN ({ids}) AND p.reserved_cash <>
+      (SELECT coalesce(sum(reserved_cash), 0) FROM orders o WHERE o.portfolio_id = p.id AND o.status = 'new'))
++ (SELECT count(*) FROM holdings h WHERE h.portfolio_id IN ({ids}) AND h.reserved_quantity <>
+      (SELECT coalesce(sum(reserved_quantity), 0) FROM orders o
+       WHERE o.portfolio_id = h.portfolio_id AND o.symbol = h.symbol AND o.status = 'new'))
++ (SELECT count(*) FROM orders o JOIN trades t ON t.id = o.trade_id WHERE o.portfolio_id IN ({ids})
+   AND (t.portfolio_id, t.symbol, t.side, t.quantity) IS DISTINCT FROM (o.portfolio_id, o.symbol, o.side, o.quantity)),
+  (SELECT count(*) FROM trades t WHERE t.portfolio_id IN ({ids})
+     AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.trade_id = t.id)
+     AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.trade_id = t.id))
+"""
+
+
+def order_rows(cids):
+    """Every order placed under one of these client order ids (whoever placed it):
+    client order id, UUID, user, portfolio, status, trade (empty when none)."""
+    quoted = ",".join("'" + cid.replace("'", "''") + "'" for cid in cids) or "NULL"
+    return f"""
+SELECT o.client_order_id, o.uuid, o.user_id, o.portfolio_id, o.status, coalesce(o.trade_id::text, '')
+FROM orders o WHERE o.client_order_id IN ({quoted})
+"""
+
+
+# Every row a deleted user (and their portfolios) could have left, in every table with a
+# user or portfolio column but the standings (frozen standings of finished leagues keep a
+# deleted player's row; live ones are a cache taken afresh): a query that lists them, run
+# first to build the count.
+LEFTOVER_COLUMNS = """
+SELECT c.table_name, c.column_name FROM information_schema.columns c
+JOIN information_schema.tables t USING (table_schema, table_name)
+WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE'
+  AND (c.column_name IN ('user_id', 'portfolio_id', 'owner_id', 'bot_owner_id') OR (c.table_name = 'users' AND c.column_name = 'id')
+       OR (c.table_name = 'portfolios' AND c.column_name = 'id'))
+  AND c.table_name NOT IN ('league_standings', 'league_live_standings')
+ORDER BY 1, 2
+"""
+
+
+def leftovers(columns, user_ids, portfolio_ids):
+    """One statement counting, per table and column of `columns` (rows of LEFTOVER_COLUMNS),
+    the rows naming one of these users or portfolios: [(table.column, count)] of those > 0,
+    and the number of columns looked at."""
+    users = ",".join(str(int(i)) for i in user_ids) or "NULL"
+    portfolios = ",".join(str(int(i)) for i in portfolio_ids) or "NULL"
+    parts = []
+    for table, column in columns:
+        if table == "portfolios" and column == "id":
+            ids = portfolios
+        elif column == "portfolio_id":
+            ids = portfolios
+        else:
+            ids = users
+        parts.append(f"SELECT '{table}.{column}', count(*) FROM {table} WHERE {column} IN ({ids})")
+    return " UNION ALL ".join(parts)

@@ -12,7 +12,7 @@ import hmac
 import json
 import time
 
-from harness import ADMIN, JWT_SECRET, PASSWORD
+from harness import ADMIN, JWT_SECRET, PASSWORD, alpaca_error, alpaca_headers
 
 # The hostile server runs with the default throttle budgets (registrations lowered to keep
 # the scenario short), behind a "proxy" on loopback so each attack can come from an
@@ -35,8 +35,16 @@ SELECT md5(concat_ws('|',
   (SELECT count(*) FROM instruments), (SELECT string_agg(symbol || price, ',' ORDER BY symbol) FROM quotes),
   (SELECT count(*) FROM daily_bars), (SELECT count(*) FROM orders),
   (SELECT string_agg(id || status, ',' ORDER BY id) FROM orders), (SELECT sum(reserved_cash) FROM portfolios),
-  (SELECT count(*) FROM corporate_actions), (SELECT string_agg(key_id, ',' ORDER BY key_id) FROM api_keys)))
+  (SELECT count(*) FROM corporate_actions), (SELECT string_agg(key_id, ',' ORDER BY key_id) FROM api_keys),
+  (SELECT string_agg(key_id || user_id || ':' || portfolio_id || name, ',' ORDER BY key_id) FROM api_keys),
+  (SELECT string_agg(id || ':' || bot_owner_id, ',' ORDER BY id) FROM users WHERE bot_owner_id IS NOT NULL),
+  (SELECT count(*) FROM portfolios), (SELECT string_agg(id || ':' || user_id, ',' ORDER BY id) FROM portfolios),
+  (SELECT string_agg(id || bots || member_count, ',' ORDER BY id) FROM leagues),
+  (SELECT string_agg(league_id || ':' || user_id, ',' ORDER BY league_id, user_id) FROM league_members)))
 """
+
+# Bots that exist (the hostile bot cases count them before and after).
+BOTS = "SELECT count(*), coalesce(string_agg(id || ':' || bot_owner_id || ':' || username, ',' ORDER BY id), '') FROM users WHERE bot_owner_id IS NOT NULL"
 
 
 def b64(data):
@@ -105,14 +113,23 @@ async def run(result, client, database, server, log_path):
     status, victim_key, _ = await client.request("POST", "/api/api-keys", victim, {"name": "victim's bot"})
     result.check(status == 201, f"victim's API key: {status} {victim_key}")
 
+    # Bots of the attacker's, the victim's and another player's, seated in the victim's
+    # leagues, with keys; one league switched to forbidding bots (bot_setup).
+    bots = await bot_setup(result, client, database, victim, victim_id, attacker, attacker_id, sneaky)
     before = database.scalar(FINGERPRINT)
     answers = []
 
-    async def expect(method, path, token, expected, body=None, raw=None, content_type=None, headers=None):
+    async def expect(method, path, token, expected, body=None, raw=None, content_type=None, headers=None, code=None):
+        """A refusal: a status of `expected`, problem+json with a code (`code`, when given:
+        the one, or one of a set) or, under /v2, Alpaca's error for that status."""
         status, answer, _ = await client.request(method, path, token, body, raw=raw, content_type=content_type, headers=headers)
         answers.append(answer if isinstance(answer, str) else json.dumps(answer))
         ok = status in expected and isinstance(answer, dict) and "code" in answer
-        result.check(ok, f"{method} {path} {str(body or raw)[:60]!r}: {status} {str(answer)[:120]}")
+        if code is not None:
+            ok = ok and answer.get("code") in ({code} if isinstance(code, str) else code)
+        if path.startswith("/v2/"):
+            ok = ok and alpaca_error(status, answer)
+        result.check(ok, f"{method} {path[:80]} {str(body if body is not None else raw)[:60]!r}: {status} {str(answer)[:120]}")
         return status
 
     writes = [
@@ -396,23 +413,29 @@ async def run(result, client, database, server, log_path):
         await expect("GET", path, attacker, {404, 422})
         cases += 1
 
+    cases += await bot_cases(result, client, database, expect, bots, victim, victim_id, attacker, attacker_id, sneaky)
+
     after = database.scalar(FINGERPRINT)
     result.check(before == after, "a refused request changed the database")
     throttles = await throttle_bursts(result, client, attacker)
     cases += throttles.pop("cases")
     with open(log_path, errors="replace") as log:
         logged = log.read()
-    in_log = sorted({s for s in [JWT_SECRET, "$scrypt$", ADMIN[1], PASSWORD, "Failing row", attacker, victim_key["secret"]] if s in logged})
+    in_log = sorted({s for s in [JWT_SECRET, "$scrypt$", ADMIN[1], PASSWORD, "Failing row", attacker, victim_key["secret"],
+                                 bots["victim key"]["secret"], bots["attacker key"]["secret"]] if s in logged})
     result.check(not in_log, f"the server log holds {in_log}")
     secrets = [JWT_SECRET, "scrypt", "$7$", "password_hash", "SELECT ", "postgres", ADMIN[1], PASSWORD, "Swift/", "Fatal error",
-               victim_key["secret"], "secret_hash"]
+               victim_key["secret"], "secret_hash", bots["victim key"]["secret"], "violates", "constraint", "duplicate key"]
     leaked = sorted({s for s in secrets for a in answers if s in a})
     result.check(not leaked, f"answers contain {leaked}")
     server_errors = sum(n for status, n in client.statuses.items() if status >= 500 or status == 0)
     result.check(server_errors == 0, f"{server_errors} 5xx or failed requests")
 
     slow = await slowloris(server, client)
+    # Every refusal of the run is problem+json (Alpaca's shape under /v2).
+    result.check(not client.problems, f"{len(client.problems)} answers not problem+json: {client.problems[:3]}")
     result.figures = {"cases": cases, "state unchanged": before == after, "5xx": server_errors, "leaks": leaked,
+                      "bot cases": bots["cases"], "bots before and after": bots["counted"], "forbidding a league's bots": bots["forbidden"],
                       **throttles, **slow}
     result.check(slow["slowloris cut after s"] is not None and slow["slowloris cut after s"] <= 20, f"slowloris: {slow}")
     result.check(slow["normal requests during slowloris"] > 0 and slow["normal failures"] == 0, f"normal clients: {slow}")
@@ -613,3 +636,214 @@ async def slowloris(server, client, connections=20):
     return {"slowloris connections": connections, "slowloris cut": len(cut),
             "slowloris cut after s": round(max(cut.values()), 1) if len(cut) == connections else None,
             "normal requests during slowloris": normal["ok"], "normal failures": normal["failed"]}
+
+
+async def bot_setup(result, client, database, victim, victim_id, attacker, attacker_id, sneaky):
+    """What the bot cases attack, made before the fingerprint (and checked as it is made):
+    a bot of the victim's with a key, seated in the victim's league; bots of the
+    attacker's (the first created with mass-assigned fields, which are ignored), one with
+    a key, seated there too; five bots of another player's, created at once by eight
+    concurrent requests (five made, three `too_many_bots`); a league forbidding bots from
+    its creation that the attacker joined; and a league switched to forbidding bots while
+    a bot's key and a human's key trade its portfolios: both are refused within 2 s."""
+    bots = {"cases": 0}
+
+    async def create(token, body):
+        status, bot, _ = await client.request("POST", "/api/bots", token, body)
+        result.check(status == 201, f"creating a bot {body}: {status} {bot}")
+        return bot
+
+    mass = await create(attacker, {"name": "attackbot", "ownerId": victim_id, "id": 1, "role": "admin", "botOwnerId": victim_id,
+                                   "portfolios": [{"id": 1, "leagueId": None}], "cash": "1000000000", "passwordHash": ""})
+    row = database.query(f"SELECT role, bot_owner_id, password_hash = '' FROM users WHERE id = {int(mass['id'])}")
+    cash = database.scalar(f"SELECT cash FROM portfolios WHERE user_id = {int(mass['id'])}")
+    result.check(mass["ownerId"] == attacker_id and mass["id"] != 1 and row == [["player", str(attacker_id), "t"]] and float(cash) == 10000,
+                 f"mass assignment on a bot: {mass}, {row}, cash {cash}")
+    bots["attacker"] = mass
+    bots["attacker2"] = await create(attacker, {"name": "attackbot2"})
+    bots["victim"] = await create(victim, {"name": "victimbot"})
+    # A bot has no password: logging in as it fails like a wrong password.
+    for password in (PASSWORD, "x" * 8):
+        status, answer, _ = await client.request("POST", "/api/auth/login", body={"username": "attackbot", "password": password})
+        result.check(status == 401, f"logging in as a bot: {status} {answer}")
+    # At most five bots, however many are asked for at once.
+    made = await asyncio.gather(*(client.request("POST", "/api/bots", sneaky, {"name": f"sneakybot{i}"}) for i in range(8)))
+    statuses = sorted((status, answer.get("code") if status != 201 else None) for status, answer, _ in made)
+    owned = int(database.scalar("SELECT count(*) FROM users WHERE bot_owner_id = (SELECT id FROM users WHERE username = 'sneaky')"))
+    result.check(statuses == [(201, None)] * 5 + [(409, "too_many_bots")] * 3 and owned == 5, f"8 bots at once: {statuses}, {owned} made")
+
+    async def league(body):
+        status, made, _ = await client.request("POST", "/api/leagues/create", victim, body)
+        result.check(status == 201 and made.get("bots") == body.get("bots", "allowed"), f"league {body}: {status} {made}")
+        return made
+
+    async def join(token, league, bot=None):
+        status, answer, _ = await client.request("POST", f"/api/leagues/join/{league['code']}", token, {"botId": bot["id"]} if bot else None)
+        result.check(status == 200, f"joining {league['name']} {'with ' + bot['username'] if bot else ''}: {status} {answer}")
+
+    async def seat(token, bot, league):
+        await join(token, league, bot)
+        listed = (await client.request("GET", "/api/bots", token))[1]
+        return next(p["id"] for b in listed if b["id"] == bot["id"] for p in b["portfolios"] if p["leagueId"] == league["id"])
+
+    async def key(token, body):
+        status, made, _ = await client.request("POST", "/api/api-keys", token, body)
+        result.check(status == 201 and made.get("botId") == body.get("botId"), f"a key {body}: {status} {made}")
+        return made
+
+    async def league_portfolio(token, league):
+        return next(p["id"] for p in (await client.request("GET", "/api/portfolios", token))[1] if p["leagueId"] == league["id"])
+
+    bots["arena"] = await league({"name": "Bot arena", "mode": "isolated"})
+    await join(attacker, bots["arena"])
+    bots["attacker arena portfolio"] = await seat(attacker, bots["attacker"], bots["arena"])
+    bots["victim arena portfolio"] = await seat(victim, bots["victim"], bots["arena"])
+    bots["victim key"] = await key(victim, {"botId": bots["victim"]["id"]})
+    bots["attacker key"] = await key(attacker, {"botId": bots["attacker"]["id"]})
+    bots["no bots"] = await league({"name": "No bots", "mode": "isolated", "bots": "forbidden"})
+    await join(attacker, bots["no bots"])
+    bots["attacker no-bots portfolio"] = await league_portfolio(attacker, bots["no bots"])
+    # Switching a league to forbid bots stops the keys on its portfolios, a bot's and a
+    # human's, within 2 s (each process caches a key that long); the web client trades on.
+    flip = await league({"name": "Turns", "mode": "isolated", "bots": "allowed"})
+    await join(attacker, flip)
+    bots["flip"] = flip
+    bots["attacker flip portfolio"] = await league_portfolio(attacker, flip)
+    bots["bot flip portfolio"] = await seat(attacker, bots["attacker"], flip)
+    flip_keys = [await key(attacker, {"botId": bots["attacker"]["id"], "portfolioId": bots["bot flip portfolio"]}),
+                 await key(attacker, {"portfolioId": bots["attacker flip portfolio"]})]
+    bots["flip keys"] = flip_keys
+    for made in flip_keys:
+        status, answer, _ = await client.request("POST", "/v2/orders", None, {
+            "symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "day", "client_order_id": f"before-{made['keyId']}"},
+            headers=alpaca_headers(made))
+        result.check(status == 200, f"an order with a key before its league forbade bots: {status} {answer}")
+    status, changed, _ = await client.request("PATCH", f"/api/leagues/{flip['id']}", victim, {"bots": "forbidden"})
+    changed_at = time.monotonic()
+    result.check(status == 200 and changed.get("bots") == "forbidden", f"forbidding bots: {status} {changed}")
+    seen = []
+    while time.monotonic() - changed_at < 3:
+        for index, made in enumerate(flip_keys):
+            sent = time.monotonic() - changed_at
+            status, answer, _ = await client.request("GET", "/v2/account", None, headers=alpaca_headers(made))
+            seen.append((index, sent, status, answer))
+        await asyncio.sleep(0.1)
+    late = [(i, round(t, 2), s, a) for i, t, s, a in seen if t > 2 and not (s == 403 and alpaca_error(403, a))]
+    first = [min((t for i, t, s, _ in seen if i == index and s == 403), default=None) for index in range(2)]
+    result.check(not late and all(t is not None for t in first) and any(t > 2 for _, t, _, _ in seen),
+                 f"keys of a league that forbade bots, after 2 s: {late[:3]}")
+    status, answer, _ = await client.request("POST", "/api/stock/buy", attacker, {"symbol": "R1", "amount": 1, "portfolioId": bots["attacker flip portfolio"]})
+    result.check(status == 200, f"the web client's trade in a league forbidding bots: {status} {answer}")
+    bots["forbidden"] = {"keys refused from s": [round(t, 2) if t is not None else None for t in first],
+                         "requests after 2 s": sum(1 for _, t, _, _ in seen if t > 2)}
+    return bots
+
+
+async def bot_cases(result, client, database, expect, bots, victim, victim_id, attacker, attacker_id, sneaky):
+    """The bot players' routes under hostile input (see bot_setup for what they aim at):
+    every refusal a 4xx with its code, and no bot, key, seat or league policy changed."""
+    cases = 0
+    before = database.query(BOTS)[0]
+    listed = {token: (await client.request("GET", "/api/bots", token))[1] for token in (attacker, victim, sneaky)}
+    mine, theirs = bots["attacker"]["id"], bots["victim"]["id"]
+    mine_personal = bots["attacker"]["portfolios"][0]["id"]
+    theirs_personal = bots["victim"]["portfolios"][0]["id"]
+    other_personal = bots["attacker2"]["portfolios"][0]["id"]
+    attacker_personal = (await client.request("GET", "/api/portfolio", attacker))[1]["id"]
+    invalid = {422}
+
+    async def case(method, path, token, expected, code, **kwargs):
+        nonlocal cases
+        await expect(method, path, token, expected, code=code, **kwargs)
+        cases += 1
+
+    # POST /api/bots: names no username may have, wrong types, missing fields, bad and huge bodies.
+    names = ["", "ab", "x" * 33, "x" * 4096, "Ω≈ç√∫", "bøt", "v\u0456ctim", "bot\x07bell", "bot\x00nul", "evil\u202egnp.exe",
+             "iso\u2066late", "mark\u200fbot", COMBINING, "bot name", "'; DROP TABLE users;--", "bot'--", "bot\nname", "bot\ttab",
+             "\ufeffbot", "bot\u0301"]
+    for name in names:
+        await case("POST", "/api/bots", attacker, invalid, "validation_failed", body={"name": name})
+    for body in [{"name": 7}, {"name": None}, {"name": True}, {"name": []}, {"name": {}}, {"name": 1e300}, {"name": ["attackbot3"]},
+                 {}, {"nome": "attackbot3"}, {"username": "attackbot3"}, [1, 2], "attackbot3", 5]:
+        await case("POST", "/api/bots", attacker, invalid, "validation_failed", body=body)
+    for raw in ['{"name":', "", "\x00\x01", '{"name":"attackbot3"}}', "nul"]:
+        await case("POST", "/api/bots", attacker, {400}, "bad_request", raw=raw)
+    await case("POST", "/api/bots", attacker, {413}, "payload_too_large", raw='{"name":"' + "x" * (10 * 1024 * 1024) + '"}')
+    for name in ["victim", "VICTIMBOT", "Attackbot", "sneakybot0"]:
+        await case("POST", "/api/bots", attacker, {409}, "conflict", body={"name": name})
+    await case("POST", "/api/bots", sneaky, {409}, "too_many_bots", body={"name": "sneakybot9"})
+    # A bot's key is not a login: it makes, lists and deletes no bots.
+    for method, path, body in [("POST", "/api/bots", {"name": "botsbot"}), ("GET", "/api/bots", None), ("DELETE", f"/api/bots/{mine}", None)]:
+        await case(method, path, None, {401}, "unauthorized", body=body, headers=alpaca_headers(bots["attacker key"]))
+    # POST /api/api-keys: another's bot, no bot, wrong types; another's or another bot's portfolio.
+    for body in [{"botId": theirs}, {"botId": 99999999}, {"botId": victim_id}, {"botId": 0}, {"botId": -1},
+                 {"botId": theirs, "portfolioId": theirs_personal}, {"botId": mine, "portfolioId": theirs_personal},
+                 {"botId": mine, "portfolioId": bots["victim arena portfolio"]}, {"botId": mine, "portfolioId": attacker_personal},
+                 {"botId": mine, "portfolioId": other_personal}, {"botId": mine, "portfolioId": -5}, {"botId": mine, "portfolioId": 99999999},
+                 {"botId": None, "portfolioId": theirs_personal}]:
+        await case("POST", "/api/api-keys", attacker, {404}, "not_found", body=body)
+    for body in [{"botId": str(mine)}, {"botId": 1.5}, {"botId": True}, {"botId": [mine]}, {"botId": {}}, {"botId": 2 ** 63},
+                 {"botId": 1e300}, {"botId": "1 OR 1=1"}, {"botId": mine, "portfolioId": "x"}, {"botId": mine, "portfolioId": [mine_personal]},
+                 {"botId": mine, "name": "bell\x07"}, {"botId": mine, "name": "x" * 65}, {"botId": mine, "name": "evil\u202e"}]:
+        await case("POST", "/api/api-keys", attacker, invalid, "validation_failed", body=body)
+    for body in [{"botId": mine, "portfolioId": bots["bot flip portfolio"]}, {"portfolioId": bots["attacker no-bots portfolio"]},
+                 {"portfolioId": bots["attacker flip portfolio"]}]:
+        await case("POST", "/api/api-keys", attacker, {403}, "bots_forbidden", body=body)
+    await case("DELETE", f"/api/api-keys/{bots['victim key']['keyId']}", attacker, {404}, "not_found")
+    # Seating: another's bot, no bot, wrong types, a bot seated already, leagues forbidding bots, junk codes.
+    arena = bots["arena"]["code"]
+    for body in [{"botId": theirs}, {"botId": 99999999}, {"botId": victim_id}, {"botId": attacker_id}, {"botId": -1}]:
+        await case("POST", f"/api/leagues/join/{arena}", attacker, {404}, "not_found", body=body)
+    for body in [{"botId": "x"}, {"botId": 1.5}, {"botId": [mine]}, {"botId": 2 ** 63}, {"botId": True}, [mine], "x"]:
+        await case("POST", f"/api/leagues/join/{arena}", attacker, invalid, "validation_failed", body=body)
+    await case("POST", f"/api/leagues/join/{arena}", attacker, {400}, "bad_request", raw='{"botId":')
+    for body in [{"botId": mine}, {"botId": None}]:
+        await case("POST", f"/api/leagues/join/{arena}", attacker, {409}, "already_member", body=body)
+    for league in (bots["no bots"], bots["flip"]):
+        await case("POST", f"/api/leagues/join/{league['code']}", attacker, {403}, "bots_forbidden", body={"botId": bots["attacker2"]["id"]})
+    for code in ["' OR '1'='1", arena.swapcase(), "x" * 300, "%00"]:
+        await case("POST", f"/api/leagues/join/{code}", attacker, {404}, "not_found", body={"botId": mine})
+    # DELETE /api/bots/{id}: another's bot, a player, junk.
+    for junk in [theirs, victim_id, attacker_id, 99999999, "abc", "-1", "0", "1e3", "99999999999999999999", "%00", "1%20OR%201%3D1",
+                 "%27%3B%20DROP%20TABLE%20users%3B--", "9" * 300, f"{mine}.0", f"%20{mine}"]:
+        await case("DELETE", f"/api/bots/{junk}", attacker, {404}, "not_found")
+    await case("DELETE", f"/api/bots/{mine}", victim, {404}, "not_found")
+    # PATCH /api/leagues/{id}: junk policies by the owner, any policy by a member or a stranger.
+    arena_id = bots["arena"]["id"]
+    for value in ["ALLOWED", "Forbidden", "", "maybe", "forbidden; DROP TABLE leagues;--", "allowed\u202e", "allowed\x00", 1, True, [], {"x": 1},
+                  ["forbidden"]]:
+        await case("PATCH", f"/api/leagues/{arena_id}", victim, invalid, "validation_failed", body={"bots": value})
+    await case("PATCH", f"/api/leagues/{arena_id}", victim, invalid, "validation_failed", body=["forbidden"])
+    await case("PATCH", f"/api/leagues/{arena_id}", victim, {400}, "bad_request", raw='{"bots":')
+    await case("PATCH", f"/api/leagues/{arena_id}", attacker, {403}, "forbidden", body={"bots": "forbidden"})
+    await case("PATCH", f"/api/leagues/{bots['no bots']['id']}", attacker, {403}, "forbidden", body={"bots": "allowed"})
+    await case("PATCH", f"/api/leagues/{arena_id}", sneaky, {404}, "not_found", body={"bots": "forbidden"})
+    for league_id in ["abc", "99999999", "-1", "%27%3B--"]:
+        await case("PATCH", f"/api/leagues/{league_id}", victim, {404}, "not_found", body={"bots": "forbidden"})
+    # ?players= on the leaderboard.
+    for players in ["everyone", "", "BOTS", "Humans", "bots'--", "%00", "x" * 3000, "bots%20OR%201%3D1", "bot"]:
+        await case("GET", f"/api/leagues/{arena_id}/leaderboard?players={players}", attacker, invalid, "validation_failed")
+    await case("GET", f"/api/leagues/{bots['flip']['id'] + 1000}/leaderboard?players=bots", attacker, {404}, "not_found")
+    # Alpaca's single-symbol market data: junk symbols and parameters (a bearer token and a bot's key).
+    routes = ["bars?timeframe=1Day", "bars/latest", "quotes/latest", "trades/latest", "snapshot"]
+    symbols = ["%27%3B--", "A" * 300, "%00", "R1%2FR2", "%CE%A9", "-R1", ".R1", "R1%20OR%201=1", "R1;DROP", "%E2%80%AER1"]
+    key = {"headers": alpaca_headers(bots["attacker key"])}
+    for index, route in enumerate(routes):
+        for symbol in symbols:
+            await case("GET", f"/v2/stocks/{symbol}/{route}", attacker, invalid, None)
+        if route != "bars?timeframe=1Day":
+            await case("GET", f"/v2/stocks/NOPE/{route}", None, {404}, None, **key)
+        separator = "&" if "?" in route else "?"
+        for query in ["x=1", "feed=nasdaq", "symbols=R1", "feed=%27%3B--"]:
+            await case("GET", f"/v2/stocks/R1/{route}{separator}{query}", None if index % 2 else attacker, invalid, None, **(key if index % 2 else {}))
+    for query in ["", "?timeframe=90Min", "?timeframe=0Min", "?timeframe=24Hour", "?timeframe=1Day&start=yesterday",
+                  "?timeframe=1Day&start=2021-01-01&end=2020-01-01", "?timeframe=1Day&limit=0", "?timeframe=1Day&limit=-1",
+                  "?timeframe=1Day&limit=99999999", "?timeframe=1Day&page_token=%27%20OR%201", "?timeframe=1Day&adjustment=dividend",
+                  "?timeframe=1Day&sort=desc", "?timeframe=1Day&start=" + "9" * 400, "?timeframe=%00"]:
+        await case("GET", f"/v2/stocks/R1/bars{query}", None, invalid, None, **key)
+    # Nothing was made, changed or seated: the same bots, each owner's list as it was.
+    after = database.query(BOTS)[0]
+    again = {token: (await client.request("GET", "/api/bots", token))[1] for token in (attacker, victim, sneaky)}
+    result.check(before == after and listed == again and int(after[0]) == 8, f"bots before {before}, after {after}")
+    bots["cases"], bots["counted"] = cases, f"{before[0]} and {after[0]}"
+    return cases

@@ -18,6 +18,7 @@ from datetime import datetime
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (ADMIN, NEGATIVE, REPLAY, ROOT, WORTH_DRIFT, Client, Database, Server,  # noqa: E402
                      StreamWatcher, new_key)
+import bots  # noqa: E402
 import hostile  # noqa: E402
 
 PROFILES = {
@@ -86,6 +87,8 @@ class Setup:
         self.log = os.path.join(args.logs, f"{name}.log")
         self.servers = []
         self.client = None
+        self.clients = []
+        self.settings = {}
 
     async def __aenter__(self):
         self.database.fresh()
@@ -94,6 +97,7 @@ class Setup:
     async def serve(self, connections=64, **settings):
         """A ready server on PORT, a client for it, and the market seeded: (server, client, admin token)."""
         server = Server(self.args.binary, self.database, PORT, self.log, **settings)
+        self.settings = settings
         self.servers.append(server)
         server.start()
         await server.wait_ready()
@@ -101,9 +105,21 @@ class Setup:
         admin = await seed_market(self.client)
         return server, self.client, admin
 
+    async def serve_another(self, connections=16):
+        """A second server process on the same database (PORT + 1), with the first one's
+        settings, and a client for it: (server, client)."""
+        server = Server(self.args.binary, self.database, PORT + 1, self.log, **self.settings)
+        self.servers.append(server)
+        server.start()
+        await server.wait_ready()
+        client = Client(server.base, connections=connections)
+        self.clients.append(client)
+        return server, client
+
     async def __aexit__(self, *exc):
-        if self.client:
-            await self.client.close()
+        for client in [self.client] + self.clients:
+            if client:
+                await client.close()
         for server in self.servers:
             server.stop()
         self.database.destroy()
@@ -126,7 +142,7 @@ async def conservation(args, profile):
     result = Result("conservation under load")
     async with Setup(args, "conservation") as setup:
         # A commission on every fill: conservation counts fees.
-        server, client, admin = await setup.serve(connections=profile["clients"] + 16, TRADE_FEE="0.25")
+        server, client, admin = await setup.serve(connections=profile["clients"] + 16, TRADE_FEE="0.25", **bots.SETTINGS)
         players = await register_players(client, profile["users"], "player")
         leagues = []
         for index in range(5):
@@ -147,6 +163,13 @@ async def conservation(args, profile):
         practice = await practice_portfolios(client, admin, players[25:35], imported=True)
         # Ten play a league in euros, paying a spread on every fill.
         euro_portfolios = await euro_league(client, admin, players[35:45])
+        # Six more players each own a bot trading through /v2 on either of two server
+        # processes while they trade their own portfolios; keys are revoked and bots deleted
+        # mid-run (bots.BotPlay).
+        _, second = await setup.serve_another()
+        owners = [(token, user_id, f"botowner{i}") for i, (token, user_id) in enumerate(await register_players(client, 6, "botowner"))]
+        play = bots.BotPlay(result, setup.database, [client, second], SYMBOLS)
+        await play.prepare(owners)
         # Three players watch their orders and notices on the live stream throughout.
         watchers = [(user_id, StreamWatcher(server.base, token, {"orders": True, "notifications": True}).start())
                     for token, user_id in players[:3]]
@@ -221,9 +244,11 @@ async def conservation(args, profile):
 
         backdated = {"back-dated trades": 0, "back-dated refused": 0}
         await asyncio.gather(snapshot_loop(), dividend_loop(), *(player_loop() for _ in range(profile["clients"])),
-                             *(backdated_flow(result, client, practice, deadline, backdated) for _ in range(4)))
+                             *(backdated_flow(result, client, practice, deadline, backdated) for _ in range(4)),
+                             *play.tasks(deadline, profile["load_seconds"]))
         await asyncio.sleep(2)
         await check_stream(result, setup.database, watchers)
+        result.figures.update(await play.check())
         figures = await check_figures(result, client, setup.database,
                                       [(token, None) for token, _ in random.sample(players, 10)] + random.sample(practice, 5)
                                       + random.sample(euro_portfolios, 3))
@@ -235,7 +260,7 @@ async def conservation(args, profile):
             await watcher.stop()
         replay = int(setup.database.scalar(REPLAY))
         final = int(setup.database.scalar(WORTH_DRIFT)) + int(setup.database.scalar(NEGATIVE))
-        server_errors = sum(n for status, n in client.statuses.items() if status >= 500 or status == 0)
+        server_errors = sum(n for c in (client, second) for status, n in c.statuses.items() if status >= 500 or status == 0)
         latencies.sort()
         result.figures.update({
             "users": profile["users"], "clients": profile["clients"], "seconds": profile["load_seconds"],
@@ -258,7 +283,7 @@ async def conservation(args, profile):
         result.check(replay == 0, f"{replay} portfolios or holdings differ from their history")
         result.check(final == 0, f"{final} final violations")
         result.check(server_errors == 0, f"{server_errors} 5xx or failed requests")
-        result.check(not client.problems, f"non-problem errors: {client.problems[:3]}")
+        result.check(not client.problems and not second.problems, f"non-problem errors: {(client.problems + second.problems)[:3]}")
     return result
 
 
@@ -577,8 +602,12 @@ async def orders_left_open(database, seconds=15):
 async def crashes(args, profile):
     result = Result("server crash (kill -9)")
     async with Setup(args, "crashes") as setup:
-        server, client, admin = await setup.serve(connections=80, ORDER_SWEEP_SECONDS=1)
+        server, client, admin = await setup.serve(connections=80, ORDER_SWEEP_SECONDS=1, **bots.SETTINGS)
         players = await register_players(client, 50, "crash")
+        # Four more players' bots trade through /v2, each order retried under its client_order_id.
+        owners = [(token, user_id, f"crashowner{i}") for i, (token, user_id) in enumerate(await register_players(client, 4, "crashowner"))]
+        crash_bots = await bots.crash_bots(result, client, owners)
+        bot_flow = {"bot orders retried": 0, "bot orders acknowledged after a retry": 0, "bot orders unanswered": 0, "bot attempts failed": {}}
         # A player watches FLIP and their orders; each kill drops the socket and it connects again.
         watcher = StreamWatcher(server.base, players[0][0], {"orders": True, "quotes": ["FLIP"]}).start()
         ledger = Ledger()
@@ -612,8 +641,11 @@ async def crashes(args, profile):
         await asyncio.gather(killer(), dividends(), resting_flow(client, admin, players, deadline, flow),
                              backdated_flow(result, client, practice, deadline, flow, timeout=10),
                              *(keyed_trader(client, players, ledger, deadline, lambda: False) for _ in range(28)),
-                             *(keyed_trader(client, players, ledger, deadline, lambda: False, portfolios=euros) for _ in range(4)))
+                             *(keyed_trader(client, players, ledger, deadline, lambda: False, portfolios=euros) for _ in range(4)),
+                             *(bots.keyed_bot_trader(result, client, bot, deadline, SYMBOLS, bot_flow) for bot in crash_bots for _ in range(2)))
         left = await orders_left_open(setup.database)
+        await bots.check_crash_bots(result, setup.database, crash_bots, bot_flow)
+        result.figures.update(bot_flow)
         for _ in range(30):
             pending = int(setup.database.scalar(PENDING_ACTIONS))
             if pending == 0:

@@ -4,6 +4,19 @@ import { percent, inCurrency, CURRENCIES } from '../decimal.js';
 
 const PAGE = 50;
 
+/** A league's bot policy in words: a short name, and what it means. */
+export const BOT_POLICIES = {
+  allowed: ['Allowed', 'bots play and are ranked with everyone'],
+  separate: ['Ranked apart', 'bots play, ranked in a table of their own'],
+  forbidden: ['Forbidden', 'no bot joins, and no API key trades here'],
+};
+
+/** A select of the bot policies: each named, and with `meaning`, explained. */
+function botPolicySelect(id, chosen = 'allowed', meaning = true) {
+  return h('select', { id }, Object.entries(BOT_POLICIES).map(([value, [label, what]]) =>
+    h('option', { value, selected: value === chosen }, meaning ? `${label} — ${what}` : label)));
+}
+
 function dateText(value) {
   return value ? new Date(value).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' }) : 'open-ended';
 }
@@ -27,6 +40,7 @@ export async function leaguesView(root, context) {
   const startsAt = h('input', { id: 'league-starts', type: 'datetime-local' });
   const endsAt = h('input', { id: 'league-ends', type: 'datetime-local' });
   const maxMembers = h('input', { id: 'league-max', type: 'number', min: 1, step: 1 });
+  const bots = botPolicySelect('league-bot-policy');
   const rules = rulesFields();
   const showRules = () => {
     rules.fieldset.hidden = mode.value !== 'isolated';
@@ -47,6 +61,7 @@ export async function leaguesView(root, context) {
       h('div', {}, h('label', { for: 'league-starts' }, 'Starts (optional)'), startsAt),
       h('div', {}, h('label', { for: 'league-ends' }, 'Ends (optional)'), endsAt)),
     h('label', { for: 'league-max' }, 'Most members (optional)'), maxMembers,
+    h('label', { for: 'league-bot-policy' }, 'Bots'), bots,
     rules.fieldset,
     createError, h('button', { type: 'submit', class: 'primary' }, 'Create league'));
   onSubmit(create, async () => {
@@ -56,6 +71,7 @@ export async function leaguesView(root, context) {
     const body = { name: name.value.trim(), mode: mode.value, startingCash: startingCash.value.trim() || undefined,
       startsAt: isoFromLocal(startsAt.value), endsAt: isoFromLocal(endsAt.value),
       maxMembers: maxMembers.value ? Number(maxMembers.value) : undefined,
+      bots: bots.value,
       currency: mode.value === 'isolated' && currency.value !== 'USD' ? currency.value : undefined,
       rules: mode.value === 'isolated' ? rules.value(currency.value !== 'USD') : undefined };
     const league = await api('/api/leagues/create', { method: 'POST', body });
@@ -154,40 +170,107 @@ function rulesSummary(rules, currency) {
         h('dd', { id: 'league-currency-rule' }, `${currency}: dollar stocks at the rate now, ${rules.fxSpreadPercent}% over it for buys and under it for sales`)] : null));
 }
 
+/** A page offset from the query: a whole number, 0 by default. */
+function offsetOf(text) {
+  return Math.max(0, Number.parseInt(text || '0', 10) || 0);
+}
+
+/** The bot policy: in words for everyone, and for the owner a select to change it. */
+function botPolicySection(league, owner, context) {
+  const [label, meaning] = BOT_POLICIES[league.bots] ?? [league.bots, ''];
+  const said = h('p', { id: 'bot-policy-text' }, h('strong', {}, `Bots: ${label}`), meaning ? ` — ${meaning}.` : '');
+  if (!owner) return h('section', { id: 'bot-policy', 'aria-label': 'Bots' }, said);
+  const select = botPolicySelect('bot-policy-select', league.bots, false);
+  const error = h('p', { class: 'error', role: 'alert', hidden: true });
+  const form = h('form', { class: 'inline', id: 'bot-policy-form' },
+    h('label', { class: 'inline', for: 'bot-policy-select' }, 'Change to', select),
+    h('button', { type: 'submit' }, 'Save'));
+  onSubmit(form, async () => {
+    error.hidden = true;
+    const updated = await api(`/api/leagues/${league.id}`, { method: 'PATCH', body: { bots: select.value } });
+    const [newLabel, newMeaning] = BOT_POLICIES[updated.bots] ?? [updated.bots, ''];
+    context.flash(`Bots in “${updated.name}”: ${newLabel.toLowerCase()} — ${newMeaning}.`);
+    context.refresh();
+  }, (problem) => {
+    error.textContent = problem.message;
+    error.hidden = false;
+  });
+  return h('section', { id: 'bot-policy', 'aria-label': 'Bots' }, said, form, error);
+}
+
+/** The timer that asks for the bots' table of the league on screen again. */
+let botTimer = null;
+
 export async function leagueView(root, context) {
+  clearInterval(botTimer);
   const id = context.params[0];
-  const offset = Math.max(0, Number.parseInt(context.query.get('offset') || '0', 10) || 0);
+  const offset = offsetOf(context.query.get('offset'));
+  const botOffset = offsetOf(context.query.get('botOffset'));
+  const botsPath = `/api/leagues/${id}/leaderboard?players=bots&limit=${PAGE}&offset=${botOffset}`;
+  // The leaderboard as the server ranks it by default: everyone, or in a league that
+  // ranks bots apart, the humans (and the bots in a table of their own, ranked by the
+  // server among themselves).
   const [league, board] = await Promise.all([
     api(`/api/leagues/${id}`), api(`/api/leagues/${id}/leaderboard?limit=${PAGE}&offset=${offset}`),
   ]);
+  const separate = league.bots === 'separate';
+  const botBoard = separate ? await api(botsPath) : null;
   if (!context.current()) return;
   const me = context.user;
   const owner = me && league.ownerId === me.id;
   const money = (text) => inCurrency(text, league.currency || 'USD');
+  const pageLink = (humans, bots) => {
+    const query = new URLSearchParams();
+    if (humans > 0) query.set('offset', String(humans));
+    if (bots > 0) query.set('botOffset', String(bots));
+    const text = query.toString();
+    return `#/leagues/${id}${text ? `?${text}` : ''}`;
+  };
   // New standings arrive on the live stream (or, without it, every 30 s). While the
   // players shown and their order stay the same, their figures change in place; when
   // someone joins, leaves, is removed or changes place, the board and the member count
-  // are drawn again.
+  // are drawn again. The event carries the default board (humans in a league that ranks
+  // bots apart) and comes when it changes: the bots' table is asked for again then, and
+  // every 10 s, since a change among bots alone raises no event.
   const redraw = () => { if (context.current()) leagueView(root, context).catch(() => {}); };
   context.live.follow({ leagues: [Number(id)] });
+  const boardTotal = board.total;
+  let botsAsked = false;
+  async function refreshBots() {
+    if (!separate || botsAsked) return;
+    botsAsked = true;
+    try {
+      const fresh = await api(botsPath);
+      const shown = root.querySelector('#bot-board');
+      // A bot that joined or left changes the member count too: draw the page again.
+      if (fresh.total !== botBoard.total) redraw();
+      else if (context.current() && shown) shown.replaceChildren(...botBlock(fresh));
+    } catch { /* the next standings try again */ }
+    botsAsked = false;
+  }
   context.live.on('standings', (standings) => {
     if (String(standings.leagueId) !== String(id)) return;
-    const shown = [...root.querySelectorAll('[data-worth]')].map((cell) => cell.dataset.worth);
+    const board = root.querySelector('#standings');
+    const shown = board ? [...board.querySelectorAll('[data-worth]')].map((cell) => cell.dataset.worth) : [];
     const sent = standings.items.map((s) => String(s.userId));
     // The event carries the top rows only: a change past them shows in the count.
-    const sameRoster = offset === 0 && standings.total === board.total
+    const sameRoster = offset === 0 && standings.total === boardTotal
       && sent.slice(0, PAGE).join() === shown.slice(0, sent.length).join();
     if (!sameRoster) { redraw(); return; }
     for (const s of standings.items) {
-      const worth = root.querySelector(`[data-worth="${s.userId}"]`);
-      const gain = root.querySelector(`[data-return="${s.userId}"]`);
+      const worth = board.querySelector(`[data-worth="${s.userId}"]`);
+      const gain = board.querySelector(`[data-return="${s.userId}"]`);
       if (worth) worth.textContent = money(s.netWorth);
       if (gain) gain.replaceChildren(signed(s.returnPercent, percent(s.returnPercent)));
     }
     const asOf = root.querySelector('#standings-as-of');
     if (asOf) asOf.textContent = `As of ${new Date(standings.asOf).toLocaleString()}`;
+    refreshBots();
   });
   context.poll(redraw, 30000);
+  if (separate) {
+    botTimer = setInterval(() => { if (context.current()) refreshBots(); else clearInterval(botTimer); }, 10000);
+  }
 
   async function act(question, path, done) {
     if (!confirmAction(question)) return;
@@ -201,10 +284,34 @@ export async function leagueView(root, context) {
   const kickColumn = owner ? [{
     title: '', cell: (s) => s.userId === me.id ? '' : h('button', {
       type: 'button', class: 'danger small', dataset: { kick: s.username }, 'aria-label': `Kick ${s.username}`,
-      onclick: () => act(`Remove ${s.username} from “${league.name}”? They will not be able to rejoin.`,
-        `/api/leagues/kick/${id}/${s.userId}`, () => { context.flash(`${s.username} was removed.`); context.refresh(); }),
+      onclick: () => act(s.bot ? `Remove the bot ${s.username} from “${league.name}”? It will not be able to rejoin.`
+        : `Remove ${s.username} from “${league.name}”? They will not be able to rejoin.`,
+      `/api/leagues/kick/${id}/${s.userId}`, () => { context.flash(`${s.username} was removed.`); context.refresh(); }),
     }, 'Kick'),
   }] : [];
+  // A bot is marked as one, with its owner's name; the rank is the server's.
+  const columns = [
+    { title: 'Rank', class: 'num', cell: (s) => String(s.rank) },
+    { title: 'Player', class: 'player', cell: (s) => h('span', { class: me && s.userId === me.id ? 'me' : '' }, s.username,
+      s.bot ? [' ', h('span', { class: 'tag', title: 'A bot: it trades through API keys' }, 'bot'),
+        s.ownerUsername ? [' ', h('span', { class: 'owner muted' }, `by ${s.ownerUsername}`)] : null] : null) },
+    { title: 'Net worth', class: 'num', cell: (s) => h('span', { dataset: { worth: s.userId } }, money(s.netWorth)) },
+    { title: 'Return', class: 'num', cell: (s) => h('span', { dataset: { return: s.userId } }, signed(s.returnPercent, percent(s.returnPercent))) },
+    ...kickColumn,
+  ];
+  const standingsTable = (rows, tableId, empty) => {
+    const wrapped = table(columns, rows, { empty });
+    wrapped.id = tableId;
+    return wrapped;
+  };
+  function botBlock(bots) {
+    return [
+      standingsTable(bots.items, 'bot-standings', 'No bots play here.'),
+      h('nav', { class: 'pager', 'aria-label': 'Pages of bots' },
+        botOffset > 0 ? h('a', { href: pageLink(offset, Math.max(0, botOffset - PAGE)) }, '← Better ranks') : null,
+        botOffset + PAGE < bots.total ? h('a', { href: pageLink(offset, botOffset + PAGE) }, 'More →') : null),
+    ];
+  }
 
   fill(root,
     h('div', { class: 'heading' },
@@ -220,18 +327,16 @@ export async function leagueView(root, context) {
       h('div', {}, h('span', { class: 'label' }, 'Join code'), h('strong', { id: 'league-code', class: 'code' }, league.code)),
       h('div', {}, h('span', { class: 'label' }, 'Mode'), h('strong', {}, league.mode)),
       h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', { id: 'league-members' }, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
-      h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', {}, `${dateText(league.startsAt)} – ${dateText(league.endsAt)}`))),
+      h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', {}, `${dateText(league.startsAt)} – ${dateText(league.endsAt)}`)),
+      h('div', {}, h('span', { class: 'label' }, 'Bots'), h('strong', { id: 'league-bots' }, (BOT_POLICIES[league.bots] ?? [league.bots])[0]))),
+    botPolicySection(league, owner, context),
     league.mode === 'isolated' ? rulesSummary(league.rules, league.currency || 'USD') : null,
     h('h2', {}, 'Leaderboard'),
     h('p', { class: 'muted', id: 'standings-as-of' }, `As of ${new Date(board.asOf).toLocaleString()}`),
-    table([
-      { title: 'Rank', class: 'num', cell: (s) => String(s.rank) },
-      { title: 'Player', cell: (s) => h('span', { class: me && s.userId === me.id ? 'me' : '' }, s.username) },
-      { title: 'Net worth', class: 'num', cell: (s) => h('span', { dataset: { worth: s.userId } }, money(s.netWorth)) },
-      { title: 'Return', class: 'num', cell: (s) => h('span', { dataset: { return: s.userId } }, signed(s.returnPercent, percent(s.returnPercent))) },
-      ...kickColumn,
-    ], board.items, { empty: 'No members.' }),
+    separate ? h('h3', { id: 'humans-heading' }, 'People') : null,
+    standingsTable(board.items, 'standings', separate ? 'No people play here.' : 'No members.'),
     h('nav', { class: 'pager', 'aria-label': 'Pages' },
-      offset > 0 ? h('a', { href: `#/leagues/${id}?offset=${Math.max(0, offset - PAGE)}` }, '← Better ranks') : null,
-      offset + PAGE < board.total ? h('a', { href: `#/leagues/${id}?offset=${offset + PAGE}` }, 'More →') : null));
+      offset > 0 ? h('a', { href: pageLink(Math.max(0, offset - PAGE), botOffset) }, '← Better ranks') : null,
+      offset + PAGE < board.total ? h('a', { href: pageLink(offset + PAGE, botOffset) }, 'More →') : null),
+    separate ? [h('h3', { id: 'bots-heading' }, 'Bots'), h('div', { id: 'bot-board' }, botBlock(botBoard))] : null);
 }
