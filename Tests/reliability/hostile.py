@@ -814,6 +814,14 @@ async def bot_cases(result, client, database, expect, bots, victim, victim_id, a
                   ["forbidden"]]:
         await case("PATCH", f"/api/leagues/{arena_id}", victim, invalid, "validation_failed", body={"bots": value})
     await case("PATCH", f"/api/leagues/{arena_id}", victim, invalid, "validation_failed", body=["forbidden"])
+    # The other fields the owner may change, with values no league may have, and fields fixed at creation.
+    for body in [{"name": ""}, {"name": "   "}, {"name": "x" * 65}, {"name": "evil\u202egnp"}, {"name": "bell\x07"}, {"name": COMBINING},
+                 {"name": 7}, {"endsAt": "2020-01-01T00:00:00Z"}, {"endsAt": "yesterday"}, {"endsAt": 1}, {"endsAt": "9999-99-99"},
+                 {"joinUntil": "soon"}, {"joinUntil": []}, {"maxMembers": 0}, {"maxMembers": -1}, {"maxMembers": 1e300},
+                 {"maxMembers": "5"}, {"maxMembers": 2 ** 63}, {"maxMembers": 1000001}, {"rules": {"commissionFlat": "1"}},
+                 {"mode": "isolated"}, {"startingCash": "1000000000"}, {"currency": "EUR"}, {"code": "AAAAAAAAAAAA"},
+                 {"ownerId": attacker_id}, {"memberCount": 0}, {"startsAt": "2020-01-01T00:00:00Z"}, {"name": "Fine", "role": "admin"}]:
+        await case("PATCH", f"/api/leagues/{arena_id}", victim, invalid, "validation_failed", body=body)
     await case("PATCH", f"/api/leagues/{arena_id}", victim, {400}, "bad_request", raw='{"bots":')
     await case("PATCH", f"/api/leagues/{arena_id}", attacker, {403}, "forbidden", body={"bots": "forbidden"})
     await case("PATCH", f"/api/leagues/{bots['no bots']['id']}", attacker, {403}, "forbidden", body={"bots": "allowed"})

@@ -157,6 +157,7 @@ extension AppError {
             AppError(.unprocessableContent, code: "validation_failed", detail: "The owner cannot kick themself; leave or delete the league.")
         case .noFreeJoinCode: .serviceUnavailable("Could not find a free join code; try again.")
         case .botsForbidden: .botsForbidden
+        case .joinClosed: AppError(.conflict, code: "join_closed", detail: "This league takes no more members: its late-join window has closed.")
         }
     }
 

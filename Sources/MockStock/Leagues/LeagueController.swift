@@ -29,11 +29,36 @@ struct LeagueController {
         let maxMembers: Int?
         let rules: TradingRulesInput?
         let bots: String?
+        let joinUntil: Date?
     }
 
-    /// `PATCH /api/leagues/{id}`: what the owner may change after creation.
+    /// `PATCH /api/leagues/{id}`: what the owner may change after creation. `endsAt`,
+    /// `joinUntil` and `maxMembers` may be `null` (none); any other field is refused, the
+    /// trading rules among them, which stay as created.
     struct UpdateRequest: Decodable {
+        static let fields: Set<String> = ["name", "bots", "endsAt", "joinUntil", "maxMembers"]
+        let name: String?
         let bots: String?
+        let endsAt: PatchField<Date>
+        let joinUntil: PatchField<Date>
+        let maxMembers: PatchField<Int>
+
+        enum CodingKeys: String, CodingKey {
+            case name, bots, endsAt, joinUntil, maxMembers
+        }
+
+        init(from decoder: any Decoder) throws {
+            if let other = try decoder.container(keyedBy: AnyCodingKey.self).allKeys.map(\.stringValue).sorted()
+                .first(where: { !Self.fields.contains($0) }) {
+                throw InvalidInput("\(other.prefix(40)) cannot be changed; a league's \(Self.fields.sorted().joined(separator: ", ")) can.")
+            }
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decodeIfPresent(String.self, forKey: .name)
+            bots = try container.decodeIfPresent(String.self, forKey: .bots)
+            endsAt = try PatchField(container, .endsAt)
+            joinUntil = try PatchField(container, .joinUntil)
+            maxMembers = try PatchField(container, .maxMembers)
+        }
     }
 
     /// `POST /api/leagues/join/{code}`: an empty body joins the caller; `botId` seats one
@@ -47,7 +72,8 @@ struct LeagueController {
         let body = try await request.decodeJSON(as: CreateRequest.self, context: context)
         let league = try await leagues.create(
             name: body.name, mode: body.mode, startingCash: body.startingCash?.value, currency: body.currency, startsAt: body.startsAt,
-            endsAt: body.endsAt, maxMembers: body.maxMembers, rules: body.rules, bots: body.bots, ownerID: identity.userID
+            endsAt: body.endsAt, maxMembers: body.maxMembers, rules: body.rules, bots: body.bots, joinUntil: body.joinUntil,
+            ownerID: identity.userID
         )
         return EditedResponse(status: .created, response: League(record: league))
     }
@@ -84,7 +110,10 @@ struct LeagueController {
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> League {
         let league = try await memberLeague(context)
         let body = try await request.decodeJSON(as: UpdateRequest.self, context: context)
-        return League(record: try await leagues.update(league, bots: body.bots, by: context.requireIdentity().userID))
+        return League(record: try await leagues.update(
+            league, name: body.name, bots: body.bots, endsAt: body.endsAt, joinUntil: body.joinUntil, maxMembers: body.maxMembers,
+            by: context.requireIdentity().userID
+        ))
     }
 
     @Sendable func join(_ request: Request, context: AppRequestContext) async throws -> League {

@@ -14,6 +14,8 @@ struct League: ResponseEncodable {
     let currency: String
     let startsAt: Date
     @NullEncoded var endsAt: Date?
+    /// When the late-join window closes (null: when the league ends).
+    @NullEncoded var joinUntil: Date?
     @NullEncoded var maxMembers: Int?
     let memberCount: Int
     let createdAt: Date
@@ -32,6 +34,7 @@ struct League: ResponseEncodable {
         currency = record.rules.currency
         startsAt = record.startsAt
         endsAt = record.endsAt
+        joinUntil = record.joinUntil
         maxMembers = record.maxMembers
         memberCount = record.memberCount
         createdAt = record.createdAt
@@ -111,7 +114,7 @@ enum BotPolicy: String, Codable, Sendable, PostgresCodable, CaseIterable {
 
 /// What joining found.
 enum JoinOutcome: String, PostgresCodable {
-    case ok, notFound = "not_found", banned, alreadyMember = "already_member", ended, full, botsForbidden = "bots_forbidden"
+    case ok, notFound = "not_found", banned, alreadyMember = "already_member", ended, full, botsForbidden = "bots_forbidden", joinClosed = "join_closed"
 }
 
 /// What league rules refuse.
@@ -130,4 +133,6 @@ enum LeagueError: Error, Equatable {
     case noFreeJoinCode
     /// The league's bot policy is `forbidden`.
     case botsForbidden
+    /// Its late-join window has closed.
+    case joinClosed
 }

@@ -12,7 +12,7 @@ struct LeagueService: Sendable {
 
     func create(
         name rawName: String, mode rawMode: String?, startingCash: Decimal?, currency rawCurrency: String? = nil, startsAt: Date?, endsAt: Date?,
-        maxMembers: Int?, rules rulesInput: TradingRulesInput? = nil, bots: String? = nil, ownerID: Int
+        maxMembers: Int?, rules rulesInput: TradingRulesInput? = nil, bots: String? = nil, joinUntil: Date? = nil, ownerID: Int
     ) async throws -> LeagueStore.LeagueRecord {
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
         try TextInput.check(name, field: "name", length: 1...64)
@@ -25,9 +25,7 @@ struct LeagueService: Sendable {
         }
         let startsAt = startsAt ?? Date()
         if let endsAt, endsAt <= startsAt { throw InvalidInput("endsAt must be after startsAt.") }
-        if let maxMembers, !(1...1_000_000).contains(maxMembers) {
-            throw InvalidInput("maxMembers must be from 1 to 1000000.")
-        }
+        try Self.checkMaxMembers(maxMembers)
         var rules = try rulesInput?.rules(over: store.serverRules) ?? store.serverRules
         try await setCurrency(rawCurrency, of: &rules, mode: mode)
         if rules != store.serverRules && mode == .shared {
@@ -41,7 +39,7 @@ struct LeagueService: Sendable {
         }
         return try await store.create(
             .init(name: name, mode: mode, startingCash: startingCash, startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers,
-                  rules: rules, bots: try BotPolicy.parse(bots) ?? .allowed),
+                  rules: rules, bots: try BotPolicy.parse(bots) ?? .allowed, joinUntil: joinUntil),
             ownerID: ownerID
         )
     }
@@ -84,11 +82,35 @@ struct LeagueService: Sendable {
         try await standings.page(of: league, players: players ?? league.bots.defaultPlayers, limit: limit, offset: offset)
     }
 
-    /// Changes what the owner may change after creation: for now, the bot policy.
-    func update(_ league: LeagueStore.LeagueRecord, bots: String?, by userID: Int) async throws -> LeagueStore.LeagueRecord {
+    static func checkMaxMembers(_ maxMembers: Int?) throws {
+        if let maxMembers, !(1...1_000_000).contains(maxMembers) {
+            throw InvalidInput("maxMembers must be from 1 to 1000000.")
+        }
+    }
+
+    /// Changes what the owner may change after creation: the name, the end, the late-join
+    /// window, the member cap and the bot policy (the trading rules stay as created). A new
+    /// end must be in the future and after the start; a finished league changes no more.
+    func update(
+        _ league: LeagueStore.LeagueRecord, name rawName: String?, bots: String?, endsAt: PatchField<Date>, joinUntil: PatchField<Date>,
+        maxMembers: PatchField<Int>, by userID: Int, now: Date = Date()
+    ) async throws -> LeagueStore.LeagueRecord {
         guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "change it") }
-        guard let policy = try BotPolicy.parse(bots) else { return league }
-        guard let updated = try await store.setBots(policy, leagueID: league.id) else { throw LeagueError.noSuchLeague }
+        var changes = LeagueStore.Changes()
+        if let rawName {
+            let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
+            try TextInput.check(name, field: "name", length: 1...64)
+            changes.name = name
+        }
+        changes.bots = try BotPolicy.parse(bots)
+        changes.endsAt = endsAt.change
+        if let end = changes.endsAt.value, end <= max(league.startsAt, now) {
+            throw InvalidInput("endsAt must be in the future and after startsAt.")
+        }
+        changes.joinUntil = joinUntil.change
+        changes.maxMembers = maxMembers.change
+        try Self.checkMaxMembers(changes.maxMembers.value)
+        guard let updated = try await store.update(leagueID: league.id, changes) else { throw LeagueError.leagueEnded }
         return updated
     }
 
@@ -117,6 +139,7 @@ struct LeagueService: Sendable {
         case .ended: throw LeagueError.leagueEnded
         case .full: throw LeagueError.leagueFull
         case .botsForbidden: throw LeagueError.botsForbidden
+        case .joinClosed: throw LeagueError.joinClosed
         }
     }
 

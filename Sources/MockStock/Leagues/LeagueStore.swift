@@ -24,6 +24,8 @@ struct LeagueStore: Sendable {
         /// The rules its league portfolios trade under.
         let rules: TradingRules
         let bots: BotPolicy
+        /// When the late-join window closes (nil: when the league ends).
+        let joinUntil: Date?
     }
 
     struct NewLeague: Sendable {
@@ -35,9 +37,21 @@ struct LeagueStore: Sendable {
         let maxMembers: Int?
         let rules: TradingRules
         let bots: BotPolicy
+        let joinUntil: Date?
     }
 
-    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, "
+    /// What the owner changes after creation (`PATCH /api/leagues/{id}`): a name, a bot
+    /// policy, and for the end, the late-join window and the member cap whether the body
+    /// names them (a `nil` value clears them).
+    struct Changes: Sendable {
+        var name: String?
+        var bots: BotPolicy?
+        var endsAt: (named: Bool, value: Date?) = (false, nil)
+        var joinUntil: (named: Bool, value: Date?) = (false, nil)
+        var maxMembers: (named: Bool, value: Int?) = (false, nil)
+    }
+
+    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, join_until, "
         + LeagueRulesColumns.select
 
     /// Creates the league with its owner as first member (and, for an isolated league,
@@ -49,9 +63,10 @@ struct LeagueStore: Sendable {
                     """
                     WITH league AS (
                         INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, bots,
-                                             \(unescaped: LeagueRulesColumns.names))
+                                             join_until, \(unescaped: LeagueRulesColumns.names))
                         VALUES (\(league.name), \(JoinCode.generate()), \(ownerID), \(league.mode), \(league.startingCash),
                                 \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)), 1, \(league.bots),
+                                \(league.joinUntil),
                                 \(LeagueRulesColumns.values(league.rules)))
                         RETURNING \(unescaped: Self.columns)
                     ), member AS (
@@ -102,7 +117,7 @@ struct LeagueStore: Sendable {
                     FROM league
                     WHERE l.id = league.id AND NOT EXISTS (SELECT 1 FROM barred) AND NOT EXISTS (SELECT 1 FROM existing)
                       AND NOT EXISTS (SELECT 1 FROM no_bots)
-                      AND (l.ends_at IS NULL OR l.ends_at > now())
+                      AND league_joinable(l, now())
                       AND (l.max_members IS NULL OR l.member_count < l.max_members)
                     RETURNING l.*
                 ), member AS (
@@ -113,7 +128,8 @@ struct LeagueStore: Sendable {
                             WHEN EXISTS (SELECT 1 FROM no_bots) THEN \(JoinOutcome.botsForbidden)
                             WHEN EXISTS (SELECT 1 FROM existing) THEN \(JoinOutcome.alreadyMember)
                             WHEN EXISTS (SELECT 1 FROM seat) THEN \(JoinOutcome.ok)
-                            WHEN (SELECT ends_at <= now() FROM league) THEN \(JoinOutcome.ended)
+                            WHEN (SELECT ends_at <= now() OR finished_at IS NOT NULL FROM league) THEN \(JoinOutcome.ended)
+                            WHEN (SELECT join_until <= now() FROM league) THEN \(JoinOutcome.joinClosed)
                             ELSE \(JoinOutcome.full) END::text,
                        (SELECT id FROM league)
                 """
@@ -128,9 +144,27 @@ struct LeagueStore: Sendable {
         }
     }
 
-    /// Sets the league's bot policy.
-    func setBots(_ policy: BotPolicy, leagueID: Int) async throws -> LeagueRecord? {
-        try await pool.query("UPDATE leagues SET bots = \(policy) WHERE id = \(leagueID) RETURNING \(unescaped: Self.columns)").first.map(record)
+    /// Applies the owner's changes to a running league in one statement; nil when it has
+    /// finished. A cap below the members seated is refused by the league row's check, so
+    /// a join racing the change cannot slip past it.
+    func update(leagueID: Int, _ changes: Changes) async throws -> LeagueRecord? {
+        do {
+            return try await pool.query(
+                """
+                UPDATE leagues SET
+                    name = coalesce(\(changes.name), name),
+                    bots = coalesce(\(changes.bots), bots),
+                    ends_at = CASE WHEN \(changes.endsAt.named) THEN \(changes.endsAt.value) ELSE ends_at END,
+                    join_until = CASE WHEN \(changes.joinUntil.named) THEN \(changes.joinUntil.value) ELSE join_until END,
+                    max_members = CASE WHEN \(changes.maxMembers.named) THEN \(changes.maxMembers.value.map(Int32.init))
+                                       ELSE max_members END
+                WHERE id = \(leagueID) AND finished_at IS NULL
+                RETURNING \(unescaped: Self.columns)
+                """
+            ).first.map(record)
+        } catch let error as PostgresError where error.code == .checkViolation && error.constraint == "leagues_member_count_check" {
+            throw InvalidInput("maxMembers must be at least the number of members seated.")
+        }
     }
 
     func league(id: Int) async throws -> LeagueRecord? {
@@ -213,7 +247,8 @@ struct LeagueStore: Sendable {
             startsAt: try row.decode(Date.self, column: "starts_at"), endsAt: try row.decode(Date?.self, column: "ends_at"),
             maxMembers: try row.decode(Int?.self, column: "max_members"), memberCount: try row.decode(Int.self, column: "member_count"),
             createdAt: try row.decode(Date.self, column: "created_at"), finishedAt: try row.decode(Date?.self, column: "finished_at"),
-            rules: try LeagueRulesColumns.rules(row, over: serverRules), bots: try row.decode(BotPolicy.self, column: "bots")
+            rules: try LeagueRulesColumns.rules(row, over: serverRules), bots: try row.decode(BotPolicy.self, column: "bots"),
+            joinUntil: try row.decode(Date?.self, column: "join_until")
         )
     }
 }

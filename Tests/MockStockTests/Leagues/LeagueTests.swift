@@ -252,3 +252,67 @@ struct LeagueTests {
 func decodeJSON<T: Decodable>(_ type: T.Type, _ response: TestResponse) throws -> T {
     try JSONDecoder().decode(T.self, from: Data(buffer: response.body))
 }
+
+@Suite("Leagues: the owner's changes after creation")
+struct LeagueChangeTests {
+    struct ChangedLeague: Decodable {
+        let name: String
+        let endsAt: String?
+        let joinUntil: String?
+        let maxMembers: Int?
+        let bots: String
+    }
+
+    @Test("the owner renames, moves the end, closes late joins and caps members; the rules stay; others get 403")
+    func ownerChangesTheLeague() async throws {
+        try await TestApp.run { client in
+            let owner = try await client.register("change_owner")
+            let member = try await client.register("change_member")
+            let league = try await client.createLeague(#"{"name":"Spring","maxMembers":5}"#, token: owner.token)
+            #expect(try await client.join(league.code, token: member.token).status == .ok)
+            func patch(_ body: String, token: String? = nil) async throws -> TestResponse {
+                try await client.send(.patch, "/api/leagues/\(league.id)", body: body, token: token ?? owner.token)
+            }
+            let end = ISO8601DateFormatter().string(from: Date().addingTimeInterval(30 * 86_400))
+            let changed = try await patch(#"{"name":" Spring term ","endsAt":"\#(end)","maxMembers":3,"bots":"separate"}"#)
+            #expect(changed.status == .ok, "\(String(buffer: changed.body))")
+            let body = try JSONDecoder().decode(ChangedLeague.self, from: Data(buffer: changed.body))
+            #expect(body.name == "Spring term" && body.endsAt != nil && body.maxMembers == 3 && body.bots == "separate" && body.joinUntil == nil)
+            // null clears; a field left out stays.
+            let cleared = try JSONDecoder().decode(ChangedLeague.self, from: Data(buffer: try await patch(#"{"maxMembers":null}"#).body))
+            #expect(cleared.maxMembers == nil && cleared.endsAt == body.endsAt && cleared.name == "Spring term")
+
+            #expect(try await patch(#"{"name":"Mine"}"#, token: member.token).status == .forbidden)
+            // Below the members seated, an end in the past, an empty name, a rule: refused, nothing changed.
+            for refused in [#"{"maxMembers":1}"#, #"{"endsAt":"2020-01-01T00:00:00Z"}"#, #"{"name":"  "}"#,
+                            #"{"rules":{"commissionFlat":"1"}}"#, #"{"name":"X","mode":"isolated"}"#, #"{"maxMembers":0}"#] {
+                let response = try await patch(refused)
+                #expect(response.status == .unprocessableContent, "\(refused): \(String(buffer: response.body))")
+            }
+            let now = try await client.decode(ChangedLeague.self, "/api/leagues/\(league.id)", token: owner.token)
+            #expect(now.name == "Spring term" && now.maxMembers == nil)
+
+            // A late-join window that has closed: joins are refused with their own code.
+            let past = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-60))
+            #expect(try await patch(#"{"joinUntil":"\#(past)"}"#).status == .ok)
+            let late = try await client.join(league.code, token: try await client.register("change_late").token)
+            #expect(late.status == .conflict && client.problemCode(late) == "join_closed")
+            #expect(try await patch(#"{"joinUntil":null}"#).status == .ok)
+            #expect(try await client.join(league.code, token: try await client.register("change_later").token).status == .ok)
+        }
+    }
+
+    @Test("a league created with a late-join window says so, and takes members until it closes")
+    func joinUntilAtCreation() async throws {
+        try await TestApp.run { client in
+            let owner = try await client.register("window_owner")
+            let until = ISO8601DateFormatter().string(from: Date().addingTimeInterval(2))
+            let league = try await client.createLeague(#"{"name":"Window","joinUntil":"\#(until)"}"#, token: owner.token)
+            let shown = try await client.decode(ChangedLeague.self, "/api/leagues/\(league.id)", token: owner.token)
+            #expect(shown.joinUntil != nil)
+            #expect(try await client.join(league.code, token: try await client.register("window_early").token).status == .ok)
+            try await Task.sleep(for: .milliseconds(2500))
+            #expect(try await client.join(league.code, token: try await client.register("window_late").token).status == .conflict)
+        }
+    }
+}
