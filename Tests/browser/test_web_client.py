@@ -184,19 +184,21 @@ class WebClientTest(BrowserTest):
         self.find("#league-name").send_keys("Class 7B")
         self.click("#create-league button[type='submit']")
         code = self.find("#league-code").text
-        self.assertGreaterEqual(len(code), 8)
+        # A code a class can type: capitals and digits without look-alikes; a link to share.
+        self.assertRegex(code, r"^[A-HJKMNP-Z2-9]{12}$")
+        link = self.find("#league-join-link").get_attribute("href")
+        self.assertTrue(link.endswith(f"/join/{code}"), link)
         league_url = driver.current_url
         self.sign_out()
         self.sign_in(bob, register=True)
         self.go("#/leagues")
-        # The code with every letter's case swapped: never the code itself (lower() would
-        # be, for a code without capitals), so always "no league has that code".
-        self.find("#join-code").send_keys(code.swapcase())
+        # One character wrong: "no league has that code".
+        self.find("#join-code").send_keys(("B" if code[0] != "B" else "C") + code[1:])
         self.click("#join-league button[type='submit']")
         self.text_in("#join-league .error", "No league has that code")
-        field = self.find("#join-code")
-        field.clear()
-        field.send_keys(code)
+        # The shared link opens the join screen with the code filled in; typed in lower case, it joins.
+        driver.get(link.replace(code, code.lower()))
+        self.wait(lambda d: self.find("#join-code").get_attribute("value") == code.lower())
         self.click("#join-league button[type='submit']")
         self.wait(lambda d: sorted(self.table_texts(1)) == sorted([alice, bob]))
         self.shot("07-league")
@@ -364,10 +366,10 @@ class WebClientTest(BrowserTest):
         code = self.find("#league-code").text
         league_url = driver.current_url
 
-        # Both bots seated by its code (a wrong-case code refused, a second seat too).
+        # Both bots seated by its code (a wrong code refused, a second seat too).
         self.go("#/bots")
         seat = f"{card} .seat-code"
-        self.find(seat).send_keys(code.swapcase())
+        self.find(seat).send_keys(("B" if code[0] != "B" else "C") + code[1:])
         self.click_centered(f"{card} .seat-button")
         self.text_in(f"{card} .seat + .error", "No league has that code")
         self.find(seat).clear()

@@ -84,10 +84,12 @@ export async function leaguesView(root, context) {
 
   const joinError = h('p', { class: 'error', role: 'alert', hidden: true });
   const code = h('input', { id: 'join-code', required: true, autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'join-hint' });
+  // A shared join link (/join/CODE) arrives here with its code filled in.
+  code.value = context.query.get('join') ?? '';
   const join = h('form', { class: 'card', id: 'join-league' },
     h('h2', {}, 'Join a league'),
     h('label', { for: 'join-code' }, 'Join code'), code,
-    h('p', { class: 'hint', id: 'join-hint' }, 'Codes are case-sensitive.'),
+    h('p', { class: 'hint', id: 'join-hint' }, 'Type it in any case.'),
     joinError, h('button', { type: 'submit' }, 'Join'));
   onSubmit(join, async () => {
     joinError.hidden = true;
@@ -95,7 +97,7 @@ export async function leaguesView(root, context) {
     context.flash(`You joined “${league.name}”.`, 'info', true);
     context.navigate(`#/leagues/${league.id}`);
   }, (problem) => {
-    joinError.textContent = problem.status === 404 ? 'No league has that code. Codes are case-sensitive.' : problem.message;
+    joinError.textContent = problem.status === 404 ? 'No league has that code: check it letter by letter.' : problem.message;
     joinError.hidden = false;
   });
 
@@ -324,7 +326,8 @@ export async function leagueView(root, context) {
           `Delete “${league.name}” for all ${league.memberCount} members? This cannot be undone.`,
           `/api/leagues/${id}`, () => { context.flash('The league was deleted.', 'info', true); context.navigate('#/leagues'); }) }, 'Delete league') : null)),
     h('section', { class: 'summary', 'aria-label': 'League' },
-      h('div', {}, h('span', { class: 'label' }, 'Join code'), h('strong', { id: 'league-code', class: 'code' }, league.code)),
+      h('div', {}, h('span', { class: 'label' }, 'Join code'), h('strong', { id: 'league-code', class: 'code' }, league.code),
+        h('a', { id: 'league-join-link', class: 'hint', href: `/join/${encodeURIComponent(league.code)}` }, `${location.origin}/join/${league.code}`)),
       h('div', {}, h('span', { class: 'label' }, 'Mode'), h('strong', {}, league.mode)),
       h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', { id: 'league-members' }, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
       h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', {}, `${dateText(league.startsAt)} – ${dateText(league.endsAt)}`)),

@@ -31,7 +31,12 @@ struct WebClientMiddleware: RouterMiddleware {
         let path = request.uri.path
         guard !(path == "/api" || path.hasPrefix("/api/")) else { return try await next(request, context) }
         var response: Response
-        if path.hasPrefix("/vendor/chart.js/") {
+        if path.hasPrefix("/join/") {
+            // A join link to share: the web client's join screen with the code filled in.
+            let code = path.dropFirst("/join/".count)
+            let shown = code.count <= 64 && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } ? String(code) : ""
+            response = Response(status: .seeOther, headers: [.location: "/#/leagues?join=\(shown)"])
+        } else if path.hasPrefix("/vendor/chart.js/") {
             response = try await chartJS.handle(request, context: context, next: next)
         } else {
             response = try await client.handle(request, context: context, next: next)

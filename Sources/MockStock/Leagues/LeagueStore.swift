@@ -105,7 +105,11 @@ struct LeagueStore: Sendable {
         do {
             let rows = try await pool.query(
                 """
-                WITH league AS (SELECT * FROM leagues WHERE code = \(code)),
+                WITH league AS (
+                    -- The code as typed (an older mixed-case code), else in capitals (any newer one).
+                    SELECT * FROM leagues WHERE code = \(code) OR code = \(code.uppercased())
+                    ORDER BY code = \(code) DESC LIMIT 1
+                ),
                 barred AS (SELECT 1 FROM league_bans b JOIN league ON b.league_id = league.id WHERE b.user_id = \(userID)),
                 no_bots AS (
                     SELECT 1 FROM league WHERE bots = \(BotPolicy.forbidden)
@@ -253,9 +257,12 @@ struct LeagueStore: Sendable {
     }
 }
 
-/// Join codes: 12 characters of A–Z a–z 0–9 from the system's cryptographic generator.
+/// Join codes a class can type: 12 upper-case letters and digits without look-alikes
+/// (no 0/O, 1/I/L), 31 symbols, so about 59 bits from the system's cryptographic
+/// generator; a join accepts any case. Leagues made before kept their mixed-case codes,
+/// which still join as they are.
 enum JoinCode {
-    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
 
     static func generate() -> String {
         var generator = SystemRandomNumberGenerator()

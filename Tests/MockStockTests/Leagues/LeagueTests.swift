@@ -67,10 +67,11 @@ struct LeagueTests {
             #expect(league.startingCash == "100000.00")
             #expect(league.ownerId == owner.user.id)
             #expect(league.memberCount == 1)
-            #expect(league.code.count >= 8)
-
-            #expect(try await client.join(league.code.lowercased(), token: friend.token).status == .notFound)
-            let joined = try await client.join(league.code, token: friend.token)
+            // Capitals and digits without look-alikes (no 0/O, 1/I/L), typed in any case.
+            #expect(league.code.count == 12 && league.code.allSatisfy { "ABCDEFGHJKMNPQRSTUVWXYZ23456789".contains($0) }, "\(league.code)")
+            let wrong = (league.code.first == "B" ? "C" : "B") + league.code.dropFirst()
+            #expect(try await client.join(wrong, token: friend.token).status == .notFound)
+            let joined = try await client.join(league.code.lowercased(), token: friend.token)
             #expect(joined.status == .ok)
             #expect(try decodeJSON(LeagueBody.self, joined).memberCount == 2)
             let again = try await client.join(league.code, token: friend.token)
@@ -299,6 +300,16 @@ struct LeagueChangeTests {
             #expect(late.status == .conflict && client.problemCode(late) == "join_closed")
             #expect(try await patch(#"{"joinUntil":null}"#).status == .ok)
             #expect(try await client.join(league.code, token: try await client.register("change_later").token).status == .ok)
+        }
+    }
+
+    @Test("a join link opens the web client's join screen with its code; anything but letters and digits is dropped")
+    func joinLink() async throws {
+        try await TestApp.run { client in
+            let link = try await client.execute(uri: "/join/abCD2345", method: .get)
+            #expect(link.status == .seeOther && link.headers[.location] == "/#/leagues?join=abCD2345")
+            let hostile = try await client.execute(uri: "/join/%3Cscript%3E", method: .get)
+            #expect(hostile.status == .seeOther && hostile.headers[.location] == "/#/leagues?join=")
         }
     }
 
