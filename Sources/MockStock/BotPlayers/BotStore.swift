@@ -37,18 +37,14 @@ struct BotStore: Sendable {
             ORDER BY u.id, p.league_id NULLS FIRST, p.id
             """
         ).decode((Int, String, Date, Int?, Int?).self)
-        var bots: [Bot] = []
-        for (botID, username, createdAt, portfolioID, leagueID) in rows {
-            let portfolio = portfolioID.map { Bot.Portfolio(id: $0, leagueId: leagueID) }
-            if let last = bots.last, last.id == botID {
-                bots[bots.count - 1] = Bot(
-                    id: botID, username: username, ownerId: ownerID, createdAt: createdAt, portfolios: last.portfolios + (portfolio.map { [$0] } ?? [])
-                )
-            } else {
-                bots.append(Bot(id: botID, username: username, ownerId: ownerID, createdAt: createdAt, portfolios: portfolio.map { [$0] } ?? []))
-            }
+        // One row per bot and open portfolio (none: one row without), in the bots' order.
+        let portfolios = Dictionary(grouping: rows, by: \.0).mapValues { rows in
+            rows.compactMap { row in row.3.map { Bot.Portfolio(id: $0, leagueId: row.4) } }
         }
-        return bots
+        var seen = Set<Int>()
+        return rows.filter { seen.insert($0.0).inserted }.map { row in
+            Bot(id: row.0, username: row.1, ownerId: ownerID, createdAt: row.2, portfolios: portfolios[row.0] ?? [])
+        }
     }
 
     /// Deletes the owner's bot in one transaction: its keys revoked, its league seats
@@ -66,10 +62,5 @@ struct BotStore: Sendable {
             try await session.execute("DELETE FROM users WHERE id = \(id)")
             return keys
         }
-    }
-
-    /// Whether `botID` is a bot of `ownerID`.
-    func owns(ownerID: Int, botID: Int) async throws -> Bool {
-        try await pool.query("SELECT 1 FROM users WHERE id = \(botID) AND bot_owner_id = \(ownerID)").count == 1
     }
 }

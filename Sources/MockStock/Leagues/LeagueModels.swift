@@ -99,7 +99,7 @@ enum LeagueMode: String, Codable, Sendable, PostgresCodable {
 /// A league's bot policy: bots ranked with everyone (`allowed`), ranked apart
 /// (`separate`: the leaderboard shows humans unless asked for bots), or kept out
 /// (`forbidden`: no bot joins, and no API key trades a portfolio of the league).
-enum BotPolicy: String, Codable, Sendable, PostgresCodable, CaseIterable {
+enum BotPolicy: String, Codable, Sendable, PostgresCodable {
     case allowed, separate, forbidden
 
     static func parse(_ text: String?) throws -> BotPolicy? {

@@ -33,7 +33,7 @@ struct StandingsStore: Sendable {
     }
 
     /// Whom a page ranks: everyone, or humans or bots alone (ranked among themselves).
-    enum Players: String, Sendable, CaseIterable {
+    enum Players: String, Sendable {
         case all, humans, bots
 
         /// The kind ranked (nil: both).
