@@ -11,7 +11,7 @@ import base64
 import os
 import unittest
 
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
@@ -191,21 +191,35 @@ class PhoneLayoutTest(BrowserTest):
         self.shot(f"{screen}-league")
         self.assert_no_sideways_scroll("league", screen)
         if screen == "phone":
-            code_box = self.find("#league-code")
-            self.assert_on_screen([code_box], "the join code")
-            self.assert_inside(self.driver.execute_script("return arguments[0].parentElement", code_box), "the join code's card")
-            self.assertEqual(code_box.text, code, "the join code is broken over lines")
-            board = self.find("#standings table")
-            for title in ("Player", "Net worth", "Return"):
-                self.assert_on_screen(self.column(board, title), f"the leaderboard's {title.lower()}")
-            # The league ranks bots apart: their own table, each marked with its owner.
-            bots = self.find("#bot-standings table")
-            for title in ("Rank", "Player", "Net worth", "Return"):
-                self.assert_on_screen(self.column(bots, title), f"the bots' {title.lower()}")
-            self.assert_on_screen(self.driver.find_elements(By.CSS_SELECTOR, "#bot-standings .tag, #bot-standings .owner"), "the bot's mark")
-            self.assert_on_screen([self.find("#bot-policy-select"), self.find("#bot-policy-form button")], "the bot policy's control")
+            self.checked_while_redrawn(self.league_on_phone, code)
         else:
-            self.assertTrue(self.find("#bot-standings thead").is_displayed(), "the bots lost their table on a desktop")
+            self.assertTrue(self.checked_while_redrawn(lambda: self.find("#bot-standings thead").is_displayed()),
+                            "the bots lost their table on a desktop")
+
+    def checked_while_redrawn(self, check, *args):
+        """Runs `check` again when the page redrew what it was reading: the league page
+        draws its tables afresh as standings arrive (the bots' table every 10 s)."""
+        for attempt in range(3):
+            try:
+                return check(*args)
+            except StaleElementReferenceException:
+                if attempt == 2:
+                    raise
+
+    def league_on_phone(self, code):
+        code_box = self.find("#league-code")
+        self.assert_on_screen([code_box], "the join code")
+        self.assert_inside(self.driver.execute_script("return arguments[0].parentElement", code_box), "the join code's card")
+        self.assertEqual(code_box.text, code, "the join code is broken over lines")
+        board = self.find("#standings table")
+        for title in ("Player", "Net worth", "Return"):
+            self.assert_on_screen(self.column(board, title), f"the leaderboard's {title.lower()}")
+        # The league ranks bots apart: their own table, each marked with its owner.
+        bots = self.find("#bot-standings table")
+        for title in ("Rank", "Player", "Net worth", "Return"):
+            self.assert_on_screen(self.column(bots, title), f"the bots' {title.lower()}")
+        self.assert_on_screen(self.driver.find_elements(By.CSS_SELECTOR, "#bot-standings .tag, #bot-standings .owner"), "the bot's mark")
+        self.assert_on_screen([self.find("#bot-policy-select"), self.find("#bot-policy-form button")], "the bot policy's control")
 
     def bots(self, screen):
         """My bots, with a new key's secret shown (made on this screen: a reload forgets it)."""

@@ -98,6 +98,9 @@ extension AppError {
         case .insufficientShares:
             return AppError(.unprocessableContent, code: "insufficient_shares", detail: "The portfolio does not hold that many shares.")
         case .leagueNotRunning: return .conflict("This league portfolio trades only while its league runs.")
+        case .tradingFrozen:
+            return AppError(.conflict, code: "trading_frozen",
+                            detail: "The league's host has frozen trading; open orders wait and may still be cancelled.")
         case .insufficientCashToWithdraw:
             return AppError(.unprocessableContent, code: "insufficient_funds",
                             detail: "There is not enough cash free (not held for open orders) to withdraw that much.")
@@ -158,6 +161,14 @@ extension AppError {
         case .noFreeJoinCode: .serviceUnavailable("Could not find a free join code; try again.")
         case .botsForbidden: .botsForbidden
         case .joinClosed: AppError(.conflict, code: "join_closed", detail: "This league takes no more members: its late-join window has closed.")
+        case .noResetsLeft(let allowed):
+            AppError(.conflict, code: "no_resets_left",
+                     detail: allowed == 0 ? "This league does not let members reset their own portfolio."
+                        : "You have used the \(allowed) reset\(allowed == 1 ? "" : "s") this league allows.")
+        case .sharedLeague:
+            AppError(.conflict, code: "shared_league",
+                     detail: "In a shared league members play their personal portfolios, which no league controls; only an isolated league's portfolios can be frozen or reset.")
+        case .notPlaying: AppError(.conflict, code: "not_playing", detail: "The host of this league does not play in it.")
         }
     }
 

@@ -21,7 +21,7 @@ struct AlpacaErrorMiddleware: RouterMiddleware {
         switch problem.code {
         case "validation_failed", "order_not_open", "market_closed":
             (.unprocessableContent, 40_010_001)
-        case "insufficient_funds", "insufficient_shares", "insufficient_margin", "position_limit":
+        case "insufficient_funds", "insufficient_shares", "insufficient_margin", "position_limit", "trading_frozen":
             (.forbidden, 40_310_000)
         default:
             (problem.status, problem.status.code * 100_000 + 10_000)

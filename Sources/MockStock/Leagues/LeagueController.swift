@@ -14,6 +14,10 @@ struct LeagueController {
         api.get("leagues/{id}/leaderboard", use: leaderboard)
         api.get("leagues/{id}/history", use: history)
         api.post("leagues/join/{code}", use: join)
+        api.post("leagues/{id}/freeze", use: freeze)
+        api.post("leagues/{id}/unfreeze", use: unfreeze)
+        api.post("leagues/{id}/members/{userId}/reset", use: resetMember)
+        api.post("leagues/{id}/reset", use: resetOwn)
         api.delete("leagues/leave/{id}", use: leave)
         api.delete("leagues/kick/{id}/{userId}", use: kick)
         api.delete("leagues/{id}", use: delete)
@@ -30,6 +34,13 @@ struct LeagueController {
         let rules: TradingRulesInput?
         let bots: String?
         let joinUntil: Date?
+        let ownerPlays: Bool?
+        let resetsAllowed: Int?
+    }
+
+    /// `POST /api/leagues/{id}/freeze`: an optional reason members are told.
+    struct FreezeRequest: Decodable {
+        let reason: String?
     }
 
     /// `PATCH /api/leagues/{id}`: what the owner may change after creation. `endsAt`,
@@ -73,7 +84,7 @@ struct LeagueController {
         let league = try await leagues.create(
             name: body.name, mode: body.mode, startingCash: body.startingCash?.value, currency: body.currency, startsAt: body.startsAt,
             endsAt: body.endsAt, maxMembers: body.maxMembers, rules: body.rules, bots: body.bots, joinUntil: body.joinUntil,
-            ownerID: identity.userID
+            ownerPlays: body.ownerPlays ?? true, resetsAllowed: body.resetsAllowed ?? 0, ownerID: identity.userID
         )
         return EditedResponse(status: .created, response: League(record: league))
     }
@@ -114,6 +125,26 @@ struct LeagueController {
             league, name: body.name, bots: body.bots, endsAt: body.endsAt, joinUntil: body.joinUntil, maxMembers: body.maxMembers,
             by: context.requireIdentity().userID
         ))
+    }
+
+    @Sendable func freeze(_ request: Request, context: AppRequestContext) async throws -> League {
+        let league = try await memberLeague(context)
+        let body = try await request.decodeJSONIfPresent(as: FreezeRequest.self, context: context)
+        return League(record: try await leagues.freeze(league, reason: body?.reason, by: context.requireIdentity().userID))
+    }
+
+    @Sendable func unfreeze(_ request: Request, context: AppRequestContext) async throws -> League {
+        League(record: try await leagues.unfreeze(try await memberLeague(context), by: context.requireIdentity().userID))
+    }
+
+    @Sendable func resetMember(_ request: Request, context: AppRequestContext) async throws -> PortfolioReset {
+        let league = try await memberLeague(context)
+        guard let target = context.parameters.get("userId").flatMap(Int.init) else { throw LeagueError.noSuchMember }
+        return PortfolioReset(try await leagues.reset(member: target, of: league, by: context.requireIdentity().userID))
+    }
+
+    @Sendable func resetOwn(_ request: Request, context: AppRequestContext) async throws -> PortfolioReset {
+        PortfolioReset(try await leagues.resetOwn(try await memberLeague(context), userID: context.requireIdentity().userID))
     }
 
     @Sendable func join(_ request: Request, context: AppRequestContext) async throws -> League {

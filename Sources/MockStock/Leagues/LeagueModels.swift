@@ -22,6 +22,13 @@ struct League: ResponseEncodable {
     let rules: TradingRulesBody
     /// Whether bots play: ranked with everyone, ranked apart, or not at all.
     let bots: BotPolicy
+    /// False: the owner hosts without a seat (no league portfolio, never ranked).
+    let ownerPlays: Bool
+    /// Whether the host has frozen trading, and the reason members were told.
+    let frozen: Bool
+    @NullEncoded var frozenReason: String?
+    /// How many times a member may reset their own league portfolio.
+    let resetsAllowed: Int
     var members: [Standing]?
 
     init(record: LeagueStore.LeagueRecord, members: [Standing]? = nil) {
@@ -40,6 +47,10 @@ struct League: ResponseEncodable {
         createdAt = record.createdAt
         rules = TradingRulesBody(record.rules)
         bots = record.bots
+        ownerPlays = record.ownerPlays
+        frozen = record.frozenAt != nil
+        frozenReason = record.frozenReason
+        resetsAllowed = record.resetsAllowed
         self.members = members
     }
 }
@@ -56,6 +67,8 @@ struct Standing: Encodable, Sendable {
     let bot: Bool
     /// A bot's owner; null for a human.
     @NullEncoded var ownerUsername: String?
+    /// How many times the member's league portfolio was reset (by them or the host).
+    let resets: Int
 
     init(_ record: StandingsStore.StandingRecord) {
         rank = record.rank
@@ -68,6 +81,7 @@ struct Standing: Encodable, Sendable {
             ? ((record.netWorth - record.paidIn) / record.paidIn * 100).rounded(2).moneyString : "0.00"
         bot = record.bot
         ownerUsername = record.ownerUsername
+        resets = record.resets
     }
 }
 
@@ -76,6 +90,22 @@ struct StandingPage: ResponseEncodable {
     let total: Int
     /// When the prices and portfolios ranked were read (live: now; big leagues: their snapshot).
     let asOf: Date
+}
+
+/// A league portfolio reset: the member, their new league portfolio, the one archived
+/// (null if they had none), and how many times theirs has been reset.
+struct PortfolioReset: ResponseEncodable {
+    let userId: Int
+    let portfolioId: Int
+    @NullEncoded var previousPortfolioId: Int?
+    let resets: Int
+
+    init(_ reset: LeagueStore.Reset) {
+        userId = reset.userID
+        portfolioId = reset.portfolioID
+        previousPortfolioId = reset.previousPortfolioID
+        resets = reset.resets
+    }
 }
 
 /// A member's daily rank in a league.
@@ -135,4 +165,10 @@ enum LeagueError: Error, Equatable {
     case botsForbidden
     /// Its late-join window has closed.
     case joinClosed
+    /// A member's own reset beyond what the league allows.
+    case noResetsLeft(allowed: Int)
+    /// A shared league has no league portfolios to freeze or reset.
+    case sharedLeague
+    /// The host of a league they do not play in asked for a player's action (their own reset).
+    case notPlaying
 }

@@ -12,7 +12,8 @@ struct LeagueService: Sendable {
 
     func create(
         name rawName: String, mode rawMode: String?, startingCash: Decimal?, currency rawCurrency: String? = nil, startsAt: Date?, endsAt: Date?,
-        maxMembers: Int?, rules rulesInput: TradingRulesInput? = nil, bots: String? = nil, joinUntil: Date? = nil, ownerID: Int
+        maxMembers: Int?, rules rulesInput: TradingRulesInput? = nil, bots: String? = nil, joinUntil: Date? = nil,
+        ownerPlays: Bool = true, resetsAllowed: Int = 0, ownerID: Int
     ) async throws -> LeagueStore.LeagueRecord {
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
         try TextInput.check(name, field: "name", length: 1...64)
@@ -26,6 +27,10 @@ struct LeagueService: Sendable {
         let startsAt = startsAt ?? Date()
         if let endsAt, endsAt <= startsAt { throw InvalidInput("endsAt must be after startsAt.") }
         try Self.checkMaxMembers(maxMembers)
+        guard (0...100).contains(resetsAllowed) else { throw InvalidInput("resetsAllowed must be from 0 to 100.") }
+        if resetsAllowed > 0 && mode == .shared {
+            throw InvalidInput("resetsAllowed applies to an isolated league: a shared league's members play their personal portfolios.")
+        }
         var rules = try rulesInput?.rules(over: store.serverRules) ?? store.serverRules
         try await setCurrency(rawCurrency, of: &rules, mode: mode)
         if rules != store.serverRules && mode == .shared {
@@ -39,7 +44,8 @@ struct LeagueService: Sendable {
         }
         return try await store.create(
             .init(name: name, mode: mode, startingCash: startingCash, startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers,
-                  rules: rules, bots: try BotPolicy.parse(bots) ?? .allowed, joinUntil: joinUntil),
+                  rules: rules, bots: try BotPolicy.parse(bots) ?? .allowed, joinUntil: joinUntil, ownerPlays: ownerPlays,
+                  resetsAllowed: resetsAllowed),
             ownerID: ownerID
         )
     }
@@ -112,6 +118,48 @@ struct LeagueService: Sendable {
         try Self.checkMaxMembers(changes.maxMembers.value)
         guard let updated = try await store.update(leagueID: league.id, changes) else { throw LeagueError.leagueEnded }
         return updated
+    }
+
+    /// Freezes trading (the host's call): nothing fills and no trade or new order is taken
+    /// on the league's portfolios until it is unfrozen; cancelling still works. The reason
+    /// (at most 200 characters) is told to members.
+    func freeze(_ league: LeagueStore.LeagueRecord, reason rawReason: String?, by userID: Int) async throws -> LeagueStore.LeagueRecord {
+        guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "freeze trading") }
+        guard league.mode == .isolated else { throw LeagueError.sharedLeague }
+        let reason = rawReason?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let reason { try TextInput.check(reason, field: "reason", length: 0...200) }
+        guard let frozen = try await store.setFrozen(true, reason: reason?.isEmpty == false ? reason : nil, leagueID: league.id) else {
+            throw LeagueError.leagueEnded
+        }
+        return frozen
+    }
+
+    func unfreeze(_ league: LeagueStore.LeagueRecord, by userID: Int) async throws -> LeagueStore.LeagueRecord {
+        guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "unfreeze trading") }
+        guard let open = try await store.setFrozen(false, reason: nil, leagueID: league.id) else { throw LeagueError.leagueEnded }
+        return open
+    }
+
+    /// The host resets a member's league portfolio (their own, when the host plays).
+    func reset(member target: Int, of league: LeagueStore.LeagueRecord, by userID: Int) async throws -> LeagueStore.Reset {
+        guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "reset a member's portfolio") }
+        return try Self.done(try await store.reset(leagueID: league.id, userID: target, own: false), noSeat: .noSuchMember)
+    }
+
+    /// A member resets their own league portfolio, while the league's allowance lasts.
+    func resetOwn(_ league: LeagueStore.LeagueRecord, userID: Int) async throws -> LeagueStore.Reset {
+        try Self.done(try await store.reset(leagueID: league.id, userID: userID, own: true), noSeat: .notPlaying,
+                      allowed: league.resetsAllowed)
+    }
+
+    private static func done(_ outcome: LeagueStore.ResetOutcome, noSeat: LeagueError, allowed: Int = 0) throws -> LeagueStore.Reset {
+        switch outcome {
+        case .reset(let reset): return reset
+        case .notMember: throw noSeat
+        case .sharedLeague: throw LeagueError.sharedLeague
+        case .ended: throw LeagueError.leagueEnded
+        case .noResetsLeft: throw LeagueError.noResetsLeft(allowed: allowed)
+        }
     }
 
     /// The top of a league's standings for those of `userIDs` who are still members (none

@@ -26,6 +26,13 @@ struct LeagueStore: Sendable {
         let bots: BotPolicy
         /// When the late-join window closes (nil: when the league ends).
         let joinUntil: Date?
+        /// False when the owner hosts without a seat (no league portfolio, never ranked).
+        let ownerPlays: Bool
+        /// When the host froze trading (nil: not frozen), and the reason members were told.
+        let frozenAt: Date?
+        let frozenReason: String?
+        /// How many times a member may reset their own league portfolio.
+        let resetsAllowed: Int
     }
 
     struct NewLeague: Sendable {
@@ -38,6 +45,8 @@ struct LeagueStore: Sendable {
         let rules: TradingRules
         let bots: BotPolicy
         let joinUntil: Date?
+        let ownerPlays: Bool
+        let resetsAllowed: Int
     }
 
     /// What the owner changes after creation (`PATCH /api/leagues/{id}`): a name, a bot
@@ -51,11 +60,12 @@ struct LeagueStore: Sendable {
         var maxMembers: (named: Bool, value: Int?) = (false, nil)
     }
 
-    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, join_until, "
+    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, join_until, owner_plays, frozen_at, frozen_reason, resets_allowed, "
         + LeagueRulesColumns.select
 
     /// Creates the league with its owner as first member (and, for an isolated league,
-    /// the owner's league portfolio with its starting cash), in one statement.
+    /// the owner's league portfolio with its starting cash), in one statement; a host who
+    /// does not play takes no seat.
     func create(_ league: NewLeague, ownerID: Int) async throws -> LeagueRecord {
         for _ in 0..<5 {
             do {
@@ -63,15 +73,17 @@ struct LeagueStore: Sendable {
                     """
                     WITH league AS (
                         INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, bots,
-                                             join_until, \(unescaped: LeagueRulesColumns.names))
+                                             join_until, owner_plays, resets_allowed, \(unescaped: LeagueRulesColumns.names))
                         VALUES (\(league.name), \(JoinCode.generate()), \(ownerID), \(league.mode), \(league.startingCash),
-                                \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)), 1, \(league.bots),
-                                \(league.joinUntil),
-                                \(LeagueRulesColumns.values(league.rules)))
+                                \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)),
+                                \(league.ownerPlays ? 1 : 0), \(league.bots), \(league.joinUntil), \(league.ownerPlays),
+                                \(Int32(league.resetsAllowed)), \(LeagueRulesColumns.values(league.rules)))
                         RETURNING \(unescaped: Self.columns)
+                    ), seated AS (
+                        SELECT * FROM league WHERE owner_plays
                     ), member AS (
-                        INSERT INTO league_members (league_id, user_id) SELECT id, owner_id FROM league
-                    ), \(Self.fundIsolated(from: "league", userID: "owner_id"))
+                        INSERT INTO league_members (league_id, user_id) SELECT id, owner_id FROM seated
+                    ), \(Self.fundIsolated(from: "seated", userID: "owner_id"))
                     SELECT * FROM league
                     """
                 )
@@ -115,7 +127,11 @@ struct LeagueStore: Sendable {
                     SELECT 1 FROM league WHERE bots = \(BotPolicy.forbidden)
                       AND EXISTS (SELECT 1 FROM users WHERE id = \(userID) AND bot_owner_id IS NOT NULL)
                 ),
-                existing AS (SELECT 1 FROM league_members m JOIN league ON m.league_id = league.id WHERE m.user_id = \(userID)),
+                -- A member already, or the host (who plays from the start or not at all).
+                existing AS (
+                    SELECT 1 FROM league_members m JOIN league ON m.league_id = league.id WHERE m.user_id = \(userID)
+                    UNION ALL SELECT 1 FROM league WHERE owner_id = \(userID)
+                ),
                 seat AS (
                     UPDATE leagues l SET member_count = l.member_count + 1
                     FROM league
@@ -171,32 +187,137 @@ struct LeagueStore: Sendable {
         }
     }
 
+    /// Freezes trading in a running league, with the reason members are told, or unfreezes
+    /// it. Only a change is applied (a conditional update), and members are told in the
+    /// same transaction, so a repeated or concurrent call, from any server process, tells
+    /// them once. Nil when the league has finished.
+    func setFrozen(_ frozen: Bool, reason: String?, leagueID: Int) async throws -> LeagueRecord? {
+        try await pool.withTransaction { session in
+            let changed = try await session.query(
+                """
+                UPDATE leagues SET frozen_at = CASE WHEN \(frozen) THEN now() END,
+                                   frozen_reason = CASE WHEN \(frozen) THEN \(reason)::text END
+                WHERE id = \(leagueID) AND finished_at IS NULL AND (frozen_at IS NOT NULL) <> \(frozen)
+                RETURNING \(unescaped: Self.columns)
+                """
+            ).first.map(record)
+            guard let changed else {
+                return try await session.query(
+                    "SELECT \(unescaped: Self.columns) FROM leagues WHERE id = \(leagueID) AND finished_at IS NULL"
+                ).first.map(record)
+            }
+            let (title, body) = frozen
+                ? ("Trading frozen", "The host of \"\(changed.name)\" froze trading\(reason.map { ": \($0)" } ?? ""). "
+                    + "Open orders wait until trading resumes; you can still cancel them.")
+                : ("Trading resumed", "Trading in \"\(changed.name)\" is open again.")
+            try await session.execute(
+                "SELECT notify(m.user_id, \(title), \(body)) FROM league_members m WHERE m.league_id = \(leagueID)"
+            )
+            return changed
+        }
+    }
+
+    /// A reset done: the member, their new league portfolio, the one archived, and how
+    /// many times theirs has been reset.
+    struct Reset: Sendable {
+        let userID: Int
+        let portfolioID: Int
+        let previousPortfolioID: Int?
+        let resets: Int
+    }
+
+    enum ResetOutcome: Sendable {
+        case reset(Reset)
+        case notMember, sharedLeague, ended, noResetsLeft
+    }
+
+    /// Resets a member's league portfolio in one transaction: its open orders are
+    /// cancelled, it is archived with its history, a new one is funded with the starting
+    /// cash (API keys on the old one move to it), the member's reset count goes up and they
+    /// are told. The member's seat is locked first, so resets of one member run one after
+    /// another and a member's own resets never pass `resets_allowed`. `own`: the member
+    /// resets their own (counted against the allowance); otherwise the host does (counted
+    /// in `resets`, which every reset raises, but not against the allowance).
+    func reset(leagueID: Int, userID: Int, own: Bool) async throws -> ResetOutcome {
+        try await pool.withTransaction { session in
+            let seat = try await session.query(
+                """
+                SELECT m.own_resets, l.resets_allowed, l.mode, l.finished_at IS NOT NULL OR coalesce(l.ends_at <= now(), false), l.name
+                FROM league_members m JOIN leagues l ON l.id = m.league_id
+                WHERE m.league_id = \(leagueID) AND m.user_id = \(userID)
+                FOR UPDATE OF m
+                """
+            ).first
+            guard let seat else { return .notMember }
+            let (ownResets, allowed, mode, ended, name) = try seat.decode((Int, Int, LeagueMode, Bool, String).self)
+            guard mode == .isolated else { return .sharedLeague }
+            guard !ended else { return .ended }
+            guard !own || ownResets < allowed else { return .noResetsLeft }
+            let previous = try await session.query(
+                "SELECT id FROM portfolios WHERE league_id = \(leagueID) AND user_id = \(userID) AND archived_at IS NULL"
+            ).first?.decode(Int.self)
+            if let previous {
+                _ = try await session.query(OrderStore.closing(.portfolio(id: previous), as: .canceled, reason: "The league portfolio was reset."))
+                try await session.execute("UPDATE portfolios SET archived_at = now() WHERE id = \(previous)")
+            }
+            let portfolioID = try await session.query(
+                """
+                WITH league AS (SELECT * FROM leagues WHERE id = \(leagueID)), \(Self.fundIsolated(from: "league", userID: "\(userID)::int8"))
+                SELECT id FROM portfolio
+                """
+            ).decodeColumn(Int.self)[0]
+            if let previous {
+                try await session.execute("UPDATE api_keys SET portfolio_id = \(portfolioID) WHERE portfolio_id = \(previous)")
+            }
+            let count = try await session.query(
+                """
+                UPDATE league_members SET resets = resets + 1, own_resets = own_resets + \(own ? 1 : 0)
+                WHERE league_id = \(leagueID) AND user_id = \(userID)
+                RETURNING resets
+                """
+            ).decodeColumn(Int.self)[0]
+            let body = own
+                ? "You reset your portfolio in \"\(name)\": it starts again with the league's starting cash (\(allowed - ownResets - 1) of \(allowed) resets left)."
+                : "The host of \"\(name)\" reset your league portfolio: it starts again with the league's starting cash."
+            try await session.execute(
+                "SELECT notify(\(userID), 'League portfolio reset', \(body + " The old one and its history are kept; its open orders were cancelled."))"
+            )
+            return .reset(Reset(userID: userID, portfolioID: portfolioID, previousPortfolioID: previous, resets: count))
+        }
+    }
+
     func league(id: Int) async throws -> LeagueRecord? {
         try await pool.query("SELECT \(unescaped: Self.columns) FROM leagues WHERE id = \(id)").first.map(record)
     }
 
-    /// The league if `userID` is a member of it.
+    /// The league if `userID` is a member of it or its host.
     func league(id: Int, member userID: Int) async throws -> LeagueRecord? {
         try await pool.query(
             """
             SELECT \(unescaped: Self.columns) FROM leagues
-            WHERE id = \(id) AND EXISTS (SELECT 1 FROM league_members m WHERE m.league_id = \(id) AND m.user_id = \(userID))
+            WHERE id = \(id)
+              AND (owner_id = \(userID) OR EXISTS (SELECT 1 FROM league_members m WHERE m.league_id = \(id) AND m.user_id = \(userID)))
             """
         ).first.map(record)
     }
 
-    /// Which of `userIDs` are members of the league.
+    /// Which of `userIDs` are members of the league or its host.
     func members(of leagueID: Int, among userIDs: [Int]) async throws -> Set<Int> {
         Set(try await pool.query(
-            "SELECT user_id FROM league_members WHERE league_id = \(leagueID) AND user_id = ANY(\(userIDs))"
+            """
+            SELECT user_id FROM league_members WHERE league_id = \(leagueID) AND user_id = ANY(\(userIDs))
+            UNION SELECT owner_id FROM leagues WHERE id = \(leagueID) AND owner_id = ANY(\(userIDs))
+            """
         ).decodeColumn(Int.self))
     }
 
+    /// The leagues `userID` plays in or hosts.
     func leagues(member userID: Int) async throws -> [LeagueRecord] {
         try await pool.query(
             """
             SELECT \(unescaped: Self.columns) FROM leagues
-            WHERE id IN (SELECT league_id FROM league_members WHERE user_id = \(userID))
+            WHERE id IN (SELECT league_id FROM league_members WHERE user_id = \(userID)
+                         UNION ALL SELECT id FROM leagues WHERE owner_id = \(userID))
             ORDER BY created_at DESC, id DESC
             """
         ).map(record)
@@ -252,7 +373,9 @@ struct LeagueStore: Sendable {
             maxMembers: try row.decode(Int?.self, column: "max_members"), memberCount: try row.decode(Int.self, column: "member_count"),
             createdAt: try row.decode(Date.self, column: "created_at"), finishedAt: try row.decode(Date?.self, column: "finished_at"),
             rules: try LeagueRulesColumns.rules(row, over: serverRules), bots: try row.decode(BotPolicy.self, column: "bots"),
-            joinUntil: try row.decode(Date?.self, column: "join_until")
+            joinUntil: try row.decode(Date?.self, column: "join_until"), ownerPlays: try row.decode(Bool.self, column: "owner_plays"),
+            frozenAt: try row.decode(Date?.self, column: "frozen_at"), frozenReason: try row.decode(String?.self, column: "frozen_reason"),
+            resetsAllowed: try row.decode(Int.self, column: "resets_allowed")
         )
     }
 }

@@ -30,6 +30,8 @@ struct StandingsStore: Sendable {
         let bot: Bool
         /// A bot's owner.
         let ownerUsername: String?
+        /// How many times the member's league portfolio was reset.
+        let resets: Int
     }
 
     /// Whom a page ranks: everyone, or humans or bots alone (ranked among themselves).
@@ -72,8 +74,8 @@ struct StandingsStore: Sendable {
         }
         let rows = try await stale.query(
             """
-            SELECT \(unescaped: players.columns), count(*) OVER (), now()
-            FROM league_standings_live(\(league.id)) WHERE \(players.bot)::boolean IS NULL OR bot = \(players.bot)
+            SELECT \(unescaped: players.columns), \(Self.resets(league.id, of: "s")), count(*) OVER (), now()
+            FROM league_standings_live(\(league.id)) s WHERE \(players.bot)::boolean IS NULL OR bot = \(players.bot)
             ORDER BY \(unescaped: players.place) LIMIT \(limit) OFFSET \(offset)
             """
         )
@@ -91,7 +93,7 @@ struct StandingsStore: Sendable {
             """
         let rows = try await (kept == .live ? StaleReads(pool: pool) : stale).query(
             """
-            SELECT \(unescaped: players.columns), \(count), s.taken_at
+            SELECT \(unescaped: players.columns), \(Self.resets(leagueID, of: "page")), \(count), s.taken_at
             FROM \(unescaped: kept.snapshots) s LEFT JOIN LATERAL (
                 SELECT * FROM \(unescaped: kept.standings) st
                 WHERE st.league_id = s.league_id AND (\(players.bot)::boolean IS NULL OR st.bot = \(players.bot))
@@ -108,8 +110,14 @@ struct StandingsStore: Sendable {
         return Page(items: items, total: total, asOf: takenAt)
     }
 
-    /// How many columns a standing takes (`Players.columns`).
-    private static let recordColumns = 9
+    /// How many times each member's league portfolio was reset: read with the page, not
+    /// kept in snapshots, so a reset shows at once.
+    private static func resets(_ leagueID: Int, of alias: String) -> PostgresQuery {
+        "coalesce((SELECT m.resets FROM league_members m WHERE m.league_id = \(leagueID) AND m.user_id = \(unescaped: alias).user_id), 0)"
+    }
+
+    /// How many columns a standing takes (`Players.columns` and its resets).
+    private static let recordColumns = 10
 
     /// The standing in the first columns (`Players.columns`) of a row that may hold more.
     private static func record(_ row: PostgresRow) throws -> StandingRecord {
@@ -118,7 +126,7 @@ struct StandingsStore: Sendable {
             username: try row.decode(String.self, column: 2), netWorth: try row.decode(Decimal.self, column: 3),
             cash: try row.decode(Decimal.self, column: 4), holdingsValue: try row.decode(Decimal.self, column: 5),
             paidIn: try row.decode(Decimal.self, column: 6), bot: try row.decode(Bool.self, column: 7),
-            ownerUsername: try row.decode(String?.self, column: 8)
+            ownerUsername: try row.decode(String?.self, column: 8), resets: try row.decode(Int.self, column: 9)
         )
     }
 

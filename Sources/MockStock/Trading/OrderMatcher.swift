@@ -72,7 +72,8 @@ struct OrderMatcher: Sendable {
             try await rules.checkFill(candidate.side, order, in: trading)
             switch try await trading.execute(candidate.side, order).outcome {
             case .ok: return true
-            case .notOpen: return false
+            // Frozen by the league's host after the order was picked: it waits.
+            case .notOpen, .frozen: return false
             case .insufficientFunds: closing = (.rejected, "There was not enough cash for the fill.")
             case .insufficientShares: closing = (.rejected, "The portfolio no longer holds the shares.")
             case .insufficientMargin: closing = (.rejected, "The portfolio's equity would not cover the short positions' margin.")

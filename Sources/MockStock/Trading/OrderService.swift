@@ -149,6 +149,7 @@ struct OrderService: Sendable {
             return id
         case .notFound: throw TradingError.noSuchPortfolio
         case .closed: throw TradingError.leagueNotRunning
+        case .frozen: throw TradingError.tradingFrozen
         case .insufficientFunds: throw TradingError.insufficientFunds
         case .insufficientShares: throw TradingError.insufficientShares
         }

@@ -52,6 +52,7 @@ struct OrderStore: Sendable {
         case ok
         case notFound = "not_found"
         case closed
+        case frozen
         case insufficientFunds = "insufficient_funds"
         case insufficientShares = "insufficient_shares"
     }
@@ -174,7 +175,7 @@ struct OrderStore: Sendable {
         return """
             WITH owned AS (
                 SELECT p.id, l.ends_at,
-                       league_open(l, now()) AS open
+                       league_open(l, now()) AS open, l.frozen_at IS NOT NULL AS frozen
                 FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
                 WHERE p.user_id = \(userID) AND p.archived_at IS NULL
                   AND portfolio_named(p.kind, p.id, \(ticket.portfolioID)::int8)
@@ -190,7 +191,8 @@ struct OrderStore: Sendable {
                 RETURNING id, symbol, side, type, limit_price, stop_price
             )
             SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(PlaceOutcome.notFound)
-                        WHEN NOT (SELECT open FROM owned) THEN \(PlaceOutcome.closed)
+                        WHEN NOT (SELECT open FROM owned)
+                            THEN CASE WHEN (SELECT frozen FROM owned) THEN \(PlaceOutcome.frozen) ELSE \(PlaceOutcome.closed) END
                         WHEN NOT EXISTS (SELECT 1 FROM placed) THEN \(refusal)
                         ELSE \(PlaceOutcome.ok) END::text,
                    (SELECT id FROM placed),
@@ -220,7 +222,8 @@ struct OrderStore: Sendable {
         try await pool.queryRetryingTransientFailures(Self.closing(selection, as: status, reason: reason)).decodeColumn(Int.self)
     }
 
-    private static func closing(_ selection: Selection, as status: OrderStatus, reason: String?) -> PostgresQuery {
+    /// The closing statement, for a caller that closes orders inside its own transaction.
+    static func closing(_ selection: Selection, as status: OrderStatus, reason: String?) -> PostgresQuery {
         let (criteria, lock): (PostgresQuery, PostgresQuery) = switch selection {
         case .one(let id): ("o.id = \(id)", "FOR UPDATE")
         case .usersOrder(let userID, let id): ("o.id = \(id) AND o.user_id = \(userID)", "FOR UPDATE")
@@ -306,11 +309,14 @@ struct OrderStore: Sendable {
                 UPDATE orders o SET triggered_at = now(), updated_at = now()
                 FROM current_prices p
                 WHERE \(scope) AND o.type = 'stop_limit' AND o.triggered_at IS NULL AND p.symbol = o.symbol AND \(Self.stopCrossed)
+                  AND o.portfolio_id NOT IN (SELECT f.id FROM portfolios f JOIN leagues l ON l.id = f.league_id WHERE l.frozen_at IS NOT NULL)
                 RETURNING o.id
             )
             SELECT o.id, o.user_id, o.portfolio_id, o.symbol, o.side, o.quantity, p.price
             FROM orders o JOIN current_prices p ON p.symbol = o.symbol
             WHERE \(scope) AND p.price IS NOT NULL
+              -- A frozen league's orders wait, unfilled (and untriggered), until it is unfrozen.
+              AND o.portfolio_id NOT IN (SELECT f.id FROM portfolios f JOIN leagues l ON l.id = f.league_id WHERE l.frozen_at IS NOT NULL)
               AND \(Self.crossed(stopLimit: "(o.triggered_at IS NOT NULL OR o.id IN (SELECT id FROM triggered)) AND \(Self.limitCrossed)"))
             ORDER BY o.id
             """

@@ -7,6 +7,8 @@ enum TradeOutcome: String, PostgresCodable {
     case notFound = "not_found"
     /// A league portfolio outside its league's run.
     case closed
+    /// A league portfolio of a league its host has frozen.
+    case frozen
     case insufficientFunds = "insufficient_funds"
     case insufficientShares = "insufficient_shares"
     /// A short sale the portfolio's equity would not cover (league rule `shortMarginPercent`).
@@ -24,6 +26,7 @@ extension TradeOutcome {
         case .insufficientShares: throw TradingError.insufficientShares
         case .insufficientMargin: throw TradingError.insufficientMargin
         case .closed: throw TradingError.leagueNotRunning
+        case .frozen: throw TradingError.tradingFrozen
         case .notFound: throw TradingError.noSuchPortfolio
         // A market order claims no open order, so this is never its outcome.
         case .notOpen: throw TradingError.incompleteRecord
@@ -146,9 +149,9 @@ public enum TradeStatement {
     /// The portfolio that fills the order, locked. A market order names a portfolio of the
     /// user's; a resting order is claimed first (order, then portfolio, then holding: the
     /// lock order of every statement that touches orders, so none can deadlock another).
-    /// A league portfolio trades only while its league runs (`open`).
+    /// A league portfolio trades only while its league runs (`open`) and is not frozen.
     private static func ownedPortfolio(_ order: TradeOrder) -> PostgresQuery {
-        let open: PostgresQuery = "league_open(l, now()) AS open"
+        let open: PostgresQuery = "league_open(l, now()) AS open, l.frozen_at IS NOT NULL AS frozen"
         switch order.fill {
         case .marketTrade, .market:
             return """
@@ -247,7 +250,8 @@ public enum TradeStatement {
             outcome AS (
                 SELECT CASE \(claimed)
                             WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(TradeOutcome.notFound)
-                            WHEN NOT (SELECT open FROM owned) THEN \(TradeOutcome.closed)
+                            WHEN NOT (SELECT open FROM owned)
+                                THEN CASE WHEN (SELECT frozen FROM owned) THEN \(TradeOutcome.frozen) ELSE \(TradeOutcome.closed) END
                             WHEN NOT EXISTS (SELECT 1 FROM trade) THEN \(refusal)
                             ELSE \(TradeOutcome.ok) END::text AS outcome
             )

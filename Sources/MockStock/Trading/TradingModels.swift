@@ -165,6 +165,8 @@ enum TradingError: Error, Equatable {
     case insufficientMargin
     /// A league portfolio trades only while its league runs.
     case leagueNotRunning
+    /// The league's host froze trading: no trade, no new order (cancelling still works).
+    case tradingFrozen
     /// A withdrawal of more than the cash free now.
     case insufficientCashToWithdraw
     /// A user has at most this many practice portfolios.
