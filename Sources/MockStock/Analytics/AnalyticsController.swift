@@ -9,12 +9,14 @@ struct AnalyticsController {
     let profitAndLoss: ProfitAndLossService
     let comparison: ComparisonService
     let composition: CompositionService
+    let risk: RiskService
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.get("portfolios/{id}/history", use: valueHistory)
         api.get("portfolios/{id}/performance", use: returns)
         api.get("portfolios/{id}/pnl", use: pnl)
         api.get("portfolios/{id}/composition", use: allocation)
+        api.get("portfolios/{id}/risk", use: riskFigures)
         api.get("analytics/correlation", use: correlation)
         api.get("analytics/compare", use: compare)
     }
@@ -40,6 +42,15 @@ struct AnalyticsController {
         }
         return try await performance.performance(
             userID: context.requireIdentity().userID, portfolioID: id, from: from, to: to, benchmark: benchmark, currency: currency
+        )
+    }
+
+    /// `?from=&to=&benchmark=SYMBOL|market` (default market): risk and risk-adjusted figures (see `Risk`).
+    @Sendable func riskFigures(_ request: Request, context: AppRequestContext) async throws -> RiskReport {
+        let (id, from, to, _) = try Self.range(request, context)
+        return try await risk.risk(
+            userID: context.requireIdentity().userID, portfolioID: id, from: from, to: to,
+            benchmark: request.uri.queryParameters.get("benchmark")
         )
     }
 

@@ -25,13 +25,17 @@ enum Returns {
     /// day, counted at the day's end. Days that start at zero are skipped (nothing was
     /// invested yet). Exact in decimals; nil when no day counts.
     static func timeWeighted(_ values: [ValueHistoryService.Value]) -> Decimal? {
-        var growth = Decimal(1)
-        var counted = false
-        for (previous, value) in zip(values, values.dropFirst()) where previous.netWorth > 0 {
-            growth *= (value.netWorth - value.netInflow) / previous.netWorth
-            counted = true
+        let returns = daily(values)
+        return returns.isEmpty ? nil : returns.reduce(Decimal(1)) { $0 * (1 + $1.r) } - 1
+    }
+
+    /// The daily time-weighted returns: on each day after one that ended above zero,
+    /// (Vᵢ − Fᵢ) / Vᵢ₋₁ − 1, exact in decimals. The time-weighted return compounds them;
+    /// the risk figures (`Risk`) are their statistics.
+    static func daily(_ values: [ValueHistoryService.Value]) -> [(day: String, r: Decimal)] {
+        zip(values, values.dropFirst()).compactMap { previous, value in
+            previous.netWorth > 0 ? (value.day, (value.netWorth - value.netInflow) / previous.netWorth - 1) : nil
         }
-        return counted ? growth - 1 : nil
     }
 
     /// Money-weighted return over the whole range: the rate R with
@@ -73,6 +77,44 @@ enum Returns {
 /// before it; or the equal-weighted market, the average of every active instrument's.
 struct BenchmarkStore: Sendable {
     let reads: StaleReads
+
+    /// A benchmark as asked for: `market`, or a known symbol (else `unknownSymbol`).
+    static func named(_ text: String, in market: MarketStore) async throws -> String {
+        if text == "market" { return text }
+        let symbol = Symbol.normalize(text)
+        guard Symbol.isValid(symbol) else { throw InvalidInput("benchmark must be a symbol or market.") }
+        if try await market.instrument(symbol) == nil { throw MarketError.unknownSymbol(symbol) }
+        return symbol
+    }
+
+    /// A benchmark's total return between two days: a symbol's, or the equal-weighted
+    /// market's (the average of every active instrument's); nil without closes.
+    func totalReturn(_ benchmark: String, from: String, to: String) async throws -> Decimal? {
+        let returns = try await totalReturns(symbols: benchmark == "market" ? nil : [benchmark], from: from, to: to)
+        guard benchmark == "market" else { return returns[benchmark] }
+        return returns.isEmpty ? nil : returns.values.reduce(0, +) / Decimal(returns.count)
+    }
+
+    /// A benchmark's daily total returns from the day after `from` to `to`, by day: a
+    /// symbol's close over its previous close in the total-return series, or for the market
+    /// the average of every active instrument's that day.
+    func dailyReturns(symbol: String?, from: String, to: String) async throws -> [String: Double] {
+        let rows = try await reads.query(
+            """
+            WITH chosen AS (
+                SELECT i.symbol FROM instruments i
+                WHERE CASE WHEN \(symbol)::text IS NULL THEN i.active ELSE i.symbol = \(symbol)::text END
+            ), series AS (
+                SELECT a.day, a.close / lag(a.close) OVER (PARTITION BY c.symbol ORDER BY a.day) - 1 AS r
+                FROM chosen c CROSS JOIN LATERAL adjusted_bars(c.symbol, \(from)::date - 10, \(to)::date, 'total') a
+            )
+            SELECT day::text, avg(r)::float8 FROM series
+            WHERE r IS NOT NULL AND day > \(from)::date
+            GROUP BY day
+            """
+        )
+        return Dictionary(uniqueKeysWithValues: try rows.decode((String, Double).self).map { ($0.0, $0.1) })
+    }
 
     /// The symbols' returns between `from` and `to`, for those with closes at both ends.
     func totalReturns(symbols: [String]?, from: String, to: String) async throws -> [String: Decimal] {
@@ -123,14 +165,10 @@ struct PerformanceService: Sendable {
             irr: Returns.moneyWeighted(values, days: days)?.rate
         )
         if let benchmark {
-            let symbol = benchmark == "market" ? benchmark : Symbol.normalize(benchmark)
-            if symbol != "market", try await market.instrument(symbol) == nil { throw MarketError.unknownSymbol(symbol) }
+            let symbol = try await BenchmarkStore.named(benchmark, in: market)
             var twr: Decimal?
             if let first = values.first?.day, let last = values.last?.day {
-                let returns = try await benchmarks.totalReturns(symbols: symbol == "market" ? nil : [symbol], from: first, to: last)
-                twr = symbol == "market"
-                    ? (returns.isEmpty ? nil : returns.values.reduce(0, +) / Decimal(returns.count))
-                    : returns[symbol]
+                twr = try await benchmarks.totalReturn(symbol, from: first, to: last)
             }
             result.benchmark = .init(symbol: symbol, twr: twr?.rate)
         }

@@ -139,13 +139,16 @@ public func buildApplication(
             performance: PerformanceService(history: valueHistory, benchmarks: BenchmarkStore(reads: reads), market: market),
             profitAndLoss: ProfitAndLossService(reads: reads, trading: tradingService),
             comparison: ComparisonService(store: ComparisonStore(reads: reads), history: valueHistory),
-            composition: CompositionService(reads: reads, trading: tradingService, history: valueHistory)
+            composition: CompositionService(reads: reads, trading: tradingService, history: valueHistory),
+            risk: RiskService(history: valueHistory, benchmarks: BenchmarkStore(reads: reads), market: market)
         ),
         fx: FxController(store: fx, quotes: quotes, history: valueHistory, maxUpload: configuration.adminUploadLimit),
         practice: PracticePortfolios(
             pool: pool, trading: tradingService, market: market, backdating: backdating, clock: clock,
             startingCash: configuration.startingCash
-        )
+        ),
+        journal: JournalStore(pool: pool),
+        news: LeagueNewsStore(pool: pool)
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
     let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)
@@ -220,6 +223,8 @@ struct Features {
     let analytics: AnalyticsController
     let fx: FxController
     let practice: PracticePortfolios
+    let journal: JournalStore
+    let news: LeagueNewsStore
 }
 
 /// The account rules wired to their stores; also used by the `admin` command.
@@ -305,6 +310,8 @@ func buildRouter(
     tradingController.addPracticeRoutes(to: json, practice: features.practice)
     OrdersController(orders: features.orders).addRoutes(to: json)
     LeagueController(leagues: features.leagues, bots: features.bots).addRoutes(to: json)
+    JournalController(leagues: features.leagues, store: features.journal).addRoutes(to: json)
+    LeagueNewsController(leagues: features.leagues, store: features.news).addRoutes(to: json)
     BotsController(bots: features.bots).addRoutes(to: json)
     AchievementController(store: features.achievements).addRoutes(to: json)
     NotificationController(store: features.notifications).addRoutes(to: json)

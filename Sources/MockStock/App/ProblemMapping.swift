@@ -98,6 +98,9 @@ extension AppError {
         case .insufficientShares:
             return AppError(.unprocessableContent, code: "insufficient_shares", detail: "The portfolio does not hold that many shares.")
         case .leagueNotRunning: return .conflict("This league portfolio trades only while its league runs.")
+        case .noteRequired:
+            return AppError(.unprocessableContent, code: "note_required",
+                            detail: "This league asks for a journal note on every order and trade: say why in note.")
         case .tradingFrozen:
             return AppError(.conflict, code: "trading_frozen",
                             detail: "The league's host has frozen trading; open orders wait and may still be cancelled.")

@@ -32,12 +32,14 @@ struct AlpacaOrdersController {
         if ["opg", "cls"].contains(alpaca.timeInForce) {
             throw InvalidInput("time_in_force \(alpaca.timeInForce) is not supported: use day, gtc, ioc or fok.")
         }
-        let ticket = try OrderTicket(OrderRequest(
+        var ticket = try OrderTicket(OrderRequest(
             symbol: alpaca.symbol, side: alpaca.side, quantity: qty, type: alpaca.type, limitPrice: alpaca.limitPrice,
             stopPrice: alpaca.stopPrice, timeInForce: alpaca.timeInForce,
             // Alpaca gives every order a client order id; so do we.
             clientOrderId: alpaca.clientOrderId ?? UUID().uuidString.lowercased(), portfolioId: context.botPortfolioID
         ))
+        // A bot keeps no journal: no league's journal rule applies under /v2.
+        ticket.journalExempt = true
         do {
             let (order, _) = try await orders.place(ticket, userID: context.requireIdentity().userID)
             return AlpacaResponse(AlpacaOrder(order))

@@ -79,10 +79,11 @@ struct AlpacaPositionsController {
     // MARK: Helpers
 
     private func closeOrder(symbol: String, long: Bool, quantity: Int, context: AppRequestContext) async throws -> AlpacaOrder {
-        let ticket = try OrderTicket(OrderRequest(
+        var ticket = try OrderTicket(OrderRequest(
             symbol: symbol, side: long ? "sell" : "buy", quantity: try ShareQuantity(quantity), type: "market", limitPrice: nil,
             stopPrice: nil, timeInForce: "day", clientOrderId: UUID().uuidString.lowercased(), portfolioId: context.botPortfolioID
         ))
+        ticket.journalExempt = true
         let (order, _) = try await orders.place(ticket, userID: context.requireIdentity().userID)
         return AlpacaOrder(order)
     }

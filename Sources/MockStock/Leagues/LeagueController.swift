@@ -36,6 +36,7 @@ struct LeagueController {
         let joinUntil: Date?
         let ownerPlays: Bool?
         let resetsAllowed: Int?
+        let journalRequired: Bool?
     }
 
     /// `POST /api/leagues/{id}/freeze`: an optional reason members are told.
@@ -47,15 +48,16 @@ struct LeagueController {
     /// `joinUntil` and `maxMembers` may be `null` (none); any other field is refused, the
     /// trading rules among them, which stay as created.
     struct UpdateRequest: Decodable {
-        static let fields: Set<String> = ["name", "bots", "endsAt", "joinUntil", "maxMembers"]
+        static let fields: Set<String> = ["name", "bots", "endsAt", "joinUntil", "maxMembers", "journalRequired"]
         let name: String?
         let bots: String?
+        let journalRequired: Bool?
         let endsAt: PatchField<Date>
         let joinUntil: PatchField<Date>
         let maxMembers: PatchField<Int>
 
         enum CodingKeys: String, CodingKey {
-            case name, bots, endsAt, joinUntil, maxMembers
+            case name, bots, endsAt, joinUntil, maxMembers, journalRequired
         }
 
         init(from decoder: any Decoder) throws {
@@ -66,6 +68,7 @@ struct LeagueController {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             name = try container.decodeIfPresent(String.self, forKey: .name)
             bots = try container.decodeIfPresent(String.self, forKey: .bots)
+            journalRequired = try container.decodeIfPresent(Bool.self, forKey: .journalRequired)
             endsAt = try PatchField(container, .endsAt)
             joinUntil = try PatchField(container, .joinUntil)
             maxMembers = try PatchField(container, .maxMembers)
@@ -84,7 +87,8 @@ struct LeagueController {
         let league = try await leagues.create(
             name: body.name, mode: body.mode, startingCash: body.startingCash?.value, currency: body.currency, startsAt: body.startsAt,
             endsAt: body.endsAt, maxMembers: body.maxMembers, rules: body.rules, bots: body.bots, joinUntil: body.joinUntil,
-            ownerPlays: body.ownerPlays ?? true, resetsAllowed: body.resetsAllowed ?? 0, ownerID: identity.userID
+            ownerPlays: body.ownerPlays ?? true, resetsAllowed: body.resetsAllowed ?? 0, journalRequired: body.journalRequired ?? false,
+            ownerID: identity.userID
         )
         return EditedResponse(status: .created, response: League(record: league))
     }
@@ -123,7 +127,7 @@ struct LeagueController {
         let body = try await request.decodeJSON(as: UpdateRequest.self, context: context)
         return League(record: try await leagues.update(
             league, name: body.name, bots: body.bots, endsAt: body.endsAt, joinUntil: body.joinUntil, maxMembers: body.maxMembers,
-            by: context.requireIdentity().userID
+            journalRequired: body.journalRequired, by: context.requireIdentity().userID
         ))
     }
 

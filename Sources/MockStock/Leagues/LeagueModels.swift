@@ -29,6 +29,8 @@ struct League: ResponseEncodable {
     @NullEncoded var frozenReason: String?
     /// How many times a member may reset their own league portfolio.
     let resetsAllowed: Int
+    /// Whether every order and trade on its league portfolios needs a journal note.
+    let journalRequired: Bool
     var members: [Standing]?
 
     init(record: LeagueStore.LeagueRecord, members: [Standing]? = nil) {
@@ -51,6 +53,7 @@ struct League: ResponseEncodable {
         frozen = record.frozenAt != nil
         frozenReason = record.frozenReason
         resetsAllowed = record.resetsAllowed
+        journalRequired = record.journalRequired
         self.members = members
     }
 }

@@ -13,7 +13,7 @@ struct LeagueService: Sendable {
     func create(
         name rawName: String, mode rawMode: String?, startingCash: Decimal?, currency rawCurrency: String? = nil, startsAt: Date?, endsAt: Date?,
         maxMembers: Int?, rules rulesInput: TradingRulesInput? = nil, bots: String? = nil, joinUntil: Date? = nil,
-        ownerPlays: Bool = true, resetsAllowed: Int = 0, ownerID: Int
+        ownerPlays: Bool = true, resetsAllowed: Int = 0, journalRequired: Bool = false, ownerID: Int
     ) async throws -> LeagueStore.LeagueRecord {
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
         try TextInput.check(name, field: "name", length: 1...64)
@@ -31,6 +31,7 @@ struct LeagueService: Sendable {
         if resetsAllowed > 0 && mode == .shared {
             throw InvalidInput("resetsAllowed applies to an isolated league: a shared league's members play their personal portfolios.")
         }
+        if journalRequired && mode == .shared { throw Self.journalInSharedLeague }
         var rules = try rulesInput?.rules(over: store.serverRules) ?? store.serverRules
         try await setCurrency(rawCurrency, of: &rules, mode: mode)
         if rules != store.serverRules && mode == .shared {
@@ -45,7 +46,7 @@ struct LeagueService: Sendable {
         return try await store.create(
             .init(name: name, mode: mode, startingCash: startingCash, startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers,
                   rules: rules, bots: try BotPolicy.parse(bots) ?? .allowed, joinUntil: joinUntil, ownerPlays: ownerPlays,
-                  resetsAllowed: resetsAllowed),
+                  resetsAllowed: resetsAllowed, journalRequired: journalRequired),
             ownerID: ownerID
         )
     }
@@ -88,6 +89,10 @@ struct LeagueService: Sendable {
         try await standings.page(of: league, players: players ?? league.bots.defaultPlayers, limit: limit, offset: offset)
     }
 
+    /// A shared league's members trade their personal portfolios, which no league's rule binds.
+    static let journalInSharedLeague = InvalidInput(
+        "journalRequired applies to an isolated league: a shared league's members trade their personal portfolios.")
+
     static func checkMaxMembers(_ maxMembers: Int?) throws {
         if let maxMembers, !(1...1_000_000).contains(maxMembers) {
             throw InvalidInput("maxMembers must be from 1 to 1000000.")
@@ -99,7 +104,7 @@ struct LeagueService: Sendable {
     /// end must be in the future and after the start; a finished league changes no more.
     func update(
         _ league: LeagueStore.LeagueRecord, name rawName: String?, bots: String?, endsAt: PatchField<Date>, joinUntil: PatchField<Date>,
-        maxMembers: PatchField<Int>, by userID: Int, now: Date = Date()
+        maxMembers: PatchField<Int>, journalRequired: Bool? = nil, by userID: Int, now: Date = Date()
     ) async throws -> LeagueStore.LeagueRecord {
         guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "change it") }
         var changes = LeagueStore.Changes()
@@ -109,6 +114,8 @@ struct LeagueService: Sendable {
             changes.name = name
         }
         changes.bots = try BotPolicy.parse(bots)
+        if journalRequired == true && league.mode == .shared { throw Self.journalInSharedLeague }
+        changes.journalRequired = journalRequired
         changes.endsAt = endsAt.change
         if let end = changes.endsAt.value, end <= max(league.startsAt, now) {
             throw InvalidInput("endsAt must be in the future and after startsAt.")

@@ -33,6 +33,8 @@ struct LeagueStore: Sendable {
         let frozenReason: String?
         /// How many times a member may reset their own league portfolio.
         let resetsAllowed: Int
+        /// Whether every order and trade on its league portfolios needs a journal note.
+        let journalRequired: Bool
     }
 
     struct NewLeague: Sendable {
@@ -47,6 +49,7 @@ struct LeagueStore: Sendable {
         let joinUntil: Date?
         let ownerPlays: Bool
         let resetsAllowed: Int
+        let journalRequired: Bool
     }
 
     /// What the owner changes after creation (`PATCH /api/leagues/{id}`): a name, a bot
@@ -58,9 +61,10 @@ struct LeagueStore: Sendable {
         var endsAt: (named: Bool, value: Date?) = (false, nil)
         var joinUntil: (named: Bool, value: Date?) = (false, nil)
         var maxMembers: (named: Bool, value: Int?) = (false, nil)
+        var journalRequired: Bool?
     }
 
-    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, join_until, owner_plays, frozen_at, frozen_reason, resets_allowed, "
+    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, join_until, owner_plays, frozen_at, frozen_reason, resets_allowed, journal_required, "
         + LeagueRulesColumns.select
 
     /// Creates the league with its owner as first member (and, for an isolated league,
@@ -73,11 +77,11 @@ struct LeagueStore: Sendable {
                     """
                     WITH league AS (
                         INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, bots,
-                                             join_until, owner_plays, resets_allowed, \(unescaped: LeagueRulesColumns.names))
+                                             join_until, owner_plays, resets_allowed, journal_required, \(unescaped: LeagueRulesColumns.names))
                         VALUES (\(league.name), \(JoinCode.generate()), \(ownerID), \(league.mode), \(league.startingCash),
                                 \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)),
                                 \(league.ownerPlays ? 1 : 0), \(league.bots), \(league.joinUntil), \(league.ownerPlays),
-                                \(Int32(league.resetsAllowed)), \(LeagueRulesColumns.values(league.rules)))
+                                \(Int32(league.resetsAllowed)), \(league.journalRequired), \(LeagueRulesColumns.values(league.rules)))
                         RETURNING \(unescaped: Self.columns)
                     ), seated AS (
                         SELECT * FROM league WHERE owner_plays
@@ -174,6 +178,7 @@ struct LeagueStore: Sendable {
                 UPDATE leagues SET
                     name = coalesce(\(changes.name), name),
                     bots = coalesce(\(changes.bots), bots),
+                    journal_required = coalesce(\(changes.journalRequired), journal_required),
                     ends_at = CASE WHEN \(changes.endsAt.named) THEN \(changes.endsAt.value) ELSE ends_at END,
                     join_until = CASE WHEN \(changes.joinUntil.named) THEN \(changes.joinUntil.value) ELSE join_until END,
                     max_members = CASE WHEN \(changes.maxMembers.named) THEN \(changes.maxMembers.value.map(Int32.init))
@@ -375,7 +380,8 @@ struct LeagueStore: Sendable {
             rules: try LeagueRulesColumns.rules(row, over: serverRules), bots: try row.decode(BotPolicy.self, column: "bots"),
             joinUntil: try row.decode(Date?.self, column: "join_until"), ownerPlays: try row.decode(Bool.self, column: "owner_plays"),
             frozenAt: try row.decode(Date?.self, column: "frozen_at"), frozenReason: try row.decode(String?.self, column: "frozen_reason"),
-            resetsAllowed: try row.decode(Int.self, column: "resets_allowed")
+            resetsAllowed: try row.decode(Int.self, column: "resets_allowed"),
+            journalRequired: try row.decode(Bool.self, column: "journal_required")
         )
     }
 }

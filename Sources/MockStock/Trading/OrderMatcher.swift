@@ -73,7 +73,8 @@ struct OrderMatcher: Sendable {
             switch try await trading.execute(candidate.side, order).outcome {
             case .ok: return true
             // Frozen by the league's host after the order was picked: it waits.
-            case .notOpen, .frozen: return false
+            // (A resting order's journal note was asked for when it was placed.)
+            case .notOpen, .frozen, .noteRequired: return false
             case .insufficientFunds: closing = (.rejected, "There was not enough cash for the fill.")
             case .insufficientShares: closing = (.rejected, "The portfolio no longer holds the shares.")
             case .insufficientMargin: closing = (.rejected, "The portfolio's equity would not cover the short positions' margin.")

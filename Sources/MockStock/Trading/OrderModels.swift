@@ -72,6 +72,8 @@ struct Order: ResponseEncodable, Sendable {
     @NullEncoded var replacesOrderId: Int?
     @NullEncoded var replacedByOrderId: Int?
     @NullEncoded var replacedAt: Date?
+    /// The trader's journal note.
+    @NullEncoded var note: String?
     /// The same two orders' UUIDs, and the instrument's, as `/v2` names them.
     let replacesUUID: String?
     let replacedByUUID: String?
@@ -105,12 +107,13 @@ struct Order: ResponseEncodable, Sendable {
         replacesUUID = record.replacesUUID
         replacedByUUID = record.replacedByUUID
         assetUUID = record.assetUUID
+        note = record.note
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, uuid, clientOrderId, portfolioId, symbol, side, type, quantity, limitPrice, stopPrice, timeInForce, status,
              filledQuantity, filledAveragePrice, tradeId, createdAt, updatedAt, filledAt, canceledAt, expiredAt, rejectReason,
-             replacesOrderId, replacedByOrderId, replacedAt
+             replacesOrderId, replacedByOrderId, replacedAt, note
     }
 }
 
@@ -141,6 +144,8 @@ struct OrderRequest: Decodable, Sendable {
     let portfolioId: Int?
     /// A past day (`YYYY-MM-DD`): a back-dated market order in a practice portfolio.
     var at: String? = nil
+    /// The trader's journal note.
+    var note: String? = nil
 }
 
 /// An order that passed every check that needs no database.
@@ -170,6 +175,11 @@ struct OrderTicket: Sendable {
     let portfolioID: Int?
     /// The day of a back-dated market order.
     let at: String?
+    /// The journal note (at most 500 characters, trimmed; nil when blank).
+    let note: String?
+    /// Set for orders no league's journal rule applies to: sent through `/v2`, or a
+    /// replacement (its note was asked for when the order it replaces was placed).
+    var journalExempt = false
 
     init(_ request: OrderRequest) throws {
         symbol = Symbol.normalize(request.symbol)
@@ -195,6 +205,7 @@ struct OrderTicket: Sendable {
         try BackdatedTrades.check(request.at)
         if request.at != nil && type != .market { throw InvalidInput("at back-dates market orders only: they fill at that day's close.") }
         at = request.at
+        note = try JournalNote.parse(request.note)
     }
 
     /// The order that replaces `old` with `changes` applied, checked like a new order. It
@@ -205,8 +216,9 @@ struct OrderTicket: Sendable {
             type: old.type.rawValue, limitPrice: changes.limitPrice ?? old.limitPrice.map(DecimalInput.init),
             stopPrice: changes.stopPrice ?? old.stopPrice.map(DecimalInput.init),
             timeInForce: changes.timeInForce ?? old.timeInForce.rawValue, clientOrderId: changes.clientOrderId,
-            portfolioId: old.portfolioID
+            portfolioId: old.portfolioID, note: old.note
         ))
+        journalExempt = true
         if timeInForce.fillsAtOnceOrNever {
             throw InvalidInput("A replacement rests like the order it replaces: timeInForce must be day or gtc.")
         }
@@ -230,7 +242,7 @@ struct OrderTicket: Sendable {
     var requestHash: String {
         [symbol, side.rawValue, String(quantity), type.rawValue, limitPrice.map { "\($0)" } ?? "-",
          stopPrice.map { "\($0)" } ?? "-", timeInForce.rawValue, portfolioID.map(String.init) ?? "personal"]
-            .joined(separator: "\n").appending(at.map { "\n\($0)" } ?? "").sha256Hex
+            .joined(separator: "\n").appending(at.map { "\n\($0)" } ?? "").appending(note.map { "\nnote \($0)" } ?? "").sha256Hex
     }
 
     /// The price a buy reserves cash at: the most it may pay (limit), the price that sets

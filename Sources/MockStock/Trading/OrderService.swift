@@ -72,7 +72,8 @@ struct OrderService: Sendable {
         let order = rules.order(
             userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity, price: local.price,
             fxRate: local.fxRate,
-            fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce)
+            fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce),
+            note: ticket.note, journalExempt: ticket.journalExempt
         )
         try await rules.checkFill(ticket.side, order, in: trading)
         let execution = try await trading.execute(ticket.side, order)
@@ -88,7 +89,8 @@ struct OrderService: Sendable {
         let execution = try await backdating.fill(ticket.side, symbol: ticket.symbol, on: day) { price in
             let order = rules.order(
                 userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity, price: price,
-                fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce)
+                fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce),
+                note: ticket.note
             )
             try await rules.checkFill(ticket.side, order, in: trading)
             return order
@@ -150,6 +152,7 @@ struct OrderService: Sendable {
         case .notFound: throw TradingError.noSuchPortfolio
         case .closed: throw TradingError.leagueNotRunning
         case .frozen: throw TradingError.tradingFrozen
+        case .noteRequired: throw TradingError.noteRequired
         case .insufficientFunds: throw TradingError.insufficientFunds
         case .insufficientShares: throw TradingError.insufficientShares
         }

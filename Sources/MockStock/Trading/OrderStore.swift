@@ -38,6 +38,8 @@ struct OrderStore: Sendable {
         let replacedByUUID: String?
         /// The instrument's UUID (`/v2`'s asset id).
         let assetUUID: String?
+        /// The trader's journal note.
+        let note: String?
     }
 
     /// What an open order holds back until it fills or closes.
@@ -53,6 +55,7 @@ struct OrderStore: Sendable {
         case notFound = "not_found"
         case closed
         case frozen
+        case noteRequired = "note_required"
         case insufficientFunds = "insufficient_funds"
         case insufficientShares = "insufficient_shares"
     }
@@ -172,27 +175,32 @@ struct OrderStore: Sendable {
             """
         }
         let refusal: PlaceOutcome = ticket.side == .buy ? .insufficientFunds : .insufficientShares
+        // Where the league requires a journal note, an order without one is refused.
+        let unnoted: PostgresQuery = ticket.note == nil && !ticket.journalExempt ? "coalesce(l.journal_required, false)" : "false"
         return """
             WITH owned AS (
                 SELECT p.id, l.ends_at,
-                       league_open(l, now()) AS open, l.frozen_at IS NOT NULL AS frozen
+                       league_open(l, now()) AND NOT \(unnoted) AS open, league_open(l, now()) AS running,
+                       l.frozen_at IS NOT NULL AS frozen
                 FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
                 WHERE p.user_id = \(userID) AND p.archived_at IS NULL
                   AND portfolio_named(p.kind, p.id, \(ticket.portfolioID)::int8)
                 FOR UPDATE OF p
             ), \(reserve), placed AS (
                 INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type, time_in_force,
-                                    quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at, replaces)
+                                    quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at, replaces, note)
                 SELECT \(userID), reserved.id, \(ticket.clientOrderID)::text, \(ticket.requestHash), \(ticket.symbol), \(ticket.side),
                        \(ticket.type), \(ticket.timeInForce), \(ticket.quantity), \(ticket.limitPrice)::numeric,
                        \(ticket.stopPrice)::numeric, reserved.cash, reserved.shares,
-                       least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned)), \(replaces)::int8
+                       least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned)), \(replaces)::int8, \(ticket.note)::text
                 FROM reserved
                 RETURNING id, symbol, side, type, limit_price, stop_price
             )
             SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(PlaceOutcome.notFound)
                         WHEN NOT (SELECT open FROM owned)
-                            THEN CASE WHEN (SELECT frozen FROM owned) THEN \(PlaceOutcome.frozen) ELSE \(PlaceOutcome.closed) END
+                            THEN CASE WHEN (SELECT frozen FROM owned) THEN \(PlaceOutcome.frozen)
+                                      WHEN NOT (SELECT running FROM owned) THEN \(PlaceOutcome.closed)
+                                      ELSE \(PlaceOutcome.noteRequired) END
                         WHEN NOT EXISTS (SELECT 1 FROM placed) THEN \(refusal)
                         ELSE \(PlaceOutcome.ok) END::text,
                    (SELECT id FROM placed),
@@ -333,7 +341,7 @@ struct OrderStore: Sendable {
         SELECT o.id, o.client_order_id, o.portfolio_id, o.symbol, o.side, o.type, o.quantity, o.limit_price, o.stop_price,
                o.time_in_force, o.status, o.fill_price, o.trade_id, o.created_at, o.updated_at, o.filled_at, o.canceled_at,
                o.expired_at, o.reject_reason, o.request_hash, o.uuid::text, o.replaces, o.replaced_by, o.replaced_at,
-               o.replaces_uuid::text, o.replaced_by_uuid::text, o.asset_uuid::text
+               o.replaces_uuid::text, o.replaced_by_uuid::text, o.asset_uuid::text, o.note
         FROM order_book o
         """
 
@@ -355,7 +363,7 @@ struct OrderStore: Sendable {
             replacedBy: try row.decode(Int?.self, column: "replaced_by"), replacedAt: try row.decode(Date?.self, column: "replaced_at"),
             replacesUUID: try row.decode(String?.self, column: "replaces_uuid"),
             replacedByUUID: try row.decode(String?.self, column: "replaced_by_uuid"),
-            assetUUID: try row.decode(String?.self, column: "asset_uuid")
+            assetUUID: try row.decode(String?.self, column: "asset_uuid"), note: try row.decode(String?.self, column: "note")
         )
     }
 

@@ -9,6 +9,8 @@ enum TradeOutcome: String, PostgresCodable {
     case closed
     /// A league portfolio of a league its host has frozen.
     case frozen
+    /// No note, on a league portfolio whose league requires one (`journalRequired`).
+    case noteRequired = "note_required"
     case insufficientFunds = "insufficient_funds"
     case insufficientShares = "insufficient_shares"
     /// A short sale the portfolio's equity would not cover (league rule `shortMarginPercent`).
@@ -27,6 +29,7 @@ extension TradeOutcome {
         case .insufficientMargin: throw TradingError.insufficientMargin
         case .closed: throw TradingError.leagueNotRunning
         case .frozen: throw TradingError.tradingFrozen
+        case .noteRequired: throw TradingError.noteRequired
         case .notFound: throw TradingError.noSuchPortfolio
         // A market order claims no open order, so this is never its outcome.
         case .notOpen: throw TradingError.incompleteRecord
@@ -67,6 +70,10 @@ public struct TradeOrder: Sendable {
     /// Set where the portfolio holds another currency than dollars: the rate (spread
     /// included) that turned the dollar price into `price`, recorded on the trade.
     let fxRate: Decimal?
+    /// The trader's journal note, kept on the trade (and its order row).
+    let note: String?
+    /// Set where no league's journal rule applies (orders sent through `/v2`).
+    let journalExempt: Bool
 
     /// A fill dated a past day's close: the quantity and price are that day's, the
     /// position moves by what those shares are today (`shares`, after the splits since),
@@ -79,7 +86,8 @@ public struct TradeOrder: Sendable {
 
     public init(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fee: Decimal,
                 fill: OrderToFill = .marketTrade, shortMarginPercent: Decimal? = nil,
-                idempotency: (key: String, requestHash: String)? = nil, backdating: Backdating? = nil, fxRate: Decimal? = nil) {
+                idempotency: (key: String, requestHash: String)? = nil, backdating: Backdating? = nil, fxRate: Decimal? = nil,
+                note: String? = nil, journalExempt: Bool = false) {
         self.userID = userID
         self.portfolioID = portfolioID
         self.symbol = symbol
@@ -91,6 +99,8 @@ public struct TradeOrder: Sendable {
         self.idempotency = idempotency
         self.backdating = backdating
         self.fxRate = fxRate
+        self.note = note
+        self.journalExempt = journalExempt
     }
 
     public var amount: Decimal { price * Decimal(quantity) }
@@ -102,7 +112,8 @@ public struct TradeOrder: Sendable {
     /// The same order dated a past day's close (no short selling there).
     func backdated(_ backdating: Backdating) -> TradeOrder {
         TradeOrder(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price, fee: fee,
-                   fill: fill, shortMarginPercent: nil, idempotency: idempotency, backdating: backdating, fxRate: fxRate)
+                   fill: fill, shortMarginPercent: nil, idempotency: idempotency, backdating: backdating, fxRate: fxRate,
+                   note: note, journalExempt: journalExempt)
     }
 }
 
@@ -149,9 +160,18 @@ public enum TradeStatement {
     /// The portfolio that fills the order, locked. A market order names a portfolio of the
     /// user's; a resting order is claimed first (order, then portfolio, then holding: the
     /// lock order of every statement that touches orders, so none can deadlock another).
-    /// A league portfolio trades only while its league runs (`open`) and is not frozen.
+    /// A league portfolio trades only while its league runs and is not frozen, and where
+    /// its league requires a journal note, only with one (`open`; a resting order's note
+    /// was asked for when it was placed).
     private static func ownedPortfolio(_ order: TradeOrder) -> PostgresQuery {
-        let open: PostgresQuery = "league_open(l, now()) AS open, l.frozen_at IS NOT NULL AS frozen"
+        let unnoted: PostgresQuery = switch order.fill {
+        case .marketTrade, .market: order.note == nil && !order.journalExempt ? "coalesce(l.journal_required, false)" : "false"
+        case .resting: "false"
+        }
+        let open: PostgresQuery = """
+            league_open(l, now()) AND NOT \(unnoted) AS open, league_open(l, now()) AS running,
+            l.frozen_at IS NOT NULL AS frozen
+            """
         switch order.fill {
         case .marketTrade, .market:
             return """
@@ -166,7 +186,7 @@ public enum TradeStatement {
         case .resting(let id):
             return """
                 claimed AS (
-                    SELECT o.id, o.portfolio_id, o.reserved_cash, o.reserved_quantity FROM orders o
+                    SELECT o.id, o.portfolio_id, o.reserved_cash, o.reserved_quantity, o.note FROM orders o
                     WHERE o.id = \(id) AND o.status = 'new'
                     FOR UPDATE SKIP LOCKED
                 ), owned AS (
@@ -180,14 +200,21 @@ public enum TradeStatement {
     }
 
     /// The trade columns only some fills set: the day of a back-dated fill, the rate of a
-    /// fill in another currency.
+    /// fill in another currency, the journal note (a resting order's own).
     private static func recorded(_ order: TradeOrder) -> (column: PostgresQuery, value: PostgresQuery) {
-        switch (order.backdating, order.fxRate) {
-        case (nil, nil): ("", "")
-        case (let backdating?, nil): (", created_at", ", \(backdating.at)::timestamptz")
-        case (nil, let rate?): (", fx_rate", ", \(rate)::numeric")
-        case (let backdating?, let rate?): (", created_at, fx_rate", ", \(backdating.at)::timestamptz, \(rate)::numeric")
+        var recorded: (column: PostgresQuery, value: PostgresQuery) = ("", "")
+        if let backdating = order.backdating {
+            recorded = (", created_at", ", \(backdating.at)::timestamptz")
         }
+        if let rate = order.fxRate {
+            recorded = ("\(recorded.column), fx_rate", "\(recorded.value), \(rate)::numeric")
+        }
+        switch order.fill {
+        case .resting: recorded = ("\(recorded.column), note", "\(recorded.value), (SELECT note FROM claimed)")
+        case .marketTrade, .market:
+            if let note = order.note { recorded = ("\(recorded.column), note", "\(recorded.value), \(note)::text") }
+        }
+        return recorded
     }
 
     /// Income a back-dated buy may not spend (none for a fill dated now).
@@ -215,10 +242,10 @@ public enum TradeStatement {
             return """
                 , order_row AS (
                     INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type,
-                                        time_in_force, quantity, status, trade_id, created_at, updated_at, filled_at)
+                                        time_in_force, quantity, status, trade_id, created_at, updated_at, filled_at, note)
                     SELECT \(order.userID), trade.portfolio_id, \(clientOrderID)::text, \(requestHash), \(order.symbol),
                            \(side), \(OrderType.market), \(timeInForce), \(order.quantity), \(OrderStatus.filled), trade.id,
-                           trade.created_at, trade.created_at, trade.created_at
+                           trade.created_at, trade.created_at, trade.created_at, \(order.note)::text
                     FROM trade
                     RETURNING id
                 )
@@ -251,7 +278,9 @@ public enum TradeStatement {
                 SELECT CASE \(claimed)
                             WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(TradeOutcome.notFound)
                             WHEN NOT (SELECT open FROM owned)
-                                THEN CASE WHEN (SELECT frozen FROM owned) THEN \(TradeOutcome.frozen) ELSE \(TradeOutcome.closed) END
+                                THEN CASE WHEN (SELECT frozen FROM owned) THEN \(TradeOutcome.frozen)
+                                          WHEN NOT (SELECT running FROM owned) THEN \(TradeOutcome.closed)
+                                          ELSE \(TradeOutcome.noteRequired) END
                             WHEN NOT EXISTS (SELECT 1 FROM trade) THEN \(refusal)
                             ELSE \(TradeOutcome.ok) END::text AS outcome
             )

@@ -23,6 +23,8 @@ struct TradingController {
         let portfolioId: Int?
         /// A past day (`YYYY-MM-DD`): a back-dated trade in a practice portfolio.
         let at: String?
+        /// The trader's journal note (at most 500 characters).
+        let note: String?
     }
 
     @Sendable func portfolios(_ request: Request, context: AppRequestContext) async throws -> [PortfolioSummary] {
@@ -42,7 +44,7 @@ struct TradingController {
         let body = try await request.decodeJSON(as: TradeRequest.self, context: context)
         return try await trading.trade(
             side, userID: identity.userID, symbol: body.symbol, quantity: body.amount.value,
-            portfolioID: body.portfolioId, at: body.at, idempotencyKey: key
+            portfolioID: body.portfolioId, at: body.at, note: body.note, idempotencyKey: key
         )
     }
 

@@ -16,6 +16,8 @@ struct Trade: Codable, Sendable, Equatable {
     /// Only on a fill in another currency than dollars (a league's): units of it per
     /// dollar, spread included; `price` is the dollar price times it.
     let fxRate: String?
+    /// The trader's journal note, if any.
+    var note: String?
 
     init(_ record: TradingStore.TradeRecord) {
         id = record.id
@@ -28,6 +30,7 @@ struct Trade: Codable, Sendable, Equatable {
         fee = record.fee.moneyString
         createdAt = record.createdAt
         fxRate = record.fxRate?.rate
+        note = record.note
     }
 }
 
@@ -167,6 +170,8 @@ enum TradingError: Error, Equatable {
     case leagueNotRunning
     /// The league's host froze trading: no trade, no new order (cancelling still works).
     case tradingFrozen
+    /// The league asks for a journal note on every order and trade of its portfolios.
+    case noteRequired
     /// A withdrawal of more than the cash free now.
     case insufficientCashToWithdraw
     /// A user has at most this many practice portfolios.

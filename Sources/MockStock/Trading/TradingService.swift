@@ -15,13 +15,15 @@ struct TradingService: Sendable {
     /// returned to every repeat of the same request.
     func trade(
         _ side: TradeSide, userID: Int, symbol rawSymbol: String, quantity: Int, portfolioID: Int?,
-        at: String? = nil, idempotencyKey: String?
+        at: String? = nil, note rawNote: String? = nil, idempotencyKey: String?
     ) async throws -> TradeResult {
         let symbol = Symbol.normalize(rawSymbol)
         try BackdatedTrades.check(at)
-        let idempotency = idempotencyKey.map { key in
-            (key: key, requestHash: Self.hash(side, symbol, quantity, portfolioID, at))
-        }
+        let note = try JournalNote.parse(rawNote)
+        let requestHash = Self.hash(side, symbol, quantity, portfolioID, at, note)
+        let idempotency = idempotencyKey.map { key in (key: key, requestHash: requestHash) }
+        // A trade with a journal note is written with its order row, where the journal reads it.
+        let fill: OrderToFill = note == nil ? .marketTrade : .market(clientOrderID: nil, requestHash: requestHash, timeInForce: .day)
         if let idempotency, let earlier = try await store.remembered(userID: userID, key: idempotency.key) {
             return try replay(earlier, idempotency.requestHash, symbol: symbol)
         }
@@ -29,7 +31,7 @@ struct TradingService: Sendable {
         try rules.check(type: .market, symbol: symbol)
         let order = { (price: Decimal, fxRate: Decimal?) async throws -> TradeOrder in
             let order = rules.order(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
-                                    price: price, fxRate: fxRate, idempotency: idempotency)
+                                    price: price, fxRate: fxRate, fill: fill, idempotency: idempotency, note: note)
             try await rules.checkFill(side, order, in: store)
             return order
         }
@@ -62,8 +64,9 @@ struct TradingService: Sendable {
         return TradeResult(trade: Trade(trade), cash: cash.moneyString, position: .init(symbol: symbol, quantity: position))
     }
 
-    private static func hash(_ side: TradeSide, _ symbol: String, _ quantity: Int, _ portfolioID: Int?, _ at: String?) -> String {
+    private static func hash(_ side: TradeSide, _ symbol: String, _ quantity: Int, _ portfolioID: Int?, _ at: String?, _ note: String?) -> String {
         let text = "\(side.rawValue)\n\(symbol)\n\(quantity)\n\(portfolioID.map(String.init) ?? "personal")" + (at.map { "\n\($0)" } ?? "")
+            + (note.map { "\nnote \($0)" } ?? "")
         return text.sha256Hex
     }
 

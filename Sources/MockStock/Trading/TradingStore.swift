@@ -27,6 +27,8 @@ struct TradingStore: Sendable {
         let createdAt: Date
         /// The rate of a fill in another currency than dollars.
         var fxRate: Decimal?
+        /// The trader's journal note.
+        var note: String?
     }
 
     /// A `trades` row, by column name.
@@ -36,7 +38,8 @@ struct TradingStore: Sendable {
             symbol: try row.decode(String.self, column: "symbol"), side: try row.decode(TradeSide.self, column: "side"),
             quantity: try row.decode(Int.self, column: "quantity"), price: try row.decode(Decimal.self, column: "price"),
             amount: try row.decode(Decimal.self, column: "amount"), fee: try row.decode(Decimal.self, column: "fee"),
-            createdAt: try row.decode(Date.self, column: "created_at"), fxRate: try row.decode(Decimal?.self, column: "fx_rate")
+            createdAt: try row.decode(Date.self, column: "created_at"), fxRate: try row.decode(Decimal?.self, column: "fx_rate"),
+            note: try row.decode(String?.self, column: "note")
         )
     }
 
@@ -63,7 +66,8 @@ struct TradingStore: Sendable {
         let trade = tradeID.map { id in
             TradeRecord(
                 id: id, portfolioID: portfolioID!, symbol: order.symbol, side: side, quantity: order.quantity,
-                price: order.price, amount: order.amount, fee: order.fee, createdAt: createdAt!, fxRate: order.fxRate
+                price: order.price, amount: order.amount, fee: order.fee, createdAt: createdAt!, fxRate: order.fxRate,
+                note: order.note
             )
         }
         return Execution(outcome: outcome, trade: trade, cash: cash, position: position, orderID: orderID)
@@ -128,7 +132,7 @@ struct TradingStore: Sendable {
         let rows = try await pool.query(
             """
             SELECT k.request_hash, k.outcome, k.cash, k.position,
-                   t.id, t.portfolio_id, t.symbol, t.side, t.quantity, t.price, t.amount, t.fee, t.created_at, t.fx_rate
+                   t.id, t.portfolio_id, t.symbol, t.side, t.quantity, t.price, t.amount, t.fee, t.created_at, t.fx_rate, t.note
             FROM idempotency_keys k LEFT JOIN trades t ON t.id = k.trade_id
             WHERE k.user_id = \(userID) AND k.key = \(key)
             """
@@ -245,7 +249,7 @@ struct TradingStore: Sendable {
     func trades(portfolioID: Int, symbol: String?, before: Int?, limit: Int) async throws -> [TradeRecord] {
         let rows = try await pool.query(
             """
-            SELECT id, portfolio_id, symbol, side, quantity, price, amount, fee, created_at, fx_rate FROM trades
+            SELECT id, portfolio_id, symbol, side, quantity, price, amount, fee, created_at, fx_rate, note FROM trades
             WHERE portfolio_id = \(portfolioID)
               AND (\(symbol)::text IS NULL OR symbol = \(symbol)::text)
               AND (\(before)::int8 IS NULL OR id < \(before)::int8)

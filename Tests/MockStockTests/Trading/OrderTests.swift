@@ -32,6 +32,7 @@ struct OrderBody: Decodable, Equatable {
     var replacesOrderId: Int?
     var replacedByOrderId: Int?
     var replacedAt: String?
+    var note: String?
 }
 
 struct OrderPageBody: Decodable {

@@ -18,6 +18,7 @@ struct TradeResultBody: Decodable, Equatable {
         let amount: String
         let fee: String
         let createdAt: String
+        var note: String?
     }
 
     struct Position: Decodable, Equatable {
