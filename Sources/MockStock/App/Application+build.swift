@@ -107,6 +107,15 @@ public func buildApplication(
     let valueHistory = ValueHistoryService(
         store: ValueHistoryStore(pool: pool), trading: tradingService, clock: clock, fx: fx
     )
+    let leagueRisk = LeagueRiskService(
+        pool: pool, history: valueHistory, benchmarks: BenchmarkStore(reads: reads), liveLimit: configuration.standings.liveLimit
+    )
+    services.append(HousekeepingService(
+        chores: [.init(name: "league risk figures") { [settings = configuration.standings] in
+            _ = try await leagueRisk.refreshDue(small: settings.riskInterval, big: settings.bigRiskInterval)
+        }],
+        interval: configuration.standings.riskCheckInterval, logger: logger, started: started
+    ))
     let alpacaStore = AlpacaStore(pool: pool, reads: reads)
     let apiKeys = ApiKeyService(store: ApiKeyStore(pool: pool))
     let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading)
@@ -148,7 +157,8 @@ public func buildApplication(
             startingCash: configuration.startingCash
         ),
         journal: JournalStore(pool: pool),
-        news: LeagueNewsStore(pool: pool)
+        news: LeagueNewsStore(pool: pool),
+        gradebook: Gradebook(pool: pool, standings: standings)
     )
     let auth = AuthMiddleware(tokens: accounts.tokens, versions: accounts.versions)
     let hub = StreamHub(metrics: metrics.stream, queueLimit: configuration.stream.queueLimit)
@@ -225,6 +235,7 @@ struct Features {
     let practice: PracticePortfolios
     let journal: JournalStore
     let news: LeagueNewsStore
+    let gradebook: Gradebook
 }
 
 /// The account rules wired to their stores; also used by the `admin` command.
@@ -309,7 +320,7 @@ func buildRouter(
     tradingController.addRoutes(to: json)
     tradingController.addPracticeRoutes(to: json, practice: features.practice)
     OrdersController(orders: features.orders).addRoutes(to: json)
-    LeagueController(leagues: features.leagues, bots: features.bots).addRoutes(to: json)
+    LeagueController(leagues: features.leagues, bots: features.bots, gradebook: features.gradebook).addRoutes(to: json)
     JournalController(leagues: features.leagues, store: features.journal).addRoutes(to: json)
     LeagueNewsController(leagues: features.leagues, store: features.news).addRoutes(to: json)
     BotsController(bots: features.bots).addRoutes(to: json)

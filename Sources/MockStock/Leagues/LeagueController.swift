@@ -5,6 +5,7 @@ import Hummingbird
 struct LeagueController {
     let leagues: LeagueService
     let bots: BotService
+    let gradebook: Gradebook
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.post("leagues/create", use: create)
@@ -13,6 +14,7 @@ struct LeagueController {
         api.patch("leagues/{id}", use: update)
         api.get("leagues/{id}/leaderboard", use: leaderboard)
         api.get("leagues/{id}/history", use: history)
+        api.get("leagues/{id}/report.csv", use: report)
         api.post("leagues/join/{code}", use: join)
         api.post("leagues/{id}/freeze", use: freeze)
         api.post("leagues/{id}/unfreeze", use: unfreeze)
@@ -37,6 +39,8 @@ struct LeagueController {
         let ownerPlays: Bool?
         let resetsAllowed: Int?
         let journalRequired: Bool?
+        let rankBy: String?
+        let benchmark: String?
     }
 
     /// `POST /api/leagues/{id}/freeze`: an optional reason members are told.
@@ -48,16 +52,18 @@ struct LeagueController {
     /// `joinUntil` and `maxMembers` may be `null` (none); any other field is refused, the
     /// trading rules among them, which stay as created.
     struct UpdateRequest: Decodable {
-        static let fields: Set<String> = ["name", "bots", "endsAt", "joinUntil", "maxMembers", "journalRequired"]
+        static let fields: Set<String> = ["name", "bots", "endsAt", "joinUntil", "maxMembers", "journalRequired", "rankBy", "benchmark"]
         let name: String?
         let bots: String?
         let journalRequired: Bool?
+        let rankBy: String?
+        let benchmark: String?
         let endsAt: PatchField<Date>
         let joinUntil: PatchField<Date>
         let maxMembers: PatchField<Int>
 
         enum CodingKeys: String, CodingKey {
-            case name, bots, endsAt, joinUntil, maxMembers, journalRequired
+            case name, bots, endsAt, joinUntil, maxMembers, journalRequired, rankBy, benchmark
         }
 
         init(from decoder: any Decoder) throws {
@@ -69,6 +75,8 @@ struct LeagueController {
             name = try container.decodeIfPresent(String.self, forKey: .name)
             bots = try container.decodeIfPresent(String.self, forKey: .bots)
             journalRequired = try container.decodeIfPresent(Bool.self, forKey: .journalRequired)
+            rankBy = try container.decodeIfPresent(String.self, forKey: .rankBy)
+            benchmark = try container.decodeIfPresent(String.self, forKey: .benchmark)
             endsAt = try PatchField(container, .endsAt)
             joinUntil = try PatchField(container, .joinUntil)
             maxMembers = try PatchField(container, .maxMembers)
@@ -88,7 +96,7 @@ struct LeagueController {
             name: body.name, mode: body.mode, startingCash: body.startingCash?.value, currency: body.currency, startsAt: body.startsAt,
             endsAt: body.endsAt, maxMembers: body.maxMembers, rules: body.rules, bots: body.bots, joinUntil: body.joinUntil,
             ownerPlays: body.ownerPlays ?? true, resetsAllowed: body.resetsAllowed ?? 0, journalRequired: body.journalRequired ?? false,
-            ownerID: identity.userID
+            rankBy: body.rankBy, benchmark: body.benchmark, ownerID: identity.userID
         )
         return EditedResponse(status: .created, response: League(record: league))
     }
@@ -110,7 +118,8 @@ struct LeagueController {
             guard let players = StandingsStore.Players(rawValue: text) else { throw InvalidInput("players must be all, humans or bots.") }
             return players
         }
-        let standings = try await leagues.standings(of: league, players: players, limit: page.limit, offset: page.offset)
+        let order = try RankBy.parse(request.uri.queryParameters.get("rankBy"))
+        let standings = try await leagues.standings(of: league, players: players, order: order, limit: page.limit, offset: page.offset)
         return StandingPage(items: standings.items.map(Standing.init), total: standings.total, asOf: standings.asOf)
     }
 
@@ -127,7 +136,7 @@ struct LeagueController {
         let body = try await request.decodeJSON(as: UpdateRequest.self, context: context)
         return League(record: try await leagues.update(
             league, name: body.name, bots: body.bots, endsAt: body.endsAt, joinUntil: body.joinUntil, maxMembers: body.maxMembers,
-            journalRequired: body.journalRequired, by: context.requireIdentity().userID
+            journalRequired: body.journalRequired, rankBy: body.rankBy, benchmark: body.benchmark, by: context.requireIdentity().userID
         ))
     }
 
@@ -149,6 +158,17 @@ struct LeagueController {
 
     @Sendable func resetOwn(_ request: Request, context: AppRequestContext) async throws -> PortfolioReset {
         PortfolioReset(try await leagues.resetOwn(try await memberLeague(context), userID: context.requireIdentity().userID))
+    }
+
+    /// The gradebook (the host's alone): one CSV row per member, in the league's order.
+    @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let league = try await memberLeague(context)
+        guard league.ownerID == (try context.requireIdentity().userID) else { throw LeagueError.ownerOnly(action: "download the gradebook") }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"league-\(league.id)-gradebook.csv\""],
+            body: .init(byteBuffer: ByteBuffer(string: try await gradebook.csv(of: league)))
+        )
     }
 
     @Sendable func join(_ request: Request, context: AppRequestContext) async throws -> League {

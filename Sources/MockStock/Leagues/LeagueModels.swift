@@ -31,6 +31,9 @@ struct League: ResponseEncodable {
     let resetsAllowed: Int
     /// Whether every order and trade on its league portfolios needs a journal note.
     let journalRequired: Bool
+    /// How its standings are ordered, and what excess returns are measured against.
+    let rankBy: RankBy
+    let benchmark: String
     var members: [Standing]?
 
     init(record: LeagueStore.LeagueRecord, members: [Standing]? = nil) {
@@ -54,6 +57,8 @@ struct League: ResponseEncodable {
         frozenReason = record.frozenReason
         resetsAllowed = record.resetsAllowed
         journalRequired = record.journalRequired
+        rankBy = record.rankBy
+        benchmark = record.benchmark
         self.members = members
     }
 }
@@ -72,6 +77,12 @@ struct Standing: Encodable, Sendable {
     @NullEncoded var ownerUsername: String?
     /// How many times the member's league portfolio was reset (by them or the host).
     let resets: Int
+    /// Risk figures over the league's days against its benchmark (null until computed, or
+    /// with fewer than two daily returns).
+    @NullEncoded var sharpe: String?
+    @NullEncoded var sortino: String?
+    @NullEncoded var maxDrawdown: String?
+    @NullEncoded var excessReturn: String?
 
     init(_ record: StandingsStore.StandingRecord) {
         rank = record.rank
@@ -85,6 +96,10 @@ struct Standing: Encodable, Sendable {
         bot = record.bot
         ownerUsername = record.ownerUsername
         resets = record.resets
+        sharpe = record.sharpe?.rate
+        sortino = record.sortino?.rate
+        maxDrawdown = record.maxDrawdown?.rate
+        excessReturn = record.excessReturn?.rate
     }
 }
 

@@ -13,7 +13,8 @@ struct LeagueService: Sendable {
     func create(
         name rawName: String, mode rawMode: String?, startingCash: Decimal?, currency rawCurrency: String? = nil, startsAt: Date?, endsAt: Date?,
         maxMembers: Int?, rules rulesInput: TradingRulesInput? = nil, bots: String? = nil, joinUntil: Date? = nil,
-        ownerPlays: Bool = true, resetsAllowed: Int = 0, journalRequired: Bool = false, ownerID: Int
+        ownerPlays: Bool = true, resetsAllowed: Int = 0, journalRequired: Bool = false, rankBy: String? = nil,
+        benchmark: String? = nil, ownerID: Int
     ) async throws -> LeagueStore.LeagueRecord {
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
         try TextInput.check(name, field: "name", length: 1...64)
@@ -46,7 +47,8 @@ struct LeagueService: Sendable {
         return try await store.create(
             .init(name: name, mode: mode, startingCash: startingCash, startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers,
                   rules: rules, bots: try BotPolicy.parse(bots) ?? .allowed, joinUntil: joinUntil, ownerPlays: ownerPlays,
-                  resetsAllowed: resetsAllowed, journalRequired: journalRequired),
+                  resetsAllowed: resetsAllowed, journalRequired: journalRequired, rankBy: try RankBy.parse(rankBy) ?? .netWorth,
+                  benchmark: try await BenchmarkStore.named(benchmark ?? "market", in: market)),
             ownerID: ownerID
         )
     }
@@ -84,9 +86,9 @@ struct LeagueService: Sendable {
     /// A page of the league's standings: of everyone, or of humans or bots alone (by
     /// default, as the league's bot policy says).
     func standings(
-        of league: LeagueStore.LeagueRecord, players: StandingsStore.Players? = nil, limit: Int, offset: Int
+        of league: LeagueStore.LeagueRecord, players: StandingsStore.Players? = nil, order: RankBy? = nil, limit: Int, offset: Int
     ) async throws -> StandingsStore.Page {
-        try await standings.page(of: league, players: players ?? league.bots.defaultPlayers, limit: limit, offset: offset)
+        try await standings.page(of: league, players: players ?? league.bots.defaultPlayers, order: order, limit: limit, offset: offset)
     }
 
     /// A shared league's members trade their personal portfolios, which no league's rule binds.
@@ -104,7 +106,8 @@ struct LeagueService: Sendable {
     /// end must be in the future and after the start; a finished league changes no more.
     func update(
         _ league: LeagueStore.LeagueRecord, name rawName: String?, bots: String?, endsAt: PatchField<Date>, joinUntil: PatchField<Date>,
-        maxMembers: PatchField<Int>, journalRequired: Bool? = nil, by userID: Int, now: Date = Date()
+        maxMembers: PatchField<Int>, journalRequired: Bool? = nil, rankBy: String? = nil, benchmark: String? = nil,
+        by userID: Int, now: Date = Date()
     ) async throws -> LeagueStore.LeagueRecord {
         guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "change it") }
         var changes = LeagueStore.Changes()
@@ -116,6 +119,8 @@ struct LeagueService: Sendable {
         changes.bots = try BotPolicy.parse(bots)
         if journalRequired == true && league.mode == .shared { throw Self.journalInSharedLeague }
         changes.journalRequired = journalRequired
+        changes.rankBy = try RankBy.parse(rankBy)
+        if let benchmark { changes.benchmark = try await BenchmarkStore.named(benchmark, in: market) }
         changes.endsAt = endsAt.change
         if let end = changes.endsAt.value, end <= max(league.startsAt, now) {
             throw InvalidInput("endsAt must be in the future and after startsAt.")

@@ -35,6 +35,9 @@ struct LeagueStore: Sendable {
         let resetsAllowed: Int
         /// Whether every order and trade on its league portfolios needs a journal note.
         let journalRequired: Bool
+        /// How its standings are ordered, and the benchmark of its members' excess returns.
+        let rankBy: RankBy
+        let benchmark: String
     }
 
     struct NewLeague: Sendable {
@@ -50,6 +53,8 @@ struct LeagueStore: Sendable {
         let ownerPlays: Bool
         let resetsAllowed: Int
         let journalRequired: Bool
+        let rankBy: RankBy
+        let benchmark: String
     }
 
     /// What the owner changes after creation (`PATCH /api/leagues/{id}`): a name, a bot
@@ -62,9 +67,12 @@ struct LeagueStore: Sendable {
         var joinUntil: (named: Bool, value: Date?) = (false, nil)
         var maxMembers: (named: Bool, value: Int?) = (false, nil)
         var journalRequired: Bool?
+        var rankBy: RankBy?
+        /// A new benchmark; the members' risk figures are computed again soon after.
+        var benchmark: String?
     }
 
-    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, join_until, owner_plays, frozen_at, frozen_reason, resets_allowed, journal_required, "
+    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, join_until, owner_plays, frozen_at, frozen_reason, resets_allowed, journal_required, rank_by, benchmark, "
         + LeagueRulesColumns.select
 
     /// Creates the league with its owner as first member (and, for an isolated league,
@@ -77,11 +85,13 @@ struct LeagueStore: Sendable {
                     """
                     WITH league AS (
                         INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, bots,
-                                             join_until, owner_plays, resets_allowed, journal_required, \(unescaped: LeagueRulesColumns.names))
+                                             join_until, owner_plays, resets_allowed, journal_required, rank_by, benchmark,
+                                             \(unescaped: LeagueRulesColumns.names))
                         VALUES (\(league.name), \(JoinCode.generate()), \(ownerID), \(league.mode), \(league.startingCash),
                                 \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)),
                                 \(league.ownerPlays ? 1 : 0), \(league.bots), \(league.joinUntil), \(league.ownerPlays),
-                                \(Int32(league.resetsAllowed)), \(league.journalRequired), \(LeagueRulesColumns.values(league.rules)))
+                                \(Int32(league.resetsAllowed)), \(league.journalRequired), \(league.rankBy), \(league.benchmark),
+                                \(LeagueRulesColumns.values(league.rules)))
                         RETURNING \(unescaped: Self.columns)
                     ), seated AS (
                         SELECT * FROM league WHERE owner_plays
@@ -179,6 +189,10 @@ struct LeagueStore: Sendable {
                     name = coalesce(\(changes.name), name),
                     bots = coalesce(\(changes.bots), bots),
                     journal_required = coalesce(\(changes.journalRequired), journal_required),
+                    rank_by = coalesce(\(changes.rankBy), rank_by),
+                    benchmark = coalesce(\(changes.benchmark), benchmark),
+                    risk_computed_at = CASE WHEN \(changes.benchmark)::text IS DISTINCT FROM benchmark
+                                                 AND \(changes.benchmark)::text IS NOT NULL THEN NULL ELSE risk_computed_at END,
                     ends_at = CASE WHEN \(changes.endsAt.named) THEN \(changes.endsAt.value) ELSE ends_at END,
                     join_until = CASE WHEN \(changes.joinUntil.named) THEN \(changes.joinUntil.value) ELSE join_until END,
                     max_members = CASE WHEN \(changes.maxMembers.named) THEN \(changes.maxMembers.value.map(Int32.init))
@@ -381,7 +395,8 @@ struct LeagueStore: Sendable {
             joinUntil: try row.decode(Date?.self, column: "join_until"), ownerPlays: try row.decode(Bool.self, column: "owner_plays"),
             frozenAt: try row.decode(Date?.self, column: "frozen_at"), frozenReason: try row.decode(String?.self, column: "frozen_reason"),
             resetsAllowed: try row.decode(Int.self, column: "resets_allowed"),
-            journalRequired: try row.decode(Bool.self, column: "journal_required")
+            journalRequired: try row.decode(Bool.self, column: "journal_required"),
+            rankBy: try row.decode(RankBy.self, column: "rank_by"), benchmark: try row.decode(String.self, column: "benchmark")
         )
     }
 }

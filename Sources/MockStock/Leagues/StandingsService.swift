@@ -23,6 +23,12 @@ public struct StandingsService: Service {
         public var roundInterval: Duration = .seconds(1)
         /// Time between checks for "Up fifty percent" (a valuation of every portfolio).
         public var priceAchievementInterval: Duration = .seconds(60)
+        /// Time between looks for leagues whose members' risk figures are due (`LeagueRiskService`).
+        public var riskCheckInterval: Duration = .seconds(5)
+        /// The age at which a league's risk figures are computed again; a league ranked
+        /// from snapshots waits `bigRiskInterval`.
+        public var riskInterval: Duration = .seconds(60)
+        public var bigRiskInterval: Duration = .seconds(900)
 
         public init() {}
     }

@@ -32,6 +32,11 @@ struct StandingsStore: Sendable {
         let ownerUsername: String?
         /// How many times the member's league portfolio was reset.
         let resets: Int
+        /// Risk figures over the league's days (`LeagueRiskService`; nil until computed).
+        let sharpe: Decimal?
+        let sortino: Decimal?
+        let maxDrawdown: Decimal?
+        let excessReturn: Decimal?
     }
 
     /// Whom a page ranks: everyone, or humans or bots alone (ranked among themselves).
@@ -43,8 +48,6 @@ struct StandingsStore: Sendable {
         /// The place and rank columns of that ranking.
         var place: String { self == .all ? "place" : "group_place" }
         var rank: String { self == .all ? "rank" : "group_rank" }
-        /// A standing's columns (`StandingsStore.record`), ranked this way.
-        var columns: String { "\(rank), user_id, username, net_worth, cash, holdings_value, paid_in, bot, owner_username" }
     }
 
     struct Page: Sendable {
@@ -66,17 +69,21 @@ struct StandingsStore: Sendable {
         var snapshots: String { self == .live ? "league_live_snapshots" : "league_snapshots" }
     }
 
-    /// One page of the league's standings (of everyone, or of humans or bots alone), best first.
-    func page(of league: LeagueStore.LeagueRecord, players: Players = .all, limit: Int, offset: Int) async throws -> Page {
+    /// One page of the league's standings (of everyone, or of humans or bots alone), best
+    /// first by `order` (by default the league's own). Net worth is the standings' own
+    /// place; another order ranks the same rows by its key (`RankBy.key`), ties sharing a rank.
+    func page(of league: LeagueStore.LeagueRecord, players: Players = .all, order: RankBy? = nil, limit: Int, offset: Int) async throws -> Page {
         let kept: Snapshot? = league.finishedAt != nil ? .final : league.memberCount > liveLimit ? .live : nil
-        if let kept, let snapshot = try await snapshotPage(league.id, from: kept, players: players, limit: limit, offset: offset) {
+        let order = order ?? league.rankBy
+        if let kept, let snapshot = try await snapshotPage(league.id, from: kept, players: players, order: order, limit: limit, offset: offset) {
             return snapshot
         }
         let rows = try await stale.query(
             """
-            SELECT \(unescaped: players.columns), \(Self.resets(league.id, of: "s")), count(*) OVER (), now()
-            FROM league_standings_live(\(league.id)) s WHERE \(players.bot)::boolean IS NULL OR bot = \(players.bot)
-            ORDER BY \(unescaped: players.place) LIMIT \(limit) OFFSET \(offset)
+            SELECT \(Self.columns(league.id, players: players, order: order)), count(*) OVER (), now()
+            FROM league_standings_live(\(league.id)) s \(Self.risk(league.id))
+            WHERE \(players.bot)::boolean IS NULL OR s.bot = \(players.bot)
+            ORDER BY \(unescaped: Self.ordering(players, order)) LIMIT \(limit) OFFSET \(offset)
             """
         )
         let items = try rows.map(Self.record)
@@ -85,48 +92,94 @@ struct StandingsStore: Sendable {
         return Page(items: items, total: total, asOf: asOf)
     }
 
-    /// A page from the league's snapshot; nil when it has none yet. A kind's total is its
-    /// last place, one probe of its index.
-    private func snapshotPage(_ leagueID: Int, from kept: Snapshot, players: Players, limit: Int, offset: Int) async throws -> Page? {
-        let count: PostgresQuery = players == .all ? "s.members" : """
-            coalesce((SELECT max(group_place) FROM \(unescaped: kept.standings) k WHERE k.league_id = s.league_id AND k.bot = \(players.bot)), 0)
-            """
-        let rows = try await (kept == .live ? StaleReads(pool: pool) : stale).query(
-            """
-            SELECT \(unescaped: players.columns), \(Self.resets(leagueID, of: "page")), \(count), s.taken_at
-            FROM \(unescaped: kept.snapshots) s LEFT JOIN LATERAL (
-                SELECT * FROM \(unescaped: kept.standings) st
-                WHERE st.league_id = s.league_id AND (\(players.bot)::boolean IS NULL OR st.bot = \(players.bot))
-                  AND st.\(unescaped: players.place) > \(offset)
-                ORDER BY st.\(unescaped: players.place) LIMIT \(limit)
-            ) page ON true
-            WHERE s.league_id = \(leagueID)
-            ORDER BY page.\(unescaped: players.place)
-            """
-        )
+    /// A page from the league's snapshot; nil when it has none yet. By net worth a page is
+    /// one range of its place index and a kind's total its last place; another order sorts
+    /// the league's rows of the snapshot.
+    private func snapshotPage(
+        _ leagueID: Int, from kept: Snapshot, players: Players, order: RankBy, limit: Int, offset: Int
+    ) async throws -> Page? {
+        let reads = kept == .live ? StaleReads(pool: pool) : stale
+        let rows: PostgresRows
+        if order == .netWorth {
+            let count: PostgresQuery = players == .all ? "k.members" : """
+                coalesce((SELECT max(group_place) FROM \(unescaped: kept.standings) g WHERE g.league_id = k.league_id AND g.bot = \(players.bot)), 0)
+                """
+            rows = try await reads.query(
+                """
+                SELECT \(Self.columns(leagueID, players: players, order: order)), \(count), k.taken_at
+                FROM \(unescaped: kept.snapshots) k LEFT JOIN LATERAL (
+                    SELECT * FROM \(unescaped: kept.standings) st
+                    WHERE st.league_id = k.league_id AND (\(players.bot)::boolean IS NULL OR st.bot = \(players.bot))
+                      AND st.\(unescaped: players.place) > \(offset)
+                    ORDER BY st.\(unescaped: players.place) LIMIT \(limit)
+                ) s ON true \(Self.risk(leagueID))
+                WHERE k.league_id = \(leagueID)
+                ORDER BY s.\(unescaped: players.place)
+                """
+            )
+        } else {
+            // The page in a lateral subquery (numbered, to keep its order), so a snapshot
+            // past whose end the page lies still answers, with its total and time.
+            rows = try await reads.query(
+                """
+                SELECT page.*, (SELECT count(*) FROM \(unescaped: kept.standings) c
+                                WHERE c.league_id = k.league_id AND (\(players.bot)::boolean IS NULL OR c.bot = \(players.bot))),
+                       k.taken_at
+                FROM \(unescaped: kept.snapshots) k LEFT JOIN LATERAL (
+                    SELECT \(Self.columns(leagueID, players: players, order: order)),
+                           row_number() OVER (ORDER BY \(unescaped: Self.ordering(players, order))) AS ordinal
+                    FROM \(unescaped: kept.standings) s \(Self.risk(leagueID))
+                    WHERE s.league_id = k.league_id AND (\(players.bot)::boolean IS NULL OR s.bot = \(players.bot))
+                    ORDER BY \(unescaped: Self.ordering(players, order)) LIMIT \(limit) OFFSET \(offset)
+                ) page ON true
+                WHERE k.league_id = \(leagueID)
+                ORDER BY page.ordinal
+                """
+            )
+        }
         guard let first = rows.first else { return nil }
-        let (total, takenAt) = try (first.decode(Int.self, column: Self.recordColumns), first.decode(Date.self, column: Self.recordColumns + 1))
+        // Past the standing's columns: the ordinal (another order only), the total, the time.
+        let after = Self.recordColumns + (order == .netWorth ? 0 : 1)
+        let (total, takenAt) = try (first.decode(Int.self, column: after), first.decode(Date.self, column: after + 1))
         let items = try rows.filter { try $0.decode(Int?.self, column: 1) != nil }.map(Self.record)
         return Page(items: items, total: total, asOf: takenAt)
     }
 
-    /// How many times each member's league portfolio was reset: read with the page, not
-    /// kept in snapshots, so a reset shows at once.
-    private static func resets(_ leagueID: Int, of alias: String) -> PostgresQuery {
-        "coalesce((SELECT m.resets FROM league_members m WHERE m.league_id = \(leagueID) AND m.user_id = \(unescaped: alias).user_id), 0)"
+    /// A standing's columns (`record`) from the row `s` and its risk figures `r`: the rank
+    /// by net worth is the standings' own (of everyone or of the kind); by another order,
+    /// a rank over the rows the page ranks.
+    private static func columns(_ leagueID: Int, players: Players, order: RankBy) -> PostgresQuery {
+        let rank = order.key.map { "rank() OVER (ORDER BY \($0))" } ?? "s.\(players.rank)"
+        return """
+            \(unescaped: rank), s.user_id, s.username, s.net_worth, s.cash, s.holdings_value, s.paid_in, s.bot, s.owner_username,
+            coalesce((SELECT m.resets FROM league_members m WHERE m.league_id = \(leagueID) AND m.user_id = s.user_id), 0),
+            r.sharpe, r.sortino, r.max_drawdown, r.excess_return
+            """
     }
 
-    /// How many columns a standing takes (`Players.columns` and its resets).
-    private static let recordColumns = 10
+    /// The members' risk figures (`LeagueRiskService`), joined to the rows `s`.
+    private static func risk(_ leagueID: Int) -> PostgresQuery {
+        "LEFT JOIN league_risk r ON r.league_id = \(leagueID) AND r.user_id = s.user_id"
+    }
 
-    /// The standing in the first columns (`Players.columns`) of a row that may hold more.
+    /// A page's order: by its key, ties by net-worth place.
+    private static func ordering(_ players: Players, _ order: RankBy) -> String {
+        [order.key, "s.\(players.place)"].compactMap { $0 }.joined(separator: ", ")
+    }
+
+    /// How many columns a standing takes (`columns`): the resets and risk figures included.
+    private static let recordColumns = 14
+
+    /// The standing in the first columns (`columns`) of a row that may hold more.
     private static func record(_ row: PostgresRow) throws -> StandingRecord {
         StandingRecord(
             rank: try row.decode(Int.self, column: 0), userID: try row.decode(Int.self, column: 1),
             username: try row.decode(String.self, column: 2), netWorth: try row.decode(Decimal.self, column: 3),
             cash: try row.decode(Decimal.self, column: 4), holdingsValue: try row.decode(Decimal.self, column: 5),
             paidIn: try row.decode(Decimal.self, column: 6), bot: try row.decode(Bool.self, column: 7),
-            ownerUsername: try row.decode(String?.self, column: 8), resets: try row.decode(Int.self, column: 9)
+            ownerUsername: try row.decode(String?.self, column: 8), resets: try row.decode(Int.self, column: 9),
+            sharpe: try row.decode(Decimal?.self, column: 10), sortino: try row.decode(Decimal?.self, column: 11),
+            maxDrawdown: try row.decode(Decimal?.self, column: 12), excessReturn: try row.decode(Decimal?.self, column: 13)
         )
     }
 

@@ -1,0 +1,60 @@
+import Foundation
+import Hummingbird
+import Postgres
+
+/// The gradebook: a league as a host downloads it (`GET /api/leagues/{id}/report.csv`),
+/// one row per member in the league's order (`rankBy`), with the standing's figures and
+/// what each member did: trades made since the league started and journal notes written
+/// in its portfolios (`league_portfolios`, reset ones included), resets, and the last
+/// trade's time.
+struct Gradebook: Sendable {
+    static let header = "rank,username,netWorth,returnPercent,sharpe,sortino,maxDrawdown,excessReturn,trades,notes,resets,lastTradeAt"
+
+    let pool: PostgresConnectionPool
+    let standings: StandingsStore
+
+    struct Activity: Sendable {
+        let trades: Int
+        let notes: Int
+        let lastTradeAt: Date?
+    }
+
+    func csv(of league: LeagueStore.LeagueRecord) async throws -> String {
+        let activity = try await self.activity(of: league)
+        let formatter = ISO8601DateFormatter()
+        var lines = [Self.header]
+        var offset = 0
+        while true {
+            let page = try await standings.page(of: league, players: .all, limit: 1000, offset: offset)
+            for record in page.items {
+                let standing = Standing(record)
+                let done = activity[record.userID]
+                lines.append([
+                    String(standing.rank), standing.username, standing.netWorth, standing.returnPercent,
+                    standing.sharpe ?? "", standing.sortino ?? "", standing.maxDrawdown ?? "", standing.excessReturn ?? "",
+                    String(done?.trades ?? 0), String(done?.notes ?? 0), String(standing.resets),
+                    done?.lastTradeAt.map(formatter.string) ?? "",
+                ].joined(separator: ","))
+            }
+            offset += page.items.count
+            if page.items.isEmpty || offset >= page.total { break }
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// Each member's trades since the league started, journal notes and last trade.
+    private func activity(of league: LeagueStore.LeagueRecord) async throws -> [Int: Activity] {
+        let rows = try await pool.query(
+            """
+            SELECT lp.user_id,
+                   (SELECT count(*) FROM trades t WHERE t.portfolio_id = ANY(array_agg(lp.portfolio_id)) AND t.created_at >= \(league.startsAt)),
+                   (SELECT count(*) FROM orders o WHERE o.portfolio_id = ANY(array_agg(lp.portfolio_id)) AND o.note IS NOT NULL
+                                                    AND o.created_at >= \(league.startsAt)),
+                   (SELECT max(t.created_at) FROM trades t WHERE t.portfolio_id = ANY(array_agg(lp.portfolio_id)) AND t.created_at >= \(league.startsAt))
+            FROM league_portfolios(\(league.id)) lp
+            GROUP BY lp.user_id
+            """
+        ).decode((Int, Int, Int, Date?).self)
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, Activity(trades: $0.1, notes: $0.2, lastTradeAt: $0.3)) })
+    }
+}
