@@ -65,6 +65,24 @@ export async function api(path, { method = 'GET', body, headers = {}, raw = fals
   return response.json();
 }
 
+/** Downloads a CSV the server makes (with the caller's token) and saves it as a file,
+ * under the server's name (Content-Disposition), else `fallback`; returns the name. */
+export async function saveDownload(path, fallback) {
+  const response = await api(path, { raw: true, headers: { Accept: 'text/csv' } });
+  const header = response.headers.get('Content-Disposition') ?? '';
+  const given = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(header)?.[1];
+  const name = (given ? decodeURIComponent(given).replace(/[\\/]/g, '').trim() : '') || fallback;
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+  return name;
+}
+
 /** Uploads a file body with progress (fetch has no upload progress; XHR does). */
 export function upload(path, file, contentType, onProgress, method = 'POST', headers = {}) {
   return new Promise((resolve, reject) => {

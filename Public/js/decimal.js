@@ -143,3 +143,15 @@ export function fractionPercent(text) {
   if (text === null || text === undefined) return '—';
   return percent(unscaled(scaled(text) * 100n, 4));
 }
+
+/** A ratio from the API ("-1.509009") to two places, "−1.51"; "—" when there is none. */
+export function ratio(text) {
+  if (text === null || text === undefined) return '—';
+  return unscaled(scaled(text), 2).replace('-', '−');
+}
+
+/** A fraction that is never negative (volatility, drawdown) as a percent without a sign:
+ * "0.123456" → "12.35%"; "—" when there is none. */
+export function magnitudePercent(text) {
+  return fractionPercent(text).replace(/^\+/, '');
+}

@@ -1,8 +1,11 @@
 """The web client on a phone: at 390x844 no page is wider than the screen, and what a
 player reads on each main screen (a holding's shares, price, value and gain, the market's
 prices, the analytics figures and charts, a league's join code and its two tables when it
-ranks bots apart, a bot's new key and its buttons, the unread badge) is on screen without
-scrolling sideways. The same pages at 1280x900 keep their tables.
+ranks bots apart — with their risk figures, and in another order picked with Rank by — a
+host's tools with the order, benchmark and gradebook, the buttons in each standing, the
+banner of a frozen league, its news and trade journal, a bot's new key and its buttons,
+the unread badge) is on screen without scrolling sideways. The same pages at 1280x900 keep
+their tables.
 
 Run after the server is up, like test_web_client.py (scripts/test-browser), with
 MOCKSTOCK_URL and SCREENSHOTS; each screen is saved as phone-*.png and desktop-*.png.
@@ -16,8 +19,11 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from support import PASSWORD, SCREENSHOTS, BrowserTest
+from support import PASSWORD, SCREENSHOTS, BrowserTest, call, login
 
+FROZEN_REASON = "Quiz on Friday about diversification: trading stops until the papers are marked"
+# The standings' risk columns, in a league measured against the market.
+RISK = ("Sharpe", "Sortino", "Drawdown", "Excess vs market")
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
 BOUGHT = {"AAPL": 15, "GOOGL": 2, "KO": 30}
 
@@ -116,6 +122,13 @@ class PhoneLayoutTest(BrowserTest):
             why = self.driver.execute_script(WHY_NOT_ON_SCREEN, element, PHONE["width"])
             self.assertEqual(why, "", f"{what} {element.text.splitlines()[:1]!r} is not on screen: {why}")
 
+    def assert_whole_table(self, css, what):
+        """The table in the box at `css` (one that scrolls sideways) fits in it: every column,
+        the host's buttons too, is seen without scrolling it."""
+        widths = self.driver.execute_script(
+            "const box = document.querySelector(arguments[0]); return [box.scrollWidth, box.clientWidth]", css)
+        self.assertLessEqual(widths[0], widths[1], f"{what} scroll sideways: {widths[0]}px in {widths[1]}px")
+
     def assert_inside(self, container, what):
         out = self.driver.execute_script(STICKING_OUT, container)
         self.assertEqual(out, [], f"{what} has content wider than itself")
@@ -171,12 +184,13 @@ class PhoneLayoutTest(BrowserTest):
         for symbol in BOUGHT:
             self.text_in("#allocation-symbols", symbol)
         self.text_in("#correlation", "1.0000")
+        self.text_in("#risk", "Risk figures need at least two days of returns")
         self.charts_drawn()
         self.shot(f"{screen}-analytics")
         self.assert_no_sideways_scroll("analytics", screen)
         if screen == "phone":
             cards = self.driver.find_elements(By.CSS_SELECTOR, "section.card.analytics")
-            self.assertEqual(len(cards), 5)
+            self.assertEqual(len(cards), 6)
             for card in cards:
                 self.assert_on_screen([card], "the analytics card")
                 self.assert_inside(card, f"the analytics card {card.get_attribute('id')!r}")
@@ -195,6 +209,19 @@ class PhoneLayoutTest(BrowserTest):
         else:
             self.assertTrue(self.checked_while_redrawn(lambda: self.find("#bot-standings thead").is_displayed()),
                             "the bots lost their table on a desktop")
+            for title in RISK:
+                self.assertTrue(self.checked_while_redrawn(lambda t=title: self.column(self.find("#standings table"), t)[0].is_displayed()),
+                                f"the standings lost their {title} column on a desktop")
+            self.assert_whole_table("#standings", "the standings")
+            self.assert_whole_table("#bot-standings", "the bots' standings")
+        # Another order, picked by the viewer: both tables read again in it, and still on screen.
+        Select(self.find("#rank-by")).select_by_value("return")
+        self.text_in("#rank-note", "Ranked by return for you")
+        self.find("#bot-standings table")
+        self.shot(f"{screen}-league-by-return")
+        self.assert_no_sideways_scroll("league ranked by return", screen)
+        if screen == "phone":
+            self.checked_while_redrawn(self.league_on_phone, code)
 
     def checked_while_redrawn(self, check, *args):
         """Runs `check` again when the page redrew what it was reading: the league page
@@ -211,15 +238,77 @@ class PhoneLayoutTest(BrowserTest):
         self.assert_on_screen([code_box], "the join code")
         self.assert_inside(self.driver.execute_script("return arguments[0].parentElement", code_box), "the join code's card")
         self.assertEqual(code_box.text, code, "the join code is broken over lines")
+        self.assert_on_screen([self.find("#rank-by")], "the Rank by switch")
+        self.assert_inside(self.find("#league-board"), "the leaderboard")
+        self.assert_on_screen([self.find("#rank-note"), self.find("#risk-note")], "the leaderboard's note")
         board = self.find("#standings table")
-        for title in ("Player", "Net worth", "Return"):
+        for title in ("Player", "Net worth", "Return", *RISK):
             self.assert_on_screen(self.column(board, title), f"the leaderboard's {title.lower()}")
         # The league ranks bots apart: their own table, each marked with its owner.
         bots = self.find("#bot-standings table")
-        for title in ("Rank", "Player", "Net worth", "Return"):
+        for title in ("Rank", "Player", "Net worth", "Return", *RISK):
             self.assert_on_screen(self.column(bots, title), f"the bots' {title.lower()}")
         self.assert_on_screen(self.driver.find_elements(By.CSS_SELECTOR, "#bot-standings .tag, #bot-standings .owner"), "the bot's mark")
         self.assert_on_screen([self.find("#bot-policy-select"), self.find("#bot-policy-form button")], "the bot policy's control")
+
+    def host_league(self, screen):
+        """The host's page of an isolated league where she plays and members may reset: open
+        (the freeze form) and frozen with a long reason (the banner, Resume)."""
+        token = login(f"pia_{self.suffix}", PASSWORD)
+        call(f"/api/leagues/{self.host_league_id}/unfreeze", {}, token)
+        self.driver.get(self.host_league_url)
+        self.find("#freeze-form")
+        self.text_in("#standings", self.classmate)
+        self.text_in("#news-list", "Diversification week")
+        self.text_in("#journal-list", "Consumer staples")
+        self.shot(f"{screen}-league-host")
+        self.assert_no_sideways_scroll("host's league", screen)
+        if screen == "phone":
+            self.checked_while_redrawn(self.host_on_phone, False)
+        call(f"/api/leagues/{self.host_league_id}/freeze", {"reason": FROZEN_REASON}, token)
+        self.driver.refresh()
+        self.find("#unfreeze-button")
+        self.text_in("#frozen-banner", FROZEN_REASON)
+        self.text_in("#standings", self.classmate)
+        self.shot(f"{screen}-league-host-frozen")
+        self.assert_no_sideways_scroll("host's frozen league", screen)
+        if screen == "phone":
+            self.checked_while_redrawn(self.host_on_phone, True)
+        else:
+            self.assertTrue(self.checked_while_redrawn(lambda: self.find("#standings thead").is_displayed()),
+                            "the host's standings lost their table on a desktop")
+            self.assert_whole_table("#standings", "the host's standings")
+
+    def host_on_phone(self, frozen):
+        host = self.find("#host")
+        self.assert_inside(host, "the host tools")
+        self.assert_on_screen(host.find_elements(By.CSS_SELECTOR, "input, select, button"), "the host's control")
+        self.assert_on_screen(host.find_elements(By.CSS_SELECTOR, "label"), "the host's label")
+        self.assert_on_screen([self.find("#settings-rank-by"), self.find("#settings-benchmark"), self.find("#gradebook-download")],
+                              "the host's order, benchmark and gradebook")
+        if frozen:
+            self.assert_on_screen([self.find("#frozen-banner")], "the frozen banner")
+            self.assert_inside(self.find("#frozen-banner"), "the frozen banner")
+        board = self.find("#standings table")
+        for title in ("Rank", "Player", "Net worth", "Return", "Resets", *RISK):
+            self.assert_on_screen(self.column(board, title), f"the standings' {title.lower()}")
+        self.assert_on_screen([self.find("#rank-by")], "the Rank by switch")
+        buttons = board.find_elements(By.CSS_SELECTOR, "button")
+        self.assertGreaterEqual(len(buttons), 3, "the standings have a Reset for each player and a Kick for the classmate")
+        self.assert_on_screen(buttons, "the standing's button")
+        mine = self.find("#my-resets")
+        self.assert_inside(mine, "the player's own resets")
+        self.assert_on_screen(mine.find_elements(By.CSS_SELECTOR, "button, a"), "the player's reset")
+        self.assert_on_screen([self.find("#leave-league"), self.find("#delete-league")], "the league's button")
+        news = self.find("#news")
+        self.assert_inside(news, "the league news")
+        self.assert_on_screen(news.find_elements(By.CSS_SELECTOR, "summary, h3, .body"), "the news")
+        if not self.driver.execute_script("return document.querySelector('#news-post').open"):
+            self.click_centered("#news-post summary")
+        self.assert_on_screen(self.find("#news-form").find_elements(By.CSS_SELECTOR, "label, input, textarea, button"), "the news form's field")
+        journal = self.find("#journal")
+        self.assert_inside(journal, "the trade journal")
+        self.assert_on_screen(journal.find_elements(By.CSS_SELECTOR, "select, button:not([hidden]), .entry-head, .note"), "the journal")
 
     def bots(self, screen):
         """My bots, with a new key's secret shown (made on this screen: a reload forgets it)."""
@@ -270,6 +359,26 @@ class PhoneLayoutTest(BrowserTest):
         self.find(f"li.bot[data-bot='{self.bot}'] .seat-code").send_keys(code)
         self.click_centered(f"li.bot[data-bot='{self.bot}'] .seat-button")
         self.text_in("#flash", "now plays in “Phone class of the year”")
+        # An isolated league she hosts and plays in, where members may reset, with a
+        # classmate of a long name.
+        self.go("#/leagues")
+        self.find("#league-name").send_keys("Phone host class with a long name")
+        Select(self.find("#league-mode")).select_by_value("isolated")
+        self.find("#league-resets").send_keys("3")
+        self.click_centered("#create-league button[type='submit']")
+        self.find("#host")
+        self.host_league_url = driver.current_url
+        self.host_league_id = self.host_league_url.rsplit("/", 1)[1]
+        self.classmate = f"classmate_long_name_{self.suffix}"
+        classmate = call("/api/auth/register", {"username": self.classmate, "password": PASSWORD})["token"]
+        call(f"/api/leagues/join/{self.find('#league-code').text}", {}, classmate)
+        # News from her, and a note of the classmate's on a trade: the page's news and journal.
+        call(f"/api/leagues/{self.host_league_id}/news", {
+            "title": "Diversification week: hold at least five companies from three sectors",
+            "body": "Read the chapter on risk first.\nThen trade, and say why in a note."}, login(f"pia_{self.suffix}", PASSWORD))
+        seat = next(p for p in call("/api/portfolios", token=classmate) if p["leagueId"] == int(self.host_league_id))
+        call("/api/stock/buy", {"symbol": "KO", "amount": 3, "portfolioId": seat["id"],
+                                "note": "Consumer staples hold up when the market falls; a steady dividend while I learn."}, classmate)
         self.go("#/portfolio")
         self.assertRegex(self.find("#unread").text, r"^[1-9]")
 
@@ -302,6 +411,8 @@ class PhoneLayoutTest(BrowserTest):
                     page(screen)
             with self.subTest(f"a league on a {screen}"):
                 self.league(screen, league_url, code)
+            with self.subTest(f"a host's league on a {screen}"):
+                self.host_league(screen)
             with self.subTest(f"my bots on a {screen}"):
                 self.bots(screen)
 

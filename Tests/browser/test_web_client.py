@@ -7,6 +7,7 @@ SCREENSHOTS (a folder that receives one PNG per main screen).
 import datetime
 import json
 import os
+import re
 import time
 import unittest
 import urllib.error
@@ -14,6 +15,7 @@ import urllib.request
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
@@ -95,8 +97,31 @@ class WebClientTest(BrowserTest):
         return self.driver.execute_script(
             "return [...document.querySelectorAll(arguments[0] + ' tbody tr')].map((row) => [...row.cells].map((c) => c.innerText.trim()))", css)
 
+    def column_of(self, css, title):
+        """The cells' text of the column headed `title` in the table at `css`, read in one go."""
+        return self.driver.execute_script(
+            "const table = document.querySelector(arguments[0] + ' table');"
+            "if (!table) return [];"
+            "const index = [...table.tHead.rows[0].cells].findIndex((c) => c.textContent.trim() === arguments[1]);"
+            "return index < 0 ? null : [...table.tBodies[0].rows].map((row) => row.cells[index].innerText.trim())", css, title)
+
     def bot_card(self, bot):
         return f"li.bot[data-bot='{bot}']"
+
+    def type_when(self, css, when):
+        """Types a day and time into the datetime-local field at `css` as a user does
+        (month first, then the time after a Tab), over what it held."""
+        field = self.find(css)
+        field.clear()
+        field.send_keys(when.strftime("%m%d%Y"), Keys.TAB, when.strftime("%I%M%p"))
+        self.assertEqual(field.get_attribute("value"), when.strftime("%Y-%m-%dT%H:%M"))
+
+    def accept(self, *words):
+        """Accepts the confirmation on screen, once it says each of `words`."""
+        alert = self.wait(EC.alert_is_present())
+        for text in words:
+            self.assertIn(text, alert.text)
+        alert.accept()
 
     def shot_of(self, name, css):
         """A screenshot with `css` in the middle of the screen, once no toast covers it."""
@@ -435,6 +460,17 @@ class WebClientTest(BrowserTest):
         self.assertEqual((status, order["status"]), (200, "filled"), order)
         self.wait(lambda d: self.rows("#bot-standings")[1][2] not in ("", worth), timeout=20)
         self.assertEqual(self.rows("#bot-standings")[1][1], f"{robo} bot by {olga}")
+        # Ranked another way by the viewer: still two tables, each read in that order.
+        Select(self.find("#rank-by")).select_by_value("return")
+        self.text_in("#rank-note", "Ranked by return for you")
+        self.wait(lambda d: [r[:2] for r in self.rows("#standings")] == [["1", olga]])
+        self.wait(lambda d: sorted(r[1] for r in self.rows("#bot-standings")) == sorted([f"{robo2} bot by {olga}", f"{robo} bot by {olga}"])
+                  and self.rows("#bot-standings")[0][0] == "1")
+        self.assertIn("rankBy=return", driver.current_url)
+        Select(self.find("#rank-by")).select_by_value("netWorth")
+        self.text_in("#rank-note", "Ranked by net worth, the league's order.")
+        self.wait(lambda d: [r[:2] for r in self.rows("#bot-standings")] ==
+                  [["1", f"{robo2} bot by {olga}"], ["2", f"{robo} bot by {olga}"]])
 
         # Forbidden: no bot joins, and no key is made for the league's portfolios; the
         # server's words say so.
@@ -611,6 +647,8 @@ class WebClientTest(BrowserTest):
         self.text_in("#allocation-symbols", "100.00%")
         self.text_in("#correlation", "AAPL")
         self.text_in("#correlation", "1.0000")
+        # Bought and sold today: no daily returns yet, and the risk card says what it needs.
+        self.text_in("#risk-none", "at least two days of returns")
         self.shot("21-analytics")
         driver.execute_script("document.querySelector('#pnl').scrollIntoView()")
         self.shot("21b-analytics-pnl")
@@ -806,6 +844,14 @@ class WebClientTest(BrowserTest):
         self.go(f"#/analytics?id={practice}")
         self.text_in("#history-worth", "€")
         self.wait(lambda d: d.execute_script("return document.querySelector('#analytics-currency')?.value") == "EUR")
+        # Held since 2021: the risk card has the server's figures over every day since.
+        self.text_in("#risk", "daily returns, against the market")
+        for figure in ("#risk-volatility", "#risk-drawdown"):
+            self.wait(lambda d, f=figure: re.fullmatch(r"\d+\.\d{2}%", d.find_element(By.CSS_SELECTOR, f).text.strip()))
+        for figure in ("#risk-sharpe", "#risk-sortino", "#risk-beta"):
+            self.wait(lambda d, f=figure: re.fullmatch(r"−?\d+\.\d{2}", d.find_element(By.CSS_SELECTOR, f).text.strip()))
+        driver.execute_script("document.querySelector('#risk').scrollIntoView()")
+        self.shot("24b-practice-risk")
 
         self.go(f"#/portfolio?id={practice}")
         self.click("#practice-delete")
@@ -906,6 +952,397 @@ class WebClientTest(BrowserTest):
         self.text_in("#rules", "allowed (margin 200.00%)")
         self.shot("15-league-rules")
 
+
+    def test_league_host(self):
+        """A host who does not play: a league created with resets allowed, its settings
+        changed (an end in the past refused in the server's words), trading frozen with a
+        reason — a member sees the banner and a trade refused in the server's words, then
+        trading resumed while the member's page is open — a member's portfolio reset by the
+        host (once from the standings, once while the member looks at it), and the member's
+        own resets until none are left."""
+        driver = self.driver
+        self.fresh_session()
+        tess, uma = f"tess_{self.suffix}", f"uma_{self.suffix}"
+        self.sign_in(tess, register=True)
+        self.go("#/leagues")
+        # Resets are for isolated leagues: the field shows once that mode is chosen.
+        self.find("#league-name").send_keys("Host class")
+        self.assertFalse(driver.find_element(By.ID, "league-resets").is_displayed())
+        Select(self.find("#league-mode")).select_by_value("isolated")
+        self.find("#league-resets").send_keys("2")
+        self.click("#league-host-only")
+        self.shot_of("33-league-host-create", "#league-resets")
+        self.click_centered("#create-league button[type='submit']")
+        self.text_in("#flash", "League “Host class” created")
+        # Hosting without a seat: not ranked, nothing to leave (deleting ends it), no resets of one's own.
+        self.text_in("#host-seat", "You host this league without playing")
+        self.text_in("#standings", "No members.")
+        self.text_in("#league-members", "0")
+        self.text_in("#trading-state", "Open")
+        self.assertEqual(driver.find_elements(By.ID, "leave-league"), [])
+        self.find("#delete-league")
+        self.assertEqual(driver.find_elements(By.ID, "my-resets"), [])
+        league_url = driver.current_url
+        league = league_url.rsplit("/", 1)[1]
+        code = self.find("#league-code").text
+        # The league is in the host's list, marked as theirs.
+        self.go("#/leagues")
+        self.text_in("main tbody", "Host class host, not playing")
+        driver.get(league_url)
+
+        # A member joins; the host sees them without a reload, with their count of resets.
+        registered = call("/api/auth/register", {"username": uma, "password": PASSWORD})
+        member, member_id = registered["token"], registered["user"]["id"]
+        call(f"/api/leagues/join/{code}", {}, member)
+        self.wait(lambda d: [[r[1], r[4]] for r in self.rows("#standings")] == [[uma, "0"]], timeout=10)
+        self.text_in("#league-members", "1")
+
+        # Settings: an end in the past is refused in the server's words; then a name, an
+        # end, a late-join window and a cap are saved.
+        now = datetime.datetime.now().replace(second=0, microsecond=0)
+        name = self.find("#settings-name")
+        name.clear()
+        name.send_keys("Host class 7B")
+        self.find("#settings-max").send_keys("30")
+        self.type_when("#settings-ends", now - datetime.timedelta(days=2))
+        self.click_centered("#settings-save")
+        self.text_in("#settings-error", "endsAt must be in the future")
+        self.assertEqual(self.find("main h1").text, "Host class")
+        ends = now + datetime.timedelta(days=60)
+        self.type_when("#settings-ends", ends)
+        self.type_when("#settings-join-until", now + datetime.timedelta(days=7))
+        self.click_centered("#settings-save")
+        self.text_in("#flash", "Settings of “Host class 7B” saved.")
+        self.text_in("main h1", "Host class 7B")
+        self.text_in("#league-members", "1 of 30")
+        self.text_in("#league-runs", str(ends.year))
+        self.text_in("#league-join-until", "Joins until")
+        self.assertEqual(self.find("#settings-max").get_attribute("value"), "30")
+
+        # Trading frozen with a reason: the host's tools and the banner say so.
+        self.find("#freeze-reason").send_keys("Quiz on Friday: trading stops until then")
+        self.click_centered("#freeze-button")
+        self.text_in("#flash", "Trading in “Host class 7B” is frozen; its members are told.")
+        self.text_in("#trading-state", "Frozen: “Quiz on Friday: trading stops until then”")
+        self.text_in("#frozen-banner", "Trading is frozen. The host says: “Quiz on Friday: trading stops until then”")
+        self.find("#unfreeze-button")
+        self.shot_of("34-league-host-frozen", "#host")
+
+        # The host resets the member's portfolio, after a confirmation (declined once).
+        self.click_centered(f"button[data-reset='{uma}']")
+        self.wait(EC.alert_is_present()).dismiss()
+        self.assertEqual([r[4] for r in self.rows("#standings")], ["0"])
+        self.click_centered(f"button[data-reset='{uma}']")
+        self.accept(f"Reset {uma}'s league portfolio in “Host class 7B”?", "starts again with $100,000.00")
+        self.text_in("#flash", f"{uma}'s league portfolio starts again with $100,000.00 (reset 1 time so far).")
+        self.wait(lambda d: [r[4] for r in self.rows("#standings")] == ["1"])
+        self.shot_of("35-league-host-standings", "#standings")
+        self.sign_out()
+
+        # The member sees the banner with the reason, and the resets so far (the host's counted).
+        self.sign_in(uma)
+        driver.get(league_url)
+        self.text_in("#frozen-banner", "The host says: “Quiz on Friday: trading stops until then”")
+        self.text_in("#my-resets-allowed", "2")
+        self.text_in("#my-resets-used", "1")
+        self.assertEqual(driver.find_elements(By.ID, "host"), [])
+        self.shot_of("36-league-member-frozen", "#frozen-banner")
+        # A trade in the league's portfolio is refused in the server's words.
+        self.go("#/stock/AAPL")
+        self.click("#buy")
+        Select(self.find("#trade-portfolio")).select_by_visible_text("League: Host class 7B")
+        self.text_in("#trade-estimate", "$")
+        self.click("#trade-confirm")
+        self.text_in("#trade-error", "The league's host has frozen trading; open orders wait and may still be cancelled.")
+        self.shot("37-trade-frozen")
+        self.click("#trade-dialog-cancel")
+
+        # Trading resumes while the member's league page is open: the banner goes by itself.
+        driver.get(league_url)
+        self.find("#frozen-banner")
+        call(f"/api/leagues/{league}/unfreeze", {}, login(tess, PASSWORD))
+        self.text_in("#toasts", "Trading resumed", timeout=10)
+        self.wait(lambda d: not d.find_elements(By.ID, "frozen-banner"), timeout=10)
+        self.go("#/stock/AAPL")
+        self.click("#buy")
+        Select(self.find("#trade-portfolio")).select_by_visible_text("League: Host class 7B")
+        self.text_in("#trade-estimate", "$")
+        self.click("#trade-confirm")
+        self.text_in("#flash", "Bought 1 AAPL at")
+        self.text_in("#flash", "in the league “Host class 7B”")
+
+        # The host resets it while the member looks at it: the page moves to the new one,
+        # which holds no shares.
+        self.go("#/portfolio")
+        Select(self.find("#portfolio-select")).select_by_visible_text("League: Host class 7B")
+        self.text_in("main tbody", "AAPL")
+        call(f"/api/leagues/{league}/members/{member_id}/reset", {}, login(tess, PASSWORD))
+        self.text_in("#flash", "Your league portfolio “Host class 7B” was reset: here is the new one.", timeout=10)
+        self.text_in("main section.grow", "No shares yet.")
+        self.assertEqual(Select(self.find("#portfolio-select")).first_selected_option.text, "League: Host class 7B")
+
+        # The member resets their own: the next trade starts in the new league portfolio.
+        driver.get(league_url)
+        self.text_in("#my-resets-used", "2")
+        self.click_centered("#reset-mine")
+        self.accept("Reset your league portfolio in “Host class 7B”?")
+        self.text_in("#flash", "Your league portfolio in “Host class 7B” starts again with $100,000.00.")
+        self.text_in("#my-resets-used", "3")
+        self.go("#/stock/AAPL")
+        self.text_in("#position", "You hold no AAPL shares.")
+        self.click("#buy")
+        self.assertEqual(Select(self.find("#trade-portfolio")).first_selected_option.text, "League: Host class 7B")
+        self.click("#trade-dialog-cancel")
+        # The host's resets are not the member's: one more of their own, then none is left.
+        driver.get(league_url)
+        self.click_centered("#reset-mine")
+        self.accept()
+        self.text_in("#my-resets-used", "4")
+        self.click_centered("#reset-mine")
+        self.accept()
+        self.text_in("#my-reset-error", "You have used the 2 resets this league allows.")
+        self.text_in("#my-resets-used", "4")
+        self.shot_of("38-league-no-resets-left", "#my-resets")
+        self.sign_out()
+
+    def test_league_journal_and_news(self):
+        """A league that asks for a journal note: the note marked required in the trade and
+        order dialogs and a trade without one refused in the server's words; news posted by
+        the host and seen by a member, live; the journal read by the member (their own) and
+        by the host (everyone's, or one member's); the requirement lifted in the settings."""
+        driver = self.driver
+        self.fresh_session()
+        wes, xia = f"wes_{self.suffix}", f"xia_{self.suffix}"
+        self.sign_in(wes, register=True)
+        self.go("#/leagues")
+        self.find("#league-name").send_keys("Journal class")
+        self.assertFalse(driver.find_element(By.ID, "league-journal").is_displayed())
+        Select(self.find("#league-mode")).select_by_value("isolated")
+        self.click("#league-journal")
+        self.click_centered("#create-league button[type='submit']")
+        self.text_in("#flash", "League “Journal class” created")
+        self.text_in("#league-journal-rule", "a note on every trade and order")
+        self.assertTrue(self.find("#settings-journal").is_selected())
+        league_url = driver.current_url
+        league = league_url.rsplit("/", 1)[1]
+        code = self.find("#league-code").text
+
+        # The host posts news; it is listed, newest first.
+        self.text_in("#news-list-empty", "No news yet: post the first for your members.")
+        self.click_centered("#news-post summary")
+        self.find("#news-title").send_keys("Welcome")
+        self.find("#news-body").send_keys("Trade with care.\nSay why in a note.")
+        self.click_centered("#news-form button[type='submit']")
+        self.text_in("#flash", "News “Welcome” posted; every member is notified.")
+        self.text_in("#news-list", "Welcome")
+        self.text_in("#news-list", "Say why in a note.")
+        self.assertEqual(self.find("#news-title").get_attribute("value"), "")
+
+        # The host plays too: in the league portfolio the note is required, and a buy without
+        # one is refused in the server's words; with one it trades. Elsewhere it is optional.
+        self.go("#/stock/AAPL")
+        self.click("#buy")
+        self.text_in("#trade-note-need", "(optional)")
+        Select(self.find("#trade-portfolio")).select_by_visible_text("League: Journal class")
+        self.text_in("#trade-note-need", "(required in this league)")
+        self.text_in("#trade-estimate", "$")
+        self.click("#trade-confirm")
+        self.text_in("#trade-error", "This league asks for a journal note on every order and trade")
+        self.shot("39-trade-note-required")
+        self.find("#trade-note").send_keys("Steady earnings, fair price")
+        self.click("#trade-confirm")
+        self.text_in("#flash", "Bought 1 AAPL")
+        self.text_in("#flash", "in the league “Journal class”")
+        # The order ticket asks too, and places the order with its note.
+        self.click("#order")
+        Select(self.find("#order-portfolio")).select_by_visible_text("League: Journal class")
+        self.text_in("#order-note-need", "(required in this league)")
+        Select(self.find("#order-type")).select_by_value("limit")
+        self.find("#order-limit").send_keys("100")
+        self.text_in("#order-explain", "This league asks for a journal note")
+        self.find("#order-note").send_keys("Buy more if it dips to 100")
+        self.text_in("#order-explain", "While open it holds back $100.00")
+        self.click("#order-confirm")
+        self.text_in("#flash", "placed")
+        self.sign_out()
+
+        # A member reads the news, and sees new news arrive while the league page is open.
+        registered = call("/api/auth/register", {"username": xia, "password": PASSWORD})
+        call(f"/api/leagues/join/{code}", {}, registered["token"])
+        self.sign_in(xia)
+        driver.get(league_url)
+        self.text_in("#news-list", "Trade with care.")
+        self.assertEqual(driver.find_elements(By.ID, "news-form"), [])
+        self.text_in("#journal-title", "Your trade journal")
+        self.text_in("#journal-list-empty", "No notes yet")
+        call(f"/api/leagues/{league}/news", {"title": "Exam week", "body": "Trading stays open."}, login(wes, PASSWORD))
+        self.text_in("#toasts", "Journal class: Exam week", timeout=10)
+        self.wait(lambda d: d.execute_script(
+            "return [...document.querySelectorAll('#news-list h3')].map((e) => e.textContent)") == ["Exam week", "Welcome"], timeout=10)
+        self.assertFalse(driver.find_element(By.ID, "news-list-older").is_displayed())
+        self.shot_of("40-league-news", "#news")
+        # Five at a time: four more, and the oldest is one "Older news" away.
+        for number in range(1, 5):
+            call(f"/api/leagues/{league}/news", {"title": f"Tip {number}", "body": "Diversify."}, login(wes, PASSWORD))
+        headlines = "return [...document.querySelectorAll('#news-list h3')].map((e) => e.textContent)"
+        self.wait(lambda d: d.execute_script(headlines) == ["Tip 4", "Tip 3", "Tip 2", "Tip 1", "Exam week"], timeout=10)
+        self.click_centered("#news-list-older")
+        self.wait(lambda d: d.execute_script(headlines)[-2:] == ["Exam week", "Welcome"])
+        self.assertFalse(driver.find_element(By.ID, "news-list-older").is_displayed())
+        # Their own trade with a note shows in their journal, and only theirs.
+        self.go("#/stock/MSFT")
+        self.click("#buy")
+        Select(self.find("#trade-portfolio")).select_by_visible_text("League: Journal class")
+        self.find("#trade-note").send_keys("Cloud growth")
+        self.text_in("#trade-estimate", "$")
+        self.click("#trade-confirm")
+        self.text_in("#flash", "Bought 1 MSFT")
+        driver.get(league_url)
+        self.text_in("#journal-list", "Cloud growth")
+        self.assertEqual(len(driver.find_elements(By.CSS_SELECTOR, "#journal-list li")), 1)
+        self.text_in("#journal-list", "Buy 1 MSFT")
+        self.sign_out()
+
+        # The host reads everyone's notes, newest first, or one member's.
+        self.sign_in(wes)
+        driver.get(league_url)
+        self.wait(lambda d: d.execute_script(
+            "return [...document.querySelectorAll('#journal-list .note')].map((e) => e.textContent)")
+            == ["Cloud growth", "Buy more if it dips to 100", "Steady earnings, fair price"])
+        self.text_in("#journal-list", f"{xia} · Buy 1 MSFT")
+        self.shot_of("41-league-journal", "#journal")
+        Select(self.find("#journal-member")).select_by_visible_text(xia)
+        self.wait(lambda d: d.execute_script(
+            "return [...document.querySelectorAll('#journal-list .note')].map((e) => e.textContent)") == ["Cloud growth"])
+
+        # Lifted: the rules say notes are optional, and a trade without one goes through.
+        self.click("#settings-journal")
+        self.click_centered("#settings-save")
+        self.text_in("#flash", "Settings of “Journal class” saved.")
+        self.text_in("#league-journal-rule", "notes optional")
+        self.go("#/stock/AAPL")
+        self.click("#buy")
+        Select(self.find("#trade-portfolio")).select_by_visible_text("League: Journal class")
+        self.text_in("#trade-note-need", "(optional)")
+        self.text_in("#trade-estimate", "$")
+        self.click("#trade-confirm")
+        self.text_in("#flash", "Bought 1 AAPL")
+        self.sign_out()
+
+    def test_league_ranking(self):
+        """Standings ranked another way: the risk columns ("—" in a fresh league, excess
+        return against the league's benchmark), the Rank by switch reordering the table for
+        the viewer only (kept by a reload, re-read when standings arrive), the host's order
+        and benchmark in the settings (an unknown symbol refused in the server's words), the
+        new order the members' default, and the gradebook downloaded as a file."""
+        driver = self.driver
+        self.fresh_session()
+        kim, lou = f"kim_{self.suffix}", f"lou_{self.suffix}"
+        downloads = os.path.abspath(os.path.join(SCREENSHOTS, "downloads"))
+        os.makedirs(downloads, exist_ok=True)
+        driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+        self.sign_in(kim, register=True)
+        self.go("#/leagues")
+        self.find("#league-name").send_keys("Ranked class")
+        self.click_centered("#create-league button[type='submit']")
+        self.text_in("#flash", "League “Ranked class” created")
+        league_url = driver.current_url
+        league = league_url.rsplit("/", 1)[1]
+        code = self.find("#league-code").text
+
+        # Two members whose orders differ: kim is given another $100,000 (money paid in,
+        # no return), lou buys JNJ, whose price then rises (a return on less money).
+        registered = call("/api/auth/register", {"username": lou, "password": PASSWORD})
+        lou_token = registered["token"]
+        call(f"/api/leagues/join/{code}", {}, lou_token)
+        kim_id = call("/api/auth/login", {"username": kim, "password": PASSWORD})["user"]["id"]
+        self.admin_post(f"/api/admin/users/{kim_id}/funds", {"amount": "100000.00"})
+        self.set_price("JNJ", "150.00")
+        call("/api/stock/buy", {"symbol": "JNJ", "amount": 10}, lou_token)
+        self.set_price("JNJ", "180.00")
+
+        # The league's order, net worth, is the default and marked as such; a fresh league
+        # has no risk figures yet, and says what excess return is measured against.
+        driver.get(league_url)
+        self.wait(lambda d: self.column_of("#standings", "Player") == [kim, lou])
+        rank_by = Select(self.find("#rank-by"))
+        self.assertEqual(rank_by.first_selected_option.text, "Net worth (league's order)")
+        self.text_in("#rank-note", "Ranked by net worth, the league's order.")
+        for title in ("Sharpe", "Sortino", "Drawdown", "Excess vs market"):
+            self.assertEqual(self.column_of("#standings", title), ["—", "—"], title)
+        self.text_in("#risk-note", "Excess return is measured against the market (equal-weighted).")
+        self.shot_of("42-league-ranking", "#board-heading")
+
+        # By return, for this viewer only: lou first, ranked 1 by the server.
+        rank_by.select_by_value("return")
+        self.wait(lambda d: self.column_of("#standings", "Player") == [lou, kim])
+        self.assertEqual(self.column_of("#standings", "Rank"), ["1", "2"])
+        self.text_in("#rank-note", "Ranked by return for you; the league ranks by net worth.")
+        self.assertIn("rankBy=return", driver.current_url)
+        self.shot_of("43-league-by-return", "#board-heading")
+        # Standings arriving on the stream (in the league's order) read the page again in this one.
+        gain = self.column_of("#standings", "Return")[0]
+        self.set_price("JNJ", "200.00")
+        self.wait(lambda d: (self.column_of("#standings", "Return") or [""])[0] not in ("", gain), timeout=10)
+        self.assertEqual(self.column_of("#standings", "Player"), [lou, kim])
+        # A reload keeps it; the league's order brings the default back.
+        driver.refresh()
+        self.wait(lambda d: self.column_of("#standings", "Player") == [lou, kim])
+        self.assertEqual(Select(self.find("#rank-by")).first_selected_option.get_attribute("value"), "return")
+        Select(self.find("#rank-by")).select_by_value("netWorth")
+        self.wait(lambda d: self.column_of("#standings", "Player") == [kim, lou])
+        self.text_in("#rank-note", "Ranked by net worth, the league's order.")
+        self.assertNotIn("rankBy", driver.current_url)
+
+        # The host's settings: an unknown benchmark is refused in the server's words; then the
+        # league ranks by return against AAPL.
+        benchmark = self.find("#settings-benchmark")
+        self.assertEqual(benchmark.get_attribute("value"), "market")
+        benchmark.clear()
+        benchmark.send_keys("NOPE")
+        self.click_centered("#settings-save")
+        self.text_in("#settings-error", "No instrument has the symbol NOPE.")
+        self.text_in("#risk-note", "the market (equal-weighted)")
+        benchmark = self.find("#settings-benchmark")
+        benchmark.clear()
+        benchmark.send_keys("aapl")
+        Select(self.find("#settings-rank-by")).select_by_value("return")
+        self.click_centered("#settings-save")
+        self.text_in("#flash", "Settings of “Ranked class” saved.")
+        self.wait(lambda d: self.column_of("#standings", "Player") == [lou, kim])
+        self.assertEqual(Select(self.find("#rank-by")).first_selected_option.text, "Return (league's order)")
+        self.text_in("#rank-note", "Ranked by return, the league's order.")
+        self.text_in("#risk-benchmark", "AAPL")
+        self.assertEqual(self.column_of("#standings", "Excess vs AAPL"), ["—", "—"])
+        self.assertEqual(self.find("#settings-benchmark").get_attribute("value"), "AAPL")
+        self.shot_of("44-league-host-ranking", "#league-settings")
+
+        # The gradebook: a file named as the server says, one row per member in the league's order.
+        saved = os.path.join(downloads, f"league-{league}-gradebook.csv")
+        if os.path.exists(saved):
+            os.remove(saved)
+        self.click_centered("#gradebook-download")
+        self.text_in("#gradebook-status", f"Downloaded league-{league}-gradebook.csv.")
+        self.wait(lambda d: os.path.exists(saved) and not any(n.endswith(".crdownload") for n in os.listdir(downloads)), timeout=10)
+        with open(saved, encoding="utf-8") as file:
+            lines = file.read().splitlines()
+        self.assertEqual(lines[0], "rank,username,netWorth,returnPercent,sharpe,sortino,maxDrawdown,excessReturn,trades,notes,resets,lastTradeAt")
+        self.assertEqual([line.split(",")[:2] for line in lines[1:]], [["1", lou], ["2", kim]])
+        self.shot_of("45-league-gradebook", "#gradebook")
+        self.sign_out()
+
+        # A member: the host's order is the default, marked as the league's; no gradebook.
+        self.sign_in(lou)
+        driver.get(league_url)
+        self.wait(lambda d: self.column_of("#standings", "Player") == [lou, kim])
+        self.assertEqual(Select(self.find("#rank-by")).first_selected_option.text, "Return (league's order)")
+        self.text_in("#rank-note", "Ranked by return, the league's order.")
+        self.assertEqual(driver.find_elements(By.ID, "gradebook-download"), [])
+        Select(self.find("#rank-by")).select_by_value("netWorth")
+        self.wait(lambda d: self.column_of("#standings", "Player") == [kim, lou])
+        self.text_in("#rank-note", "Ranked by net worth for you; the league ranks by return.")
+        self.shot_of("46-league-member-ranking", "#board-heading")
+        self.sign_out()
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -12,7 +12,9 @@ import uuid
 import aiohttp
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-CLUSTER = "reliability"
+# The PostgreSQL cluster under scripts/pg-local (RELIABILITY_CLUSTER names another, so that
+# two runs on one machine do not share one).
+CLUSTER = os.environ.get("RELIABILITY_CLUSTER", "reliability")
 JWT_SECRET = "reliability-secret-reliability-secret-reliability-0123"
 ADMIN = ("reliability_admin", "reliability admin password")
 PASSWORD = "reliability password"

@@ -40,7 +40,14 @@ SELECT md5(concat_ws('|',
   (SELECT string_agg(id || ':' || bot_owner_id, ',' ORDER BY id) FROM users WHERE bot_owner_id IS NOT NULL),
   (SELECT count(*) FROM portfolios), (SELECT string_agg(id || ':' || user_id, ',' ORDER BY id) FROM portfolios),
   (SELECT string_agg(id || bots || member_count, ',' ORDER BY id) FROM leagues),
-  (SELECT string_agg(league_id || ':' || user_id, ',' ORDER BY league_id, user_id) FROM league_members)))
+  (SELECT string_agg(league_id || ':' || user_id, ',' ORDER BY league_id, user_id) FROM league_members),
+  (SELECT string_agg(id || ':' || owner_plays || ':' || coalesce(frozen_at::text, '-') || ':' || coalesce(frozen_reason, '-') || ':'
+                     || resets_allowed || ':' || coalesce(finished_at::text, '-'), ',' ORDER BY id) FROM leagues),
+  (SELECT string_agg(league_id || ':' || user_id || ':' || resets || ':' || own_resets, ',' ORDER BY league_id, user_id) FROM league_members),
+  (SELECT string_agg(id || ':' || coalesce(archived_at::text, '-') || ':' || reserved_cash, ',' ORDER BY id) FROM portfolios),
+  (SELECT string_agg(id || ':' || journal_required || ':' || rank_by || ':' || benchmark, ',' ORDER BY id) FROM leagues),
+  (SELECT count(*) FROM league_news), (SELECT count(*) FROM orders WHERE note IS NOT NULL),
+  (SELECT count(*) FROM trades WHERE note IS NOT NULL)))
 """
 
 # Bots that exist (the hostile bot cases count them before and after).
@@ -94,7 +101,7 @@ async def run(result, client, database, server, log_path):
     status, body, _ = await client.request("POST", "/api/auth/register", body={
         "username": "sneaky", "password": PASSWORD, "role": "admin", "cash": "1000000000", "id": 1})
     result.check(status == 201 and body["user"]["role"] == "player", f"mass assignment on register: {status} {body}")
-    sneaky = body["token"]
+    sneaky, sneaky_id = body["token"], body["user"]["id"]
     status, body, _ = await client.request("GET", "/api/portfolio", sneaky)
     result.check(body.get("cash") == "10000.00", f"mass-assigned cash: {body}")
     status, league, _ = await client.request("POST", "/api/leagues/create", attacker, {"name": "Mine", "ownerId": victim_id, "memberCount": 999})
@@ -121,6 +128,8 @@ async def run(result, client, database, server, log_path):
     # Bots of the attacker's, the victim's and another player's, seated in the victim's
     # leagues, with keys; one league switched to forbidding bots (bot_setup).
     bots = await bot_setup(result, client, database, victim, victim_id, attacker, attacker_id, sneaky)
+    # A class the victim hosts without a seat, a frozen league, a finished one (host_setup).
+    hosts = await host_setup(result, client, database, victim, victim_id, attacker, attacker_id, sneaky, sneaky_id)
     before = database.scalar(FINGERPRINT)
     answers = []
 
@@ -419,6 +428,11 @@ async def run(result, client, database, server, log_path):
         cases += 1
 
     cases += await bot_cases(result, client, database, expect, bots, victim, victim_id, attacker, attacker_id, sneaky)
+    hosts["cases"] = await host_cases(result, client, expect, hosts, victim_league, victim, victim_id, attacker, attacker_id,
+                                      sneaky, sneaky_id, bots["attacker"]["id"])
+    cases += hosts["cases"]
+    hosts["notes cases"] = await notes_cases(expect, hosts, victim_league, victim, victim_id, attacker, sneaky)
+    cases += hosts["notes cases"]
 
     after = database.scalar(FINGERPRINT)
     result.check(before == after, "a refused request changed the database")
@@ -441,6 +455,8 @@ async def run(result, client, database, server, log_path):
     result.check(not client.problems, f"{len(client.problems)} answers not problem+json: {client.problems[:3]}")
     result.figures = {"cases": cases, "state unchanged": before == after, "5xx": server_errors, "leaks": leaked,
                       "bot cases": bots["cases"], "bots before and after": bots["counted"], "forbidding a league's bots": bots["forbidden"],
+                      "host-control cases": hosts["cases"], "host-control setup": hosts["figures"],
+                      "journal, news, risk and gradebook cases": hosts["notes cases"],
                       **throttles, **slow}
     result.check(slow["slowloris cut after s"] is not None and slow["slowloris cut after s"] <= 20, f"slowloris: {slow}")
     result.check(slow["normal requests during slowloris"] > 0 and slow["normal failures"] == 0, f"normal clients: {slow}")
@@ -859,4 +875,223 @@ async def bot_cases(result, client, database, expect, bots, victim, victim_id, a
     again = {token: (await client.request("GET", "/api/bots", token))[1] for token in (attacker, victim, sneaky)}
     result.check(before == after and listed == again and int(after[0]) == 8, f"bots before {before}, after {after}")
     bots["cases"], bots["counted"] = cases, f"{before[0]} and {after[0]}"
+    return cases
+
+
+async def host_setup(result, client, database, victim, victim_id, attacker, attacker_id, sneaky, sneaky_id):
+    """What the host-control cases attack, made before the fingerprint (and checked as it
+    is made): a class the victim hosts without a seat (`ownerPlays` false, one reset each;
+    mass-assigned `frozen`, `frozenReason` and `memberCount` ignored) where the attacker
+    has used his reset (his old portfolio archived, no longer listed); a league the victim
+    plays in, frozen with a reason, where the attacker and sneaky play (an order of the
+    attacker's cancelled while frozen, one left resting, a key on his portfolio); and a
+    league that has finished."""
+    hosts = {"figures": {}}
+
+    async def create(body):
+        status, made, _ = await client.request("POST", "/api/leagues/create", victim, body)
+        result.check(status == 201, f"league {body}: {status} {made}")
+        return made
+
+    async def join(token, league):
+        status, answer, _ = await client.request("POST", f"/api/leagues/join/{league['code']}", token)
+        result.check(status == 200, f"joining {league['name']}: {status} {answer}")
+        return next(p["id"] for p in (await client.request("GET", "/api/portfolios", token))[1] if p["leagueId"] == league["id"])
+
+    async def resting(token, portfolio):
+        status, made, _ = await client.request("POST", "/api/orders", token, {
+            "symbol": "R1", "side": "buy", "quantity": 1, "type": "limit", "limitPrice": "1.00", "timeInForce": "gtc", "portfolioId": portfolio})
+        result.check(status == 201 and made.get("status") == "new", f"a resting order: {status} {made}")
+        return made
+
+    ends = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3))
+    hosts["over"] = await create({"name": "Over", "mode": "isolated", "endsAt": ends, "resetsAllowed": 3})
+    await join(attacker, hosts["over"])
+    mass = await create({"name": "Class", "mode": "isolated", "ownerPlays": False, "resetsAllowed": 1,
+                         "frozen": True, "frozenReason": "mass", "memberCount": 50, "resets": 9})
+    result.check(mass.get("ownerPlays") is False and mass.get("frozen") is False and mass.get("frozenReason") is None
+                 and mass.get("memberCount") == 0 and mass.get("resetsAllowed") == 1, f"mass assignment on a hosted league: {mass}")
+    hosts["class"] = mass
+    first = await join(attacker, mass)
+    await resting(attacker, first)
+    status, reset, _ = await client.request("POST", f"/api/leagues/{mass['id']}/reset", attacker)
+    listed = [p["id"] for p in (await client.request("GET", "/api/portfolios", attacker))[1]]
+    cancelled = database.scalar(f"SELECT count(*) FROM orders WHERE portfolio_id = {int(first)} AND status = 'canceled'")
+    result.check(status == 200 and reset.get("previousPortfolioId") == first and reset.get("resets") == 1 and first not in listed
+                 and reset.get("portfolioId") in listed and cancelled == "1", f"the attacker's own reset: {status} {reset}, listed {listed}")
+    hosts["archived"] = first
+    hosts["frozen"] = frozen = await create({"name": "Frozen", "mode": "isolated"})
+    hosts["frozen portfolio"] = portfolio = await join(attacker, frozen)
+    await join(sneaky, frozen)
+    hosts["resting"] = await resting(attacker, portfolio)
+    doomed = await resting(attacker, portfolio)
+    status, key, _ = await client.request("POST", "/api/api-keys", attacker, {"portfolioId": portfolio})
+    result.check(status == 201, f"a key on a league portfolio: {status} {key}")
+    hosts["key"] = key
+    status, answer, _ = await client.request("POST", f"/api/leagues/{frozen['id']}/freeze", victim, {"reason": "Exam"})
+    result.check(status == 200 and answer.get("frozen") is True and answer.get("frozenReason") == "Exam", f"freezing: {status} {answer}")
+    status, answer, _ = await client.request("DELETE", f"/api/orders/{doomed['id']}", attacker)
+    result.check(status == 200 and answer.get("status") == "canceled", f"cancelling while frozen: {status} {answer}")
+    told = {(int(u), int(n)) for u, n in database.query("SELECT user_id, count(*) FROM notifications WHERE title = 'Trading frozen' GROUP BY 1")}
+    result.check(told == {(attacker_id, 1), (sneaky_id, 1), (victim_id, 1)}, f"'Trading frozen' notices (user, count): {told}")
+    for _ in range(40):
+        if database.scalar(f"SELECT finished_at IS NOT NULL FROM leagues WHERE id = {int(hosts['over']['id'])}") == "t":
+            break
+        await asyncio.sleep(0.25)
+    hosts["figures"] = {"finished league finished": database.scalar(f"SELECT finished_at IS NOT NULL FROM leagues WHERE id = {int(hosts['over']['id'])}") == "t",
+                        "'Trading frozen' notices": len(told)}
+    result.check(hosts["figures"]["finished league finished"], "the league that ended was never finished")
+    return hosts
+
+
+async def host_cases(result, client, expect, hosts, shared, victim, victim_id, attacker, attacker_id, sneaky, sneaky_id, bot_id):
+    """The host controls under hostile input (see host_setup for what they aim at): every
+    refusal a 4xx problem+json with its code, nothing frozen, unfrozen, reset or notified."""
+    cases = 0
+    invalid = {422}
+    school, frozen, over = hosts["class"]["id"], hosts["frozen"]["id"], hosts["over"]["id"]
+
+    async def case(method, path, token, expected, code, **kwargs):
+        nonlocal cases
+        await expect(method, path, token, expected, code=code, **kwargs)
+        cases += 1
+
+    # Freezing: reasons no text may have, wrong types and bodies, by the owner of a league that is not frozen.
+    freeze = f"/api/leagues/{school}/freeze"
+    for reason in ["x" * 201, COMBINING * 2, "bell\x07", "two\nlines", "nul\x00", "evil\u202egnp", "iso\u2066late", "mark\u200f", "tab\there"]:
+        await case("POST", freeze, victim, invalid, "validation_failed", body={"reason": reason})
+    for body in [{"reason": 7}, {"reason": True}, {"reason": []}, {"reason": {}}, {"reason": ["x"]}, {"reason": 1e300}, [1], "x", 5]:
+        await case("POST", freeze, victim, invalid, "validation_failed", body=body)
+    for raw in ['{"reason":', "\x00\x01", '{"reason":"x"}}', "nul"]:
+        await case("POST", freeze, victim, {400}, "bad_request", raw=raw)
+    await case("POST", freeze, victim, {413}, "payload_too_large", raw='{"reason":"' + "x" * (10 * 1024 * 1024) + '"}')
+    # Not the owner: a member, a stranger; junk league ids.
+    for path in [freeze, f"/api/leagues/{school}/unfreeze", f"/api/leagues/{frozen}/unfreeze", f"/api/leagues/{frozen}/freeze"]:
+        await case("POST", path, attacker, {403}, "forbidden", body={"reason": "mine now"} if path.endswith("/freeze") else None)
+    for path in [freeze, f"/api/leagues/{school}/unfreeze"]:
+        await case("POST", path, sneaky, {404}, "not_found")
+    for junk in ["abc", "-1", "0", "99999999", str(2 ** 63), "1%20OR%201%3D1", "%00", f"{school}.0"]:
+        await case("POST", f"/api/leagues/{junk}/freeze", victim, {404}, "not_found", body={"reason": "x"})
+        await case("POST", f"/api/leagues/{junk}/unfreeze", victim, {404}, "not_found")
+    # A shared league has no league portfolios to freeze or reset; a finished one changes no more.
+    for path in [f"/api/leagues/{shared['id']}/freeze", f"/api/leagues/{shared['id']}/unfreeze",
+                 f"/api/leagues/{shared['id']}/members/{victim_id}/reset", f"/api/leagues/{shared['id']}/reset"]:
+        await case("POST", path, victim, {409}, "shared_league")
+    for path in [f"/api/leagues/{over}/freeze", f"/api/leagues/{over}/unfreeze", f"/api/leagues/{over}/members/{attacker_id}/reset"]:
+        await case("POST", path, victim, {409}, "conflict")
+    await case("POST", f"/api/leagues/{over}/reset", attacker, {409}, "conflict")
+    # In the frozen league: trades, orders and replacements are refused (403 under /v2); freezing again changes nothing.
+    portfolio = hosts["frozen portfolio"]
+    for side in ("buy", "sell"):
+        await case("POST", f"/api/stock/{side}", attacker, {409}, "trading_frozen", body={"symbol": "R1", "amount": 1, "portfolioId": portfolio})
+    for order in [{"type": "market"}, {"type": "limit", "limitPrice": "1.00", "timeInForce": "gtc"}]:
+        await case("POST", "/api/orders", attacker, {409}, "trading_frozen", body={"symbol": "R1", "side": "buy", "quantity": 1, "portfolioId": portfolio, **order})
+    await case("PATCH", f"/api/orders/{hosts['resting']['id']}", attacker, {409}, "trading_frozen", body={"quantity": 2})
+    await case("POST", "/v2/orders", None, {403}, None, headers=alpaca_headers(hosts["key"]), body={
+        "symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "day", "client_order_id": "while-frozen"})
+    status, answer, _ = await client.request("POST", f"/api/leagues/{frozen}/freeze", victim, {"reason": "Another"})
+    result.check(status == 200 and answer.get("frozen") is True and answer.get("frozenReason") == "Exam", f"freezing a frozen league: {status} {answer}")
+    status, answer, _ = await client.request("POST", f"/api/leagues/{school}/unfreeze", victim)
+    result.check(status == 200 and answer.get("frozen") is False, f"unfreezing a league not frozen: {status} {answer}")
+    cases += 2
+    # Resets by the host: no member of this league (junk ids, the host without a seat, another league's member, a bot, nobody).
+    for junk in ["abc", "-1", "0", "99999999999999999999", "1e3", "%00", str(2 ** 63), f"{attacker_id}.0", f"%20{attacker_id}",
+                 "1%20OR%201%3D1", "%27%3B--", str(victim_id), str(sneaky_id), str(bot_id), "99999999"]:
+        await case("POST", f"/api/leagues/{school}/members/{junk}/reset", victim, {404}, "not_found")
+    await case("POST", f"/api/leagues/{school}/members/{attacker_id}/reset", attacker, {403}, "forbidden")
+    await case("POST", f"/api/leagues/{frozen}/members/{sneaky_id}/reset", attacker, {403}, "forbidden")
+    await case("POST", f"/api/leagues/{school}/members/{attacker_id}/reset", sneaky, {404}, "not_found")
+    for junk in ["abc", "-1", "99999999", str(2 ** 63)]:
+        await case("POST", f"/api/leagues/{junk}/members/{attacker_id}/reset", victim, {404}, "not_found")
+    # Own resets: the host without a seat, an allowance used up or none, a stranger, junk ids.
+    await case("POST", f"/api/leagues/{school}/reset", victim, {409}, "not_playing")
+    await case("POST", f"/api/leagues/{school}/reset", victim, {409, 413}, {"not_playing", "payload_too_large"},
+               raw='{"pad":"' + "x" * (10 * 1024 * 1024) + '"}')
+    await case("POST", f"/api/leagues/{school}/reset", attacker, {409}, "no_resets_left")
+    await case("POST", f"/api/leagues/{frozen}/reset", attacker, {409}, "no_resets_left")
+    await case("POST", f"/api/leagues/{school}/reset", sneaky, {404}, "not_found")
+    await case("POST", f"/api/leagues/{shared['id']}/reset", attacker, {404}, "not_found")
+    for junk in ["abc", "-1", "99999999", str(2 ** 63), "%27%3B--"]:
+        await case("POST", f"/api/leagues/{junk}/reset", attacker, {404}, "not_found")
+    # The archived portfolio of the attacker's reset: not his to trade, order on, key or read.
+    old = hosts["archived"]
+    for method, path, body in [("POST", "/api/stock/buy", {"symbol": "R1", "amount": 1, "portfolioId": old}),
+                               ("POST", "/api/stock/sell", {"symbol": "R1", "amount": 1, "portfolioId": old}),
+                               ("POST", "/api/orders", {"symbol": "R1", "side": "buy", "quantity": 1, "type": "market", "portfolioId": old}),
+                               ("POST", "/api/api-keys", {"portfolioId": old}), ("GET", f"/api/orders?portfolioId={old}", None),
+                               ("GET", f"/api/portfolio?portfolioId={old}", None)]:
+        await case(method, path, attacker, {404}, "not_found", body=body)
+    # Creating: allowances out of range, of the wrong type, on a shared league; ownerPlays of the wrong type.
+    for value in [-1, 101, 1000000, "2", 2.5, 1e300, 2 ** 63, True, [], {}, [1]]:
+        await case("POST", "/api/leagues/create", attacker, invalid, "validation_failed",
+                   body={"name": "Resets", "mode": "isolated", "resetsAllowed": value})
+    for body in [{"name": "Resets", "resetsAllowed": 1}, {"name": "Resets", "mode": "shared", "resetsAllowed": 100}]:
+        await case("POST", "/api/leagues/create", attacker, invalid, "validation_failed", body=body)
+    for value in ["false", "no", 0, 1, [], {}, [False], "null"]:
+        await case("POST", "/api/leagues/create", attacker, invalid, "validation_failed",
+                   body={"name": "Host", "mode": "isolated", "ownerPlays": value})
+    # Fixed at creation, or not a league's to change by PATCH.
+    for body in [{"frozen": True}, {"frozenReason": "x"}, {"resetsAllowed": 5}, {"ownerPlays": True}, {"resets": 0}, {"frozen": False, "name": "Fine"}]:
+        await case("PATCH", f"/api/leagues/{school}", victim, invalid, "validation_failed", body=body)
+    return cases
+
+
+async def notes_cases(expect, hosts, shared, victim, victim_id, attacker, sneaky):
+    """The trade journal, league news, risk figures, ranking and the gradebook under hostile
+    input: notes no text may have, news from anyone but the host, another member's journal,
+    junk orders, benchmarks and ranges, the gradebook asked for by a member or a stranger.
+    Every refusal a 4xx problem+json with its code; no note, news or setting kept."""
+    cases = 0
+    invalid = {422}
+    school, frozen = hosts["class"]["id"], hosts["frozen"]["id"]
+
+    async def case(method, path, token, expected, code, **kwargs):
+        nonlocal cases
+        await expect(method, path, token, expected, code=code, **kwargs)
+        cases += 1
+
+    # Notes no text may have, on a trade and an order of the attacker's personal portfolio.
+    for note in ["x" * 501, "bell\x07", "nul\x00", "evil\u202egnp", "iso\u2066late", COMBINING * 6, 7, True, ["x"], {"a": 1}]:
+        status, code = (invalid, "validation_failed") if isinstance(note, str) else ({400, 422}, {"bad_request", "validation_failed"})
+        await case("POST", "/api/stock/buy", attacker, status, code, body={"symbol": "R1", "amount": 1, "note": note})
+        await case("POST", "/api/orders", attacker, status, code,
+                   body={"symbol": "R1", "side": "buy", "quantity": 1, "type": "limit", "limitPrice": "1.00", "note": note})
+    # News: only the host posts; titles and bodies no text may have; wrong types and shapes.
+    news = f"/api/leagues/{school}/news"
+    await case("POST", news, attacker, {403}, "forbidden", body={"title": "Free money", "body": "Click here"})
+    await case("POST", f"/api/leagues/{school}/news", sneaky, {404}, "not_found", body={"title": "Hi", "body": "there"})
+    for body in [{"title": "", "body": "x"}, {"title": "x", "body": ""}, {"title": "  ", "body": "x"}, {"title": "x" * 121, "body": "x"},
+                 {"title": "x", "body": "x" * 2001}, {"title": "two\nlines", "body": "x"}, {"title": "bell\x07", "body": "x"},
+                 {"title": "x", "body": "nul\x00"}, {"title": "evil\u202egnp", "body": "x"}, {"title": 7, "body": "x"},
+                 {"title": "x"}, {"body": "x"}, {"title": ["x"], "body": "x"}, [1], "x"]:
+        await case("POST", news, victim, {400, 422}, {"validation_failed", "bad_request"}, body=body)
+    await case("POST", news, victim, {413}, "payload_too_large", raw='{"title":"x","body":"' + "x" * (10 * 1024 * 1024) + '"}')
+    for query in ["limit=0", "limit=x", "before=-1", "before=x", "before=99999999999999999999"]:
+        await case("GET", f"{news}?{query}", victim, invalid, "validation_failed")
+    # The journal: another member's is the host's to read; junk parameters.
+    journal = f"/api/leagues/{frozen}/journal"
+    await case("GET", f"{journal}?userId={victim_id}", attacker, {403}, "forbidden")
+    await case("GET", f"/api/leagues/{school}/journal", sneaky, {404}, "not_found")
+    for query in ["userId=0", "userId=-3", "userId=x", "userId=1e3", "limit=0", "before=x", "before=-2"]:
+        await case("GET", f"{journal}?{query}", attacker, invalid, "validation_failed")
+    # The gradebook is the host's alone.
+    await case("GET", f"/api/leagues/{school}/report.csv", attacker, {403}, "forbidden")
+    await case("GET", f"/api/leagues/{school}/report.csv", sneaky, {404}, "not_found")
+    # Ranking and benchmarks: junk orders and symbols, a journal rule on a shared league, wrong types.
+    for query in ["rankBy=luck", "rankBy=", "rankBy=NETWORTH", "rankBy=%3Cscript%3E"]:
+        await case("GET", f"/api/leagues/{school}/leaderboard?{query}", victim, invalid, "validation_failed")
+    for body, status, code in [({"rankBy": "luck"}, invalid, "validation_failed"), ({"rankBy": 3}, {400, 422}, {"validation_failed", "bad_request"}),
+                               ({"benchmark": "<script>"}, invalid, "validation_failed"), ({"benchmark": "x" * 40}, invalid, "validation_failed"),
+                               ({"benchmark": "NOPE"}, {404}, "unknown_symbol"),
+                               ({"journalRequired": "yes"}, {400, 422}, {"validation_failed", "bad_request"})]:
+        await case("PATCH", f"/api/leagues/{school}", victim, status, code, body=body)
+    await case("PATCH", f"/api/leagues/{shared['id']}", victim, invalid, "validation_failed", body={"journalRequired": True})
+    await case("PATCH", f"/api/leagues/{school}", attacker, {403}, "forbidden", body={"rankBy": "sharpe"})
+    # Risk figures: junk benchmarks and ranges, another player's portfolio.
+    portfolio = hosts["frozen portfolio"]
+    for query, status, code in [("benchmark=%3Cscript%3E", invalid, "validation_failed"), ("benchmark=NOPE", {404}, "unknown_symbol"),
+                                ("from=2020-13-01", invalid, "validation_failed"), ("from=2021-01-02&to=2020-01-01", invalid, "validation_failed"),
+                                ("to=x", invalid, "validation_failed")]:
+        await case("GET", f"/api/portfolios/{portfolio}/risk?{query}", attacker, status, code)
+    await case("GET", f"/api/portfolios/{portfolio}/risk", sneaky, {404}, "not_found")
     return cases

@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from harness import (ADMIN, NEGATIVE, REPLAY, ROOT, WORTH_DRIFT, Client, Database, Server,  # noqa: E402
                      StreamWatcher, new_key)
 import bots  # noqa: E402
+import hosting  # noqa: E402
 import hostile  # noqa: E402
 
 PROFILES = {
@@ -166,10 +167,15 @@ async def conservation(args, profile):
         # Six more players each own a bot trading through /v2 on either of two server
         # processes while they trade their own portfolios; keys are revoked and bots deleted
         # mid-run (bots.BotPlay).
-        _, second = await setup.serve_another()
+        other, second = await setup.serve_another()
         owners = [(token, user_id, f"botowner{i}") for i, (token, user_id) in enumerate(await register_players(client, 6, "botowner"))]
         play = bots.BotPlay(result, setup.database, [client, second], SYMBOLS)
         await play.prepare(owners)
+        # A teacher's league: a host without a seat freezes and unfreezes trading and resets
+        # portfolios while eight pupils trade it on both processes (hosting.ClassPlay).
+        host = await client.register("host")
+        hosted = hosting.ClassPlay(result, setup.database, [server.base, other.base], admin, SYMBOLS)
+        await hosted.prepare(host, await register_players(client, hosting.PUPILS, "pupil"))
         # Three players watch their orders and notices on the live stream throughout.
         watchers = [(user_id, StreamWatcher(server.base, token, {"orders": True, "notifications": True}).start())
                     for token, user_id in players[:3]]
@@ -227,7 +233,7 @@ async def conservation(args, profile):
 
         async def snapshot_loop():
             while time.monotonic() < deadline:
-                drift = await setup.database.scalar_async(WORTH_DRIFT)
+                drift = await setup.database.scalar_async(hosting.WORTH_DRIFT_HOST_AT_COST)  # HOST moves meanwhile
                 negative = await setup.database.scalar_async(NEGATIVE)
                 if drift is not None and negative is not None:
                     snapshots["taken"] += 1
@@ -245,10 +251,11 @@ async def conservation(args, profile):
         backdated = {"back-dated trades": 0, "back-dated refused": 0}
         await asyncio.gather(snapshot_loop(), dividend_loop(), *(player_loop() for _ in range(profile["clients"])),
                              *(backdated_flow(result, client, practice, deadline, backdated) for _ in range(4)),
-                             *play.tasks(deadline, profile["load_seconds"]))
+                             *play.tasks(deadline, profile["load_seconds"]), *hosted.tasks(deadline, profile["load_seconds"]))
         await asyncio.sleep(2)
         await check_stream(result, setup.database, watchers)
         result.figures.update(await play.check())
+        result.figures.update(await hosted.check())
         figures = await check_figures(result, client, setup.database,
                                       [(token, None) for token, _ in random.sample(players, 10)] + random.sample(practice, 5)
                                       + random.sample(euro_portfolios, 3))

@@ -1,8 +1,9 @@
 // Analytics: a portfolio's value over time with what was paid in, its returns against a
-// benchmark, P&L by cost method, allocation now or at a date, and symbols compared.
+// benchmark, its risk figures, P&L by cost method, allocation now or at a date, and
+// symbols compared.
 import { api } from '../api.js';
 import { h, fill, table, failure, signed } from '../dom.js';
-import { add, CURRENCIES, inCurrency, fractionPercent, priceIn, signedInCurrency } from '../decimal.js';
+import { add, CURRENCIES, inCurrency, fractionPercent, magnitudePercent as magnitude, priceIn, ratio, signedInCurrency } from '../decimal.js';
 import { linesChart, doughnutChart } from '../charts.js';
 import { portfolioById, portfolioSelect, stacked } from './portfolio.js';
 
@@ -64,6 +65,33 @@ function returnsSection(id, currency, benchmark) {
   });
   loaded.append(form);
   return loaded;
+}
+
+/** The server's risk figures over the portfolio's life, against the same benchmark as the returns. */
+function riskSection(id, benchmark) {
+  return section('Risk', 'risk', async () => {
+    let risk;
+    try {
+      risk = await api(`/api/portfolios/${id}/risk?benchmark=${encodeURIComponent(benchmark)}`);
+    } catch (error) {
+      if (error.status !== 404) throw error;
+      risk = await api(`/api/portfolios/${id}/risk`);
+    }
+    if (risk.days < 2) return h('p', { class: 'empty', id: 'risk-none' }, 'Risk figures need at least two days of returns.');
+    const row = (label, shown, key, hint) => h('tr', {}, h('th', { scope: 'row' }, label, hint ? h('span', { class: 'hint' }, ` ${hint}`) : null),
+      h('td', { class: 'num', id: key }, shown));
+    const against = risk.benchmark === 'market' ? 'the market' : risk.benchmark;
+    return [
+      h('p', { class: 'muted' }, `From ${risk.from} to ${risk.to}: ${risk.days} daily returns, against ${against}.`),
+      h('table', {}, h('tbody', {},
+        row('Volatility', magnitude(risk.volatility), 'risk-volatility', '(a year)'),
+        row('Sharpe ratio', ratio(risk.sharpe), 'risk-sharpe'),
+        row('Sortino ratio', ratio(risk.sortino), 'risk-sortino'),
+        row('Maximum drawdown', magnitude(risk.maxDrawdown), 'risk-drawdown'),
+        row('Beta', ratio(risk.beta), 'risk-beta'),
+        row('Excess return', signed(risk.excessReturn, fractionPercent(risk.excessReturn)), 'risk-excess'))),
+    ];
+  });
 }
 
 function pnlSection(id, method, query) {
@@ -176,6 +204,7 @@ export async function analyticsView(root, context) {
         offered.map((c) => h('option', { value: c, selected: c === currency }, c))))),
     valueSection(id, currency),
     returnsSection(id, currency, benchmark),
+    riskSection(id, benchmark),
     pnlSection(id, method, query),
     allocationSection(id, date, query, currency),
     compareSection(symbols, query));

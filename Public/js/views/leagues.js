@@ -1,6 +1,9 @@
 import { api } from '../api.js';
 import { h, fill, table, signed, confirmAction, onSubmit, amountProblem } from '../dom.js';
 import { percent, inCurrency, CURRENCIES } from '../decimal.js';
+import { frozenBanner, hostSection, hostStamp, isoFromLocal, myResetsSection, resetMemberButton } from './league-host.js';
+import { journalSection, newsSection } from './league-notes.js';
+import { labelRankings, rankingOf, rankingSelect, rankingWords, riskColumns, riskNote, showRisk } from './league-ranking.js';
 
 const PAGE = 50;
 
@@ -21,11 +24,6 @@ function dateText(value) {
   return value ? new Date(value).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' }) : 'open-ended';
 }
 
-/** "2026-12-01T09:30" from a datetime-local input → RFC 3339 in UTC. */
-function isoFromLocal(value) {
-  return value ? new Date(value).toISOString().replace(/\.\d{3}Z$/, 'Z') : undefined;
-}
-
 export async function leaguesView(root, context) {
   const leagues = await api('/api/leagues');
   if (!context.current()) return;
@@ -41,13 +39,25 @@ export async function leaguesView(root, context) {
   const endsAt = h('input', { id: 'league-ends', type: 'datetime-local' });
   const maxMembers = h('input', { id: 'league-max', type: 'number', min: 1, step: 1 });
   const bots = botPolicySelect('league-bot-policy');
+  const hostOnly = h('input', { type: 'checkbox', id: 'league-host-only' });
+  const journal = h('input', { type: 'checkbox', id: 'league-journal' });
+  const resets = h('input', { id: 'league-resets', type: 'number', min: 0, max: 100, step: 1, inputmode: 'numeric', placeholder: '0', 'aria-describedby': 'league-resets-hint' });
   const rules = rulesFields();
   const showRules = () => {
     rules.fieldset.hidden = mode.value !== 'isolated';
     currencyRow.hidden = mode.value !== 'isolated';
+    resetsRow.hidden = mode.value !== 'isolated';
+    resets.disabled = mode.value !== 'isolated';
+    journalRow.hidden = mode.value !== 'isolated';
     rules.spreadRow.hidden = currency.value === 'USD';
   };
   const currencyRow = h('div', {}, h('label', { for: 'league-currency' }, 'Currency its portfolios hold (isolated leagues)'), currency);
+  const journalRow = h('div', { id: 'league-journal-row' },
+    h('label', { class: 'check', for: 'league-journal' }, journal, ' Every trade needs a journal note (isolated leagues)'),
+    h('p', { class: 'hint' }, 'Members say why they trade; you read their notes on the league page.'));
+  const resetsRow = h('div', { id: 'league-resets-row' },
+    h('label', { for: 'league-resets' }, 'Resets each member may make (isolated leagues)'), resets,
+    h('p', { class: 'hint', id: 'league-resets-hint' }, 'How many times a member may reset their own league portfolio to the starting cash. You can reset anyone\'s at any time.'));
   mode.addEventListener('change', showRules);
   currency.addEventListener('change', showRules);
   showRules();
@@ -62,6 +72,10 @@ export async function leaguesView(root, context) {
       h('div', {}, h('label', { for: 'league-ends' }, 'Ends (optional)'), endsAt)),
     h('label', { for: 'league-max' }, 'Most members (optional)'), maxMembers,
     h('label', { for: 'league-bot-policy' }, 'Bots'), bots,
+    resetsRow,
+    journalRow,
+    h('label', { class: 'check', for: 'league-host-only' }, hostOnly, ' I host without playing'),
+    h('p', { class: 'hint' }, 'You run the league but take no seat: no league portfolio, not ranked.'),
     rules.fieldset,
     createError, h('button', { type: 'submit', class: 'primary' }, 'Create league'));
   onSubmit(create, async () => {
@@ -72,6 +86,9 @@ export async function leaguesView(root, context) {
       startsAt: isoFromLocal(startsAt.value), endsAt: isoFromLocal(endsAt.value),
       maxMembers: maxMembers.value ? Number(maxMembers.value) : undefined,
       bots: bots.value,
+      ownerPlays: hostOnly.checked ? false : undefined,
+      resetsAllowed: mode.value === 'isolated' && resets.value ? Number(resets.value) : undefined,
+      journalRequired: mode.value === 'isolated' && journal.checked ? true : undefined,
       currency: mode.value === 'isolated' && currency.value !== 'USD' ? currency.value : undefined,
       rules: mode.value === 'isolated' ? rules.value(currency.value !== 'USD') : undefined };
     const league = await api('/api/leagues/create', { method: 'POST', body });
@@ -101,10 +118,14 @@ export async function leaguesView(root, context) {
     joinError.hidden = false;
   });
 
+  const me = context.user;
   fill(root,
     h('h1', {}, 'Leagues'),
     table([
-      { title: 'League', cell: (l) => h('a', { href: `#/leagues/${l.id}` }, l.name) },
+      { title: 'League', cell: (l) => [h('a', { href: `#/leagues/${l.id}` }, l.name),
+        me && l.ownerId === me.id ? [' ', h('span', { class: 'tag', title: l.ownerPlays ? 'You host it and play in it' : 'You host it without playing' },
+          l.ownerPlays ? 'host' : 'host, not playing')] : null,
+        l.frozen ? [' ', h('span', { class: 'tag frozen', title: 'The host has frozen trading' }, 'frozen')] : null] },
       { title: 'Mode', cell: (l) => l.mode },
       { title: 'Members', class: 'num', cell: (l) => String(l.memberCount) },
       { title: 'Ends', cell: (l) => dateText(l.endsAt) },
@@ -155,7 +176,7 @@ function rulesFields() {
 }
 
 /** The rules a league's portfolios trade under, in words. */
-function rulesSummary(rules, currency) {
+function rulesSummary(rules, currency, journalRequired) {
   const money = (text) => inCurrency(text, currency);
   const commission = [rules.commissionFlat !== '0.00' ? money(rules.commissionFlat) : null,
     rules.commissionPercent !== '0.00' ? `${rules.commissionPercent}%` : null].filter(Boolean).join(' + ') || 'none';
@@ -168,6 +189,7 @@ function rulesSummary(rules, currency) {
       h('dt', {}, 'Order types'), h('dd', {}, rules.allowedOrderTypes.map((t) => types[t] ?? t).join(', ')),
       h('dt', {}, 'Symbols'), h('dd', {}, rules.allowedSymbols ? rules.allowedSymbols.join(', ') : 'all'),
       h('dt', {}, 'Short selling'), h('dd', {}, rules.allowShortSelling ? `allowed (margin ${rules.shortMarginPercent}%)` : 'not allowed'),
+      h('dt', {}, 'Journal'), h('dd', { id: 'league-journal-rule' }, journalRequired ? 'a note on every trade and order' : 'notes optional'),
       currency !== 'USD' ? [h('dt', {}, 'Currency'),
         h('dd', { id: 'league-currency-rule' }, `${currency}: dollar stocks at the rate now, ${rules.fxSpreadPercent}% over it for buys and under it for sales`)] : null));
 }
@@ -177,11 +199,15 @@ function offsetOf(text) {
   return Math.max(0, Number.parseInt(text || '0', 10) || 0);
 }
 
-/** The bot policy: in words for everyone, and for the owner a select to change it. */
-function botPolicySection(league, owner, context) {
+/** The bot policy in words, for everyone. */
+function botPolicyText(league) {
   const [label, meaning] = BOT_POLICIES[league.bots] ?? [league.bots, ''];
-  const said = h('p', { id: 'bot-policy-text' }, h('strong', {}, `Bots: ${label}`), meaning ? ` — ${meaning}.` : '');
-  if (!owner) return h('section', { id: 'bot-policy', 'aria-label': 'Bots' }, said);
+  return h('section', { id: 'bot-policy', 'aria-label': 'Bots' },
+    h('p', { id: 'bot-policy-text' }, h('strong', {}, `Bots: ${label}`), meaning ? ` — ${meaning}.` : ''));
+}
+
+/** For the owner, in the Host tools: a select to change the bot policy. */
+function botPolicyForm(league, context) {
   const select = botPolicySelect('bot-policy-select', league.bots, false);
   const error = h('p', { class: 'error', role: 'alert', hidden: true });
   const form = h('form', { class: 'inline', id: 'bot-policy-form' },
@@ -197,7 +223,11 @@ function botPolicySection(league, owner, context) {
     error.textContent = problem.message;
     error.hidden = false;
   });
-  return h('section', { id: 'bot-policy', 'aria-label': 'Bots' }, said, form, error);
+  return h('div', { id: 'bot-policy-change' }, h('h3', {}, 'Bots'), form, error);
+}
+
+function whenText(value) {
+  return new Date(value).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** The timer that asks for the bots' table of the league on screen again. */
@@ -206,73 +236,141 @@ let botTimer = null;
 export async function leagueView(root, context) {
   clearInterval(botTimer);
   const id = context.params[0];
-  const offset = offsetOf(context.query.get('offset'));
-  const botOffset = offsetOf(context.query.get('botOffset'));
-  const botsPath = `/api/leagues/${id}/leaderboard?players=bots&limit=${PAGE}&offset=${botOffset}`;
-  // The leaderboard as the server ranks it by default: everyone, or in a league that
-  // ranks bots apart, the humans (and the bots in a table of their own, ranked by the
-  // server among themselves).
-  const [league, board] = await Promise.all([
-    api(`/api/leagues/${id}`), api(`/api/leagues/${id}/leaderboard?limit=${PAGE}&offset=${offset}`),
-  ]);
-  const separate = league.bots === 'separate';
-  const botBoard = separate ? await api(botsPath) : null;
+  let offset = offsetOf(context.query.get('offset'));
+  let botOffset = offsetOf(context.query.get('botOffset'));
+  // The order this viewer picked (`?rankBy=`), or null: the league's own.
+  let chosen = rankingOf(context.query.get('rankBy'));
+  const ranked = () => (chosen ? `&rankBy=${chosen}` : '');
+  const botsPath = () => `/api/leagues/${id}/leaderboard?players=bots&limit=${PAGE}&offset=${botOffset}${ranked()}`;
+  // The leaderboard as the server ranks it, in the league's order or the one picked:
+  // everyone, or in a league that ranks bots apart, the humans (and the bots in a table of
+  // their own, ranked by the server among themselves).
+  async function load() {
+    const order = chosen;
+    const [league, board] = await Promise.all([
+      api(`/api/leagues/${id}`), api(`/api/leagues/${id}/leaderboard?limit=${PAGE}&offset=${offset}${ranked()}`),
+    ]);
+    return { league, board, botBoard: league.bots === 'separate' ? await api(botsPath()) : null, order };
+  }
+  let shown = await load();
   if (!context.current()) return;
   const me = context.user;
-  const owner = me && league.ownerId === me.id;
-  const money = (text) => inCurrency(text, league.currency || 'USD');
   const pageLink = (humans, bots) => {
     const query = new URLSearchParams();
+    if (chosen) query.set('rankBy', chosen);
     if (humans > 0) query.set('offset', String(humans));
     if (bots > 0) query.set('botOffset', String(bots));
     const text = query.toString();
     return `#/leagues/${id}${text ? `?${text}` : ''}`;
   };
+  /** Whether the viewer looks at another order than the league's. */
+  const reordered = () => Boolean(chosen) && chosen !== shown.league.rankBy;
+
+  // The page in parts: what everyone reads at the top, the owner's Host tools, the news,
+  // the standings, and the trade journal. Drawn again with fresh answers, the Host tools
+  // stay as they are (with whatever the host is typing) unless what they show changed;
+  // the news and the journal read their own pages.
+  const top = h('div', { id: 'league-top' });
+  const tools = h('div', { id: 'league-tools' });
+  const rest = h('div', { id: 'league-rest' });
+  // The leaderboard's heading and its Rank by switch stay put as the standings are drawn
+  // again, so a live update never closes the switch under the viewer's finger. Picking an
+  // order reads the first page in it (the address keeps it, for a reload and the pages);
+  // the league's own order is the default and is marked as such.
+  const rankSelect = rankingSelect('rank-by', chosen ?? shown.league.rankBy, shown.league.rankBy);
+  let rankLabelled = shown.league.rankBy;
+  rankSelect.addEventListener('change', () => {
+    chosen = rankSelect.value === shown.league.rankBy ? null : rankingOf(rankSelect.value);
+    offset = 0;
+    botOffset = 0;
+    history.replaceState(history.state, '', pageLink(0, 0));
+    standingsBox.setAttribute('aria-busy', 'true');
+    redraw();
+  });
+  const boardHead = h('div', { class: 'heading', id: 'board-heading' },
+    h('h2', {}, 'Leaderboard'),
+    h('label', { class: 'inline', for: 'rank-by' }, 'Rank by', rankSelect));
+  const standingsBox = h('div', { id: 'league-board' });
+  let toolsStamp = null;
+  const owner = me && shown.league.ownerId === me.id;
+  // Whoever sees the league is a member or its owner; an owner plays unless hosting only.
+  const seated = !owner || shown.league.ownerPlays;
+  const news = newsSection(shown.league, context, owner);
+  const journal = journalSection(shown.league, context, owner, seated);
+  fill(root, top, tools, news.node, rest, boardHead, standingsBox, journal?.node);
+  draw();
+
   // New standings arrive on the live stream (or, without it, every 30 s). While the
   // players shown and their order stay the same, their figures change in place; when
-  // someone joins, leaves, is removed or changes place, the board and the member count
-  // are drawn again. The event carries the default board (humans in a league that ranks
-  // bots apart) and comes when it changes: the bots' table is asked for again then, and
-  // every 10 s, since a change among bots alone raises no event.
-  const redraw = () => { if (context.current()) leagueView(root, context).catch(() => {}); };
+  // someone joins, leaves, is removed or changes place, the page is drawn again. The event
+  // carries the default board (humans in a league that ranks bots apart) in the league's
+  // order and comes when it changes: a viewer who picked another order gets the page read
+  // again in theirs instead. The bots' table is asked for again with each event, and
+  // every 10 s, since a change among bots alone raises no event. A notification (trading
+  // frozen or resumed, a reset) draws the page again too.
+  let drawing = null;
+  let again = false;
+  async function redraw() {
+    if (!context.current()) return;
+    if (drawing) { again = true; return; }
+    drawing = load().then((fresh) => {
+      // An answer in an order no longer picked is dropped: the next read is in the new one.
+      if (fresh.order !== chosen) again = true;
+      else if (context.current()) { shown = fresh; draw(); }
+    }, () => { /* the next event tries again */ });
+    await drawing;
+    drawing = null;
+    if (again) { again = false; redraw(); }
+  }
   context.live.follow({ leagues: [Number(id)] });
-  const boardTotal = board.total;
   let botsAsked = false;
   async function refreshBots() {
-    if (!separate || botsAsked) return;
+    if (!shown.botBoard || botsAsked) return;
     botsAsked = true;
     try {
-      const fresh = await api(botsPath);
-      const shown = root.querySelector('#bot-board');
+      const order = chosen;
+      const fresh = await api(botsPath());
+      const bots = root.querySelector('#bot-board');
       // A bot that joined or left changes the member count too: draw the page again.
-      if (fresh.total !== botBoard.total) redraw();
-      else if (context.current() && shown) shown.replaceChildren(...botBlock(fresh));
+      if (fresh.total !== shown.botBoard.total) redraw();
+      else if (context.current() && bots && order === chosen) {
+        shown.botBoard = fresh;
+        bots.replaceChildren(...botBlock(fresh));
+      }
     } catch { /* the next standings try again */ }
     botsAsked = false;
   }
   context.live.on('standings', (standings) => {
     if (String(standings.leagueId) !== String(id)) return;
+    if (reordered()) { redraw(); return; }
     const board = root.querySelector('#standings');
-    const shown = board ? [...board.querySelectorAll('[data-worth]')].map((cell) => cell.dataset.worth) : [];
+    const rows = board ? [...board.querySelectorAll('[data-worth]')].map((cell) => cell.dataset.worth) : [];
     const sent = standings.items.map((s) => String(s.userId));
-    // The event carries the top rows only: a change past them shows in the count.
-    const sameRoster = offset === 0 && standings.total === boardTotal
-      && sent.slice(0, PAGE).join() === shown.slice(0, sent.length).join();
+    // The event carries the top rows only: a change past them shows in the count. A
+    // first reset shows a column of resets the board may not have yet.
+    const sameRoster = offset === 0 && standings.total === shown.board.total
+      && sent.slice(0, PAGE).join() === rows.slice(0, sent.length).join()
+      && Boolean(board) && (board.querySelector('[data-resets]') || standings.items.every((s) => !(s.resets > 0)));
     if (!sameRoster) { redraw(); return; }
+    const money = moneyOf(shown.league);
     for (const s of standings.items) {
       const worth = board.querySelector(`[data-worth="${s.userId}"]`);
       const gain = board.querySelector(`[data-return="${s.userId}"]`);
+      const resets = board.querySelector(`[data-resets="${s.userId}"]`);
       if (worth) worth.textContent = money(s.netWorth);
       if (gain) gain.replaceChildren(signed(s.returnPercent, percent(s.returnPercent)));
+      if (resets) resets.textContent = String(s.resets);
+      showRisk(board, s);
+      const mine = me && s.userId === me.id ? root.querySelector('#my-resets-used') : null;
+      if (mine) mine.textContent = String(s.resets);
     }
     const asOf = root.querySelector('#standings-as-of');
     if (asOf) asOf.textContent = `As of ${new Date(standings.asOf).toLocaleString()}`;
     refreshBots();
   });
+  context.live.on('notification', () => { redraw(); news.reload(); });
   context.poll(redraw, 30000);
-  if (separate) {
-    botTimer = setInterval(() => { if (context.current()) refreshBots(); else clearInterval(botTimer); }, 10000);
-  }
+  botTimer = setInterval(() => { if (context.current()) refreshBots(); else clearInterval(botTimer); }, 10000);
 
   async function act(question, path, done) {
     if (!confirmAction(question)) return;
@@ -283,29 +381,53 @@ export async function leagueView(root, context) {
       context.flash(problem.message, 'error');
     }
   }
-  const kickColumn = owner ? [{
-    title: '', cell: (s) => s.userId === me.id ? '' : h('button', {
+
+  function moneyOf(league) {
+    return (text) => inCurrency(text, league.currency || 'USD');
+  }
+
+  /** The standings' columns: the owner's also have Reset (isolated leagues) and Kick. */
+  function columnsOf(league, withResets) {
+    const money = moneyOf(league);
+    const owner = me && league.ownerId === me.id;
+    const kick = (s) => h('button', {
       type: 'button', class: 'danger small', dataset: { kick: s.username }, 'aria-label': `Kick ${s.username}`,
       onclick: () => act(s.bot ? `Remove the bot ${s.username} from “${league.name}”? It will not be able to rejoin.`
         : `Remove ${s.username} from “${league.name}”? They will not be able to rejoin.`,
       `/api/leagues/kick/${id}/${s.userId}`, () => { context.flash(`${s.username} was removed.`); context.refresh(); }),
-    }, 'Kick'),
-  }] : [];
-  // A bot is marked as one, with its owner's name; the rank is the server's.
-  const columns = [
-    { title: 'Rank', class: 'num', cell: (s) => String(s.rank) },
-    { title: 'Player', class: 'player', cell: (s) => h('span', { class: me && s.userId === me.id ? 'me' : '' }, s.username,
-      s.bot ? [' ', h('span', { class: 'tag', title: 'A bot: it trades through API keys' }, 'bot'),
-        s.ownerUsername ? [' ', h('span', { class: 'owner muted' }, `by ${s.ownerUsername}`)] : null] : null) },
-    { title: 'Net worth', class: 'num', cell: (s) => h('span', { dataset: { worth: s.userId } }, money(s.netWorth)) },
-    { title: 'Return', class: 'num', cell: (s) => h('span', { dataset: { return: s.userId } }, signed(s.returnPercent, percent(s.returnPercent))) },
-    ...kickColumn,
-  ];
-  const standingsTable = (rows, tableId, empty) => {
+    }, 'Kick');
+    // A bot is marked as one, with its owner's name; the rank is the server's.
+    return [
+      { title: 'Rank', class: 'num rank', cell: (s) => String(s.rank) },
+      { title: 'Player', class: 'player', cell: (s) => h('span', { class: me && s.userId === me.id ? 'me' : '' }, s.username,
+        s.bot ? [' ', h('span', { class: 'tag', title: 'A bot: it trades through API keys' }, 'bot'),
+          s.ownerUsername ? [' ', h('span', { class: 'owner muted' }, `by ${s.ownerUsername}`)] : null] : null) },
+      { title: 'Net worth', class: 'num worth', cell: (s) => h('span', { dataset: { worth: s.userId } }, money(s.netWorth)) },
+      { title: 'Return', class: 'num return', cell: (s) => h('span', { dataset: { return: s.userId } }, signed(s.returnPercent, percent(s.returnPercent))) },
+      withResets ? { title: 'Resets', class: 'num resets', cell: (s) => h('span', { dataset: { resets: s.userId } }, String(s.resets)) } : null,
+      ...riskColumns(league),
+      owner ? { title: 'Host', class: 'host-actions', cell: (s) => h('div', { class: 'row-actions' },
+        league.mode === 'isolated' ? resetMemberButton(league, s, context) : null,
+        s.userId === me.id ? null : kick(s)) } : null,
+    ].filter(Boolean);
+  }
+
+  /** A table of standings; on a phone it becomes a card per player (app.css, .ranked):
+   * rank, name, each figure labelled by its column, and the owner's buttons. */
+  function standingsTable(rows, tableId, empty) {
+    const { league } = shown;
+    const withResets = (league.mode === 'isolated' && league.resetsAllowed > 0)
+      || [...shown.board.items, ...(shown.botBoard?.items ?? [])].some((s) => s.resets > 0);
+    const columns = columnsOf(league, withResets);
     const wrapped = table(columns, rows, { empty });
     wrapped.id = tableId;
+    wrapped.classList.add('ranked');
+    for (const row of wrapped.querySelectorAll('tbody tr')) {
+      [...row.cells].forEach((cell, i) => { cell.dataset.label = columns[i].title; });
+    }
     return wrapped;
-  };
+  }
+
   function botBlock(bots) {
     return [
       standingsTable(bots.items, 'bot-standings', 'No bots play here.'),
@@ -315,31 +437,61 @@ export async function leagueView(root, context) {
     ];
   }
 
-  fill(root,
-    h('div', { class: 'heading' },
-      h('h1', {}, league.name),
-      h('div', { class: 'actions' },
-        h('button', { type: 'button', id: 'leave-league', onclick: () => act(
-          owner ? `You own “${league.name}”: leaving deletes it for everyone. Leave and delete?` : `Leave “${league.name}”?`,
-          `/api/leagues/leave/${id}`, () => { context.flash('You left the league.', 'info', true); context.navigate('#/leagues'); }) }, 'Leave'),
-        owner ? h('button', { type: 'button', class: 'danger', id: 'delete-league', onclick: () => act(
-          `Delete “${league.name}” for all ${league.memberCount} members? This cannot be undone.`,
-          `/api/leagues/${id}`, () => { context.flash('The league was deleted.', 'info', true); context.navigate('#/leagues'); }) }, 'Delete league') : null)),
-    h('section', { class: 'summary', 'aria-label': 'League' },
-      h('div', {}, h('span', { class: 'label' }, 'Join code'), h('strong', { id: 'league-code', class: 'code' }, league.code),
-        h('a', { id: 'league-join-link', class: 'hint', href: `/join/${encodeURIComponent(league.code)}` }, `${location.origin}/join/${league.code}`)),
-      h('div', {}, h('span', { class: 'label' }, 'Mode'), h('strong', {}, league.mode)),
-      h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', { id: 'league-members' }, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
-      h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', {}, `${dateText(league.startsAt)} – ${dateText(league.endsAt)}`)),
-      h('div', {}, h('span', { class: 'label' }, 'Bots'), h('strong', { id: 'league-bots' }, (BOT_POLICIES[league.bots] ?? [league.bots])[0]))),
-    botPolicySection(league, owner, context),
-    league.mode === 'isolated' ? rulesSummary(league.rules, league.currency || 'USD') : null,
-    h('h2', {}, 'Leaderboard'),
-    h('p', { class: 'muted', id: 'standings-as-of' }, `As of ${new Date(board.asOf).toLocaleString()}`),
-    separate ? h('h3', { id: 'humans-heading' }, 'People') : null,
-    standingsTable(board.items, 'standings', separate ? 'No people play here.' : 'No members.'),
-    h('nav', { class: 'pager', 'aria-label': 'Pages' },
-      offset > 0 ? h('a', { href: pageLink(Math.max(0, offset - PAGE), botOffset) }, '← Better ranks') : null,
-      offset + PAGE < board.total ? h('a', { href: pageLink(offset + PAGE, botOffset) }, 'More →') : null),
-    separate ? [h('h3', { id: 'bots-heading' }, 'Bots'), h('div', { id: 'bot-board' }, botBlock(botBoard))] : null);
+  function draw() {
+    const { league, board, botBoard } = shown;
+    const owner = me && league.ownerId === me.id;
+    const separate = Boolean(botBoard);
+    const mine = me ? (league.members ?? []).find((s) => s.userId === me.id) : undefined;
+    const seated = !owner || league.ownerPlays;
+    const members = league.memberCount === 1 ? 'its 1 member' : `all ${league.memberCount} members`;
+    fill(top,
+      h('div', { class: 'heading' },
+        h('h1', {}, league.name),
+        h('div', { class: 'actions' },
+          // A host without a seat has nothing to leave: deleting is what ends their part.
+          !owner || league.ownerPlays ? h('button', { type: 'button', id: 'leave-league', onclick: () => act(
+            owner ? `You own “${league.name}”: leaving deletes it for everyone. Leave and delete?` : `Leave “${league.name}”?`,
+            `/api/leagues/leave/${id}`, () => { context.flash('You left the league.', 'info', true); context.navigate('#/leagues'); }) }, 'Leave') : null,
+          owner ? h('button', { type: 'button', class: 'danger', id: 'delete-league', onclick: () => act(
+            league.memberCount > 0 ? `Delete “${league.name}” for ${members}? This cannot be undone.` : `Delete “${league.name}”? This cannot be undone.`,
+            `/api/leagues/${id}`, () => { context.flash('The league was deleted.', 'info', true); context.navigate('#/leagues'); }) }, 'Delete league') : null)),
+      frozenBanner(league),
+      h('section', { class: 'summary', 'aria-label': 'League' },
+        h('div', {}, h('span', { class: 'label' }, 'Join code'), h('strong', { id: 'league-code', class: 'code' }, league.code),
+          h('a', { id: 'league-join-link', class: 'hint', href: `/join/${encodeURIComponent(league.code)}` }, `${location.origin}/join/${league.code}`)),
+        h('div', {}, h('span', { class: 'label' }, 'Mode'), h('strong', {}, league.mode)),
+        h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', { id: 'league-members' }, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
+        h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', { id: 'league-runs' }, `${dateText(league.startsAt)} – ${dateText(league.endsAt)}`),
+          league.joinUntil ? h('span', { class: 'hint', id: 'league-join-until' }, `Joins until ${whenText(league.joinUntil)}`) : null),
+        h('div', {}, h('span', { class: 'label' }, 'Bots'), h('strong', { id: 'league-bots' }, (BOT_POLICIES[league.bots] ?? [league.bots])[0]))));
+    if (!owner) {
+      toolsStamp = null;
+      tools.replaceChildren();
+    } else if (hostStamp(league) !== toolsStamp) {
+      toolsStamp = hostStamp(league);
+      tools.replaceChildren(hostSection(league, context, botPolicyForm(league, context)));
+    }
+    fill(rest,
+      botPolicyText(league),
+      league.mode === 'isolated' ? rulesSummary(league.rules, league.currency || 'USD', league.journalRequired) : null,
+      myResetsSection(league, seated, mine, context));
+    if (rankLabelled !== league.rankBy) {
+      labelRankings(rankSelect, league.rankBy);
+      rankLabelled = league.rankBy;
+    }
+    rankSelect.value = chosen ?? league.rankBy;
+    standingsBox.removeAttribute('aria-busy');
+    fill(standingsBox,
+      h('p', { class: 'muted', id: 'rank-note' }, reordered()
+        ? `Ranked by ${rankingWords(chosen)} for you; the league ranks by ${rankingWords(league.rankBy)}.`
+        : `Ranked by ${rankingWords(league.rankBy)}, the league's order.`),
+      h('p', { class: 'muted', id: 'standings-as-of' }, `As of ${new Date(board.asOf).toLocaleString()}`),
+      separate ? h('h3', { id: 'humans-heading' }, 'People') : null,
+      standingsTable(board.items, 'standings', separate ? 'No people play here.' : 'No members.'),
+      h('nav', { class: 'pager', 'aria-label': 'Pages' },
+        offset > 0 ? h('a', { href: pageLink(Math.max(0, offset - PAGE), botOffset) }, '← Better ranks') : null,
+        offset + PAGE < board.total ? h('a', { href: pageLink(offset + PAGE, botOffset) }, 'More →') : null),
+      separate ? [h('h3', { id: 'bots-heading' }, 'Bots'), h('div', { id: 'bot-board' }, botBlock(botBoard))] : null,
+      riskNote(league));
+  }
 }

@@ -1,7 +1,7 @@
 import { api, newKey } from '../api.js';
 import { h, fill, table, confirmAction, showModalForm, amountProblem } from '../dom.js';
 import { inCurrency, price, priceIn } from '../decimal.js';
-import { currencyOf, portfolioById, portfolioChoices, portfolioSelect } from './portfolio.js';
+import { currencyOf, leagueReader, portfolioById, portfolioChoices, portfolioSelect } from './portfolio.js';
 import { cards } from './transactions.js';
 
 // The words for order types and durations, in the order the dialog offers them; lists
@@ -33,6 +33,27 @@ function outcome(order, currency = 'USD') {
   return [STATUS[order.status] ?? order.status, order.rejectReason].filter(Boolean).join(': ');
 }
 
+/**
+ * A trade's or order's journal note (at most 500 characters): optional, or marked
+ * required where the portfolio's league asks for one (the server refuses the trade
+ * without it, in its words). `mark(required)` says which; `value()` is the note, or
+ * undefined when blank.
+ */
+export function noteField(id) {
+  const input = h('textarea', { id, rows: 2, maxlength: 500, placeholder: 'Why? e.g. Earnings beat expectations' });
+  const need = h('span', { class: 'muted', id: `${id}-need` }, '(optional)');
+  const row = h('div', { id: `${id}-row`, class: 'note-row' }, h('label', { for: id }, 'Journal note ', need), input);
+  return {
+    row, input,
+    mark(required) {
+      need.textContent = required ? '(required in this league)' : '(optional)';
+      need.className = required ? 'required' : 'muted';
+      input.setAttribute('aria-required', String(Boolean(required)));
+    },
+    value: () => input.value.trim() || undefined,
+  };
+}
+
 /** When an order stopped being open: filled, cancelled, expired, replaced or rejected. */
 function closedAt(order) {
   return order.filledAt || order.canceledAt || order.expiredAt || order.replacedAt || order.updatedAt;
@@ -42,7 +63,9 @@ function closedAt(order) {
  * every few seconds while orders are open, so a fill shows without reloading. */
 export async function ordersView(root, context) {
   const portfolios = await portfolioChoices();
-  const chosen = context.query.get('id') || String(portfolios[0]?.id ?? '');
+  // A portfolio no longer listed (a league portfolio archived by a reset) shows the first.
+  const asked = context.query.get('id');
+  const chosen = asked && portfolioById(portfolios, asked) ? asked : String(portfolios[0]?.id ?? '');
   const currency = currencyOf(portfolios, chosen);
   const query = chosen ? `&portfolioId=${encodeURIComponent(chosen)}` : '';
   const [open, closed] = await Promise.all([
@@ -119,6 +142,7 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
   const typesNote = h('p', { id: 'order-types-note', class: 'hint', hidden: true });
   const limitRow = h('div', {}, h('label', { for: 'order-limit' }, 'Limit price'), limitPrice);
   const stopRow = h('div', {}, h('label', { for: 'order-stop' }, 'Stop price'), stopPrice);
+  const note = noteField('order-note');
   const explain = h('p', { id: 'order-explain', class: 'hint', 'aria-live': 'polite' });
   const error = h('p', { id: 'order-error', class: 'error', role: 'alert', hidden: true });
   const confirm = h('button', { type: 'submit', id: 'order-confirm', class: 'primary' }, 'Place order');
@@ -131,6 +155,7 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
     limitPrice: limitRow.hidden ? undefined : limitPrice.value.trim(),
     stopPrice: stopRow.hidden ? undefined : stopPrice.value.trim(),
     portfolioId: Number(portfolioId),
+    note: note.value(),
   });
 
   const update = () => {
@@ -162,23 +187,21 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
       }
     }, 150);
   };
-  for (const input of [side, type, quantity, limitPrice, stopPrice]) input.addEventListener('input', update);
+  for (const input of [side, type, quantity, limitPrice, stopPrice, note.input]) input.addEventListener('input', update);
   for (const select of [side, type]) select.addEventListener('change', update);
   update();
 
   // A league's portfolio offers only the order types its rules allow (the server refuses
-  // others); each league's rules are read once.
-  const leagueTypes = new Map();
+  // others), and marks the note required where the league asks for one; each league is
+  // read once.
+  const leagueOf = leagueReader(portfolios);
   const everyType = Object.keys(TYPES);
   const offerTypes = async () => {
     const asked = portfolioId;
-    const leagueId = portfolioById(portfolios, asked)?.leagueId;
-    if (leagueId && !leagueTypes.has(leagueId)) {
-      leagueTypes.set(leagueId, api(`/api/leagues/${leagueId}`).then((league) => league.rules?.allowedOrderTypes ?? everyType,
-        () => { leagueTypes.delete(leagueId); return everyType; }));
-    }
-    const allowed = leagueId ? await leagueTypes.get(leagueId) : everyType;
+    const league = await leagueOf(asked);
+    const allowed = league?.rules?.allowedOrderTypes ?? everyType;
     if (asked !== portfolioId) return;
+    note.mark(league?.journalRequired);
     const kept = allowed.includes(type.value) ? type.value : allowed[0];
     type.replaceChildren(...allowed.map((value) => h('option', { value }, TYPES[value] ?? value)));
     type.value = kept;
@@ -201,6 +224,7 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
     h('label', { for: 'order-quantity' }, 'Shares'), quantity,
     h('div', { class: 'pair' }, limitRow, stopRow),
     h('label', { for: 'order-tif' }, 'Lasts'), duration,
+    note.row,
     explain, error,
     h('div', { class: 'actions' }, confirm, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel')));
   showModalForm(dialog, form, error, quantity, async () => {

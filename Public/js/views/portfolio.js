@@ -4,6 +4,7 @@ import { priceIn, inCurrency, signedInCurrency } from '../decimal.js';
 import { doughnutChart } from '../charts.js';
 import { quoteCell } from '../live.js';
 import { practiceSection } from './practice.js';
+import { replacePortfolio } from './stock.js';
 
 /** The portfolio of `id` among `portfolios` (ids compared as text, as URLs carry them). */
 export function portfolioById(portfolios, id) {
@@ -13,6 +14,21 @@ export function portfolioById(portfolios, id) {
 /** The currency a portfolio's amounts are in: a league's own, else dollars. */
 export function currencyOf(portfolios, id) {
   return portfolioById(portfolios, id)?.currency ?? 'USD';
+}
+
+/** Reads the league of a league portfolio, each league once (null for a personal or
+ * practice portfolio, or when it cannot be read): `(portfolioId) => Promise<League|null>`.
+ * A dialog makes one, so what it says of a league is what the league says now. */
+export function leagueReader(portfolios) {
+  const asked = new Map();
+  return (id) => {
+    const leagueId = portfolioById(portfolios, id)?.leagueId;
+    if (!leagueId) return Promise.resolve(null);
+    if (!asked.has(leagueId)) {
+      asked.set(leagueId, api(`/api/leagues/${leagueId}`).catch(() => { asked.delete(leagueId); return null; }));
+    }
+    return asked.get(leagueId);
+  };
 }
 
 /** The portfolios' names for a switcher: personal first, then league portfolios. */
@@ -78,9 +94,18 @@ export function portfolioSelect(portfolios, selected, onchange, id = 'portfolio-
       ({ personal: 'Personal portfolio', practice: `Practice: ${p.name}`, league: `League: ${p.name}` })[p.kind])));
 }
 
+/** A note when the portfolio asked for (`?id=`) is no longer the player's to show: a
+ * league portfolio is archived when it is reset, and goes with its league. */
+function goneNote(asked, portfolios) {
+  if (!asked || portfolioById(portfolios, asked)) return null;
+  return h('p', { class: 'muted', id: 'portfolio-gone' },
+    'That portfolio is no longer listed: a league portfolio is archived when it is reset, and goes when its league is deleted. Here is your first one.');
+}
+
 export async function portfolioView(root, context) {
   const portfolios = await portfolioChoices();
-  const chosen = context.query.get('id') || portfolios[0]?.id;
+  const asked = context.query.get('id');
+  const chosen = asked && portfolioById(portfolios, asked) ? asked : portfolios[0]?.id;
   const portfolio = await api(`/api/portfolio${chosen ? `?portfolioId=${encodeURIComponent(chosen)}` : ''}`);
   if (!context.current()) return;
   const holdings = portfolio.holdings;
@@ -90,6 +115,21 @@ export async function portfolioView(root, context) {
   // A fill changes cash and holdings: draw the portfolio again.
   context.live.on('order', (order) => {
     if (order.status === 'filled' && context.current()) portfolioView(root, context).catch(() => {});
+  });
+  // A notification may say this league portfolio was reset (or its league deleted): the
+  // portfolios are read again, and the league's new portfolio, if any, is shown instead.
+  context.live.on('notification', async () => {
+    try {
+      const fresh = await portfolioChoices();
+      if (!context.current() || portfolioById(fresh, portfolio.id)) return;
+      const leagueId = portfolioById(portfolios, portfolio.id)?.leagueId;
+      const successor = leagueId ? fresh.find((p) => p.leagueId === leagueId) : null;
+      if (successor) {
+        replacePortfolio(portfolio.id, successor.id);
+        context.flash(`Your league portfolio “${successor.name}” was reset: here is the new one.`, 'info', true);
+        context.navigate(`#/portfolio?id=${successor.id}`);
+      } else context.navigate('#/portfolio');
+    } catch { /* the next notification tries again */ }
   });
   // A new price of a holding moves net worth, holdings value and gains: the server values
   // the portfolio again (at most every 1.5 s) and the figures change in place.
@@ -116,6 +156,7 @@ export async function portfolioView(root, context) {
       portfolios.length > 1
         ? h('label', { class: 'inline' }, 'Showing ', portfolioSelect(portfolios, portfolio.id, (id) => context.navigate(`#/portfolio?id=${id}`)))
         : null),
+    goneNote(asked, portfolios),
     inDollars ? null : h('p', { class: 'muted', id: 'portfolio-currency' },
       `This league portfolio holds ${currency}: dollar prices are shown at the rate now, and each fill pays the league's spread.`),
     baseWorth(portfolio, portfolios),

@@ -1,7 +1,7 @@
 // Practice portfolios on the portfolio page: create one (starting cash, currency, start
 // day), and for the one shown, deposit or withdraw, import or download its trades, or
 // delete it.
-import { api, upload, newKey, marketHistory } from '../api.js';
+import { api, upload, newKey, marketHistory, saveDownload } from '../api.js';
 import { h, fill, failure, dayText } from '../dom.js';
 import { CURRENCIES, money } from '../decimal.js';
 import { portfolioById } from './portfolio.js';
@@ -10,14 +10,7 @@ function download(portfolio, status) {
   return async () => {
     status.textContent = 'Preparing the CSV…';
     try {
-      const response = await api(`/api/portfolios/${portfolio.id}/export`, { raw: true, headers: { Accept: 'text/csv' } });
-      const name = `portfolio-${portfolio.id}-trades.csv`;
-      const url = URL.createObjectURL(await response.blob());
-      const link = h('a', { href: url, download: name });
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10000);
+      const name = await saveDownload(`/api/portfolios/${portfolio.id}/export`, `portfolio-${portfolio.id}-trades.csv`);
       status.textContent = `Downloaded ${name}.`;
     } catch (error) {
       fill(status, failure(error));

@@ -2,9 +2,9 @@ import { api, newKey, marketHistory } from '../api.js';
 import { h, fill, table, signed, loading, failure, showModalForm, dayText } from '../dom.js';
 import { money, price, priceIn, percent, times, inCurrency } from '../decimal.js';
 import { lineChart, destroyCharts } from '../charts.js';
-import { currencyOf, portfolioById, portfolioSelect } from './portfolio.js';
+import { currencyOf, leagueReader, portfolioById, portfolioSelect } from './portfolio.js';
 import { quoteCell } from '../live.js';
-import { orderDialog } from './orders.js';
+import { noteField, orderDialog } from './orders.js';
 
 const ranges = [['1m', '1M'], ['3m', '3M'], ['6m', '6M'], ['1y', '1Y'], ['5y', '5Y']];
 
@@ -75,6 +75,19 @@ export async function stockView(root, context) {
       h('p', { class: 'muted' }, [stock.sector, stock.currency].filter(Boolean).join(' · '))));
   showChart();
   context.live.on('order', (order) => { if (order.status === 'filled' && order.symbol === symbol) showPosition(); });
+  // A notification may say a league portfolio was reset: the next dialog offers the new one.
+  context.live.on('notification', async () => {
+    try {
+      const fresh = await api('/api/portfolios');
+      if (fresh.map((p) => p.id).join() === portfolios.map((p) => p.id).join()) return;
+      for (const p of fresh) {
+        const before = portfolios.find((q) => q.leagueId && q.leagueId === p.leagueId && q.id !== p.id);
+        if (before) replacePortfolio(before.id, p.id);
+      }
+      portfolios.splice(0, portfolios.length, ...fresh);
+      showPosition();
+    } catch { /* the next notification tries again */ }
+  });
 
   async function showPosition() {
     const text = await holdingText(symbol, portfolios);
@@ -96,6 +109,15 @@ export async function stockView(root, context) {
     marketHistory().then((span) => { if (span) { day.min = span.from; day.max = span.through; } }).catch(() => {});
     const kindOf = () => portfolioById(portfolios, portfolioId)?.kind;
     const estimate = h('p', { id: 'trade-estimate', 'aria-live': 'polite' });
+    // A journal note, marked required where the portfolio's league asks for one.
+    const note = noteField('trade-note');
+    const leagueOf = leagueReader(portfolios);
+    const markNote = async () => {
+      const asked = portfolioId;
+      const league = await leagueOf(asked);
+      if (asked === portfolioId) note.mark(league?.journalRequired);
+    };
+    markNote();
     const error = h('p', { id: 'trade-error', class: 'error', role: 'alert', hidden: true });
     const confirm = h('button', { type: 'submit', id: 'trade-confirm', class: 'primary' }, `${verb} ${symbol}`);
     // One key per distinct order: a double click or a retry of the same order sends the
@@ -125,13 +147,13 @@ export async function stockView(root, context) {
     const form = h('form', { method: 'dialog' },
       h('h2', { id: 'trade-title' }, `${verb} ${symbol}`),
       portfolios.length > 1 ? [h('label', { for: 'trade-portfolio' }, 'Portfolio'),
-        portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; update(); }, 'trade-portfolio')] : null,
-      h('label', { for: 'trade-quantity' }, 'Shares'), quantity, dayRow, estimate, error,
+        portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; update(); markNote(); }, 'trade-portfolio')] : null,
+      h('label', { for: 'trade-quantity' }, 'Shares'), quantity, dayRow, note.row, estimate, error,
       h('div', { class: 'actions' }, confirm, h('button', { type: 'button', id: 'trade-dialog-cancel', onclick: () => dialog.close() }, 'Cancel')));
     showModalForm(dialog, form, error, quantity, async () => {
       const amount = Number(quantity.value);
       if (!Number.isInteger(amount) || amount < 1) throw new Error('Enter a whole number of shares, 1 or more.');
-      const body = { symbol, amount, portfolioId: Number(portfolioId) };
+      const body = { symbol, amount, portfolioId: Number(portfolioId), note: note.value() };
       if (!dayRow.hidden && day.validity.badInput) throw new Error('Choose a whole day, or leave it empty to trade now.');
       if (!dayRow.hidden && day.value) body.at = day.value;
       const signature = JSON.stringify(body);
@@ -170,6 +192,12 @@ export function tradingPortfolio(portfolios, context) {
 
 export function rememberPortfolio(id) {
   sessionStorage.setItem(LAST_PORTFOLIO, String(id));
+}
+
+/** A league portfolio was reset: the next trade starts in the new one if it would have
+ * started in the old (archived) one. */
+export function replacePortfolio(previous, next) {
+  if (previous != null && sessionStorage.getItem(LAST_PORTFOLIO) === String(previous)) rememberPortfolio(next);
 }
 
 /** What the player holds of `symbol`, in every portfolio that holds some. */

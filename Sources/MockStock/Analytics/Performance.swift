@@ -78,9 +78,9 @@ enum Returns {
 struct BenchmarkStore: Sendable {
     let reads: StaleReads
 
-    /// A benchmark as asked for: `market`, or a known symbol (else `unknownSymbol`).
+    /// A benchmark as asked for: `market` (in any case), or a known symbol (else `unknownSymbol`).
     static func named(_ text: String, in market: MarketStore) async throws -> String {
-        if text == "market" { return text }
+        if text.lowercased() == "market" { return "market" }
         let symbol = Symbol.normalize(text)
         guard Symbol.isValid(symbol) else { throw InvalidInput("benchmark must be a symbol or market.") }
         if try await market.instrument(symbol) == nil { throw MarketError.unknownSymbol(symbol) }

@@ -100,7 +100,7 @@ extension AppError {
         case .leagueNotRunning: return .conflict("This league portfolio trades only while its league runs.")
         case .noteRequired:
             return AppError(.unprocessableContent, code: "note_required",
-                            detail: "This league asks for a journal note on every order and trade: say why in note.")
+                            detail: "This league asks for a journal note on every order and trade: say why you are making it.")
         case .tradingFrozen:
             return AppError(.conflict, code: "trading_frozen",
                             detail: "The league's host has frozen trading; open orders wait and may still be cancelled.")

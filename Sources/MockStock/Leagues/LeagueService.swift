@@ -148,6 +148,7 @@ struct LeagueService: Sendable {
 
     func unfreeze(_ league: LeagueStore.LeagueRecord, by userID: Int) async throws -> LeagueStore.LeagueRecord {
         guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "unfreeze trading") }
+        guard league.mode == .isolated else { throw LeagueError.sharedLeague }
         guard let open = try await store.setFrozen(false, reason: nil, leagueID: league.id) else { throw LeagueError.leagueEnded }
         return open
     }

@@ -276,8 +276,16 @@ struct LeagueStore: Sendable {
                 "SELECT id FROM portfolios WHERE league_id = \(leagueID) AND user_id = \(userID) AND archived_at IS NULL"
             ).first?.decode(Int.self)
             if let previous {
-                _ = try await session.query(OrderStore.closing(.portfolio(id: previous), as: .canceled, reason: "The league portfolio was reset."))
+                // Its open orders are cancelled (waiting for any being filled), then it is
+                // archived, which waits for an order being placed on it to commit; none can be
+                // placed after. Orders placed meanwhile are cancelled by a second pass that skips
+                // any being filled right now: waiting for one while holding the portfolio would
+                // deadlock with its fill (which locks the order, then the portfolio); that fill
+                // finds the portfolio archived, and the order is closed then.
+                let reason = "The league portfolio was reset."
+                _ = try await session.query(OrderStore.closing(.portfolio(id: previous), as: .canceled, reason: reason))
                 try await session.execute("UPDATE portfolios SET archived_at = now() WHERE id = \(previous)")
+                _ = try await session.query(OrderStore.closing(.ofArchived(portfolioID: previous), as: .canceled, reason: reason))
             }
             let portfolioID = try await session.query(
                 """

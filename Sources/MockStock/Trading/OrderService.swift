@@ -53,7 +53,8 @@ struct OrderService: Sendable {
                 }
             }
         }
-        guard let record = try await store.order(userID: userID, id: id) else { throw TradingError.incompleteRecord }
+        // Gone by the time it is read: its account was deleted meanwhile (a bot's, with its orders).
+        guard let record = try await store.order(userID: userID, id: id) else { throw TradingError.noSuchPortfolio }
         return Order(record)
     }
 

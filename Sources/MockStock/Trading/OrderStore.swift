@@ -219,6 +219,9 @@ struct OrderStore: Sendable {
         case due(at: Date)
         /// Orders of portfolios taken away (left or kicked from a league, or its deletion).
         case ofClosedPortfolios
+        /// The orders of a portfolio just archived, skipping any being filled right now
+        /// (that fill finds the portfolio gone, and the order is closed then).
+        case ofArchived(portfolioID: Int)
     }
 
     /// Closes open orders (cancelled, expired or rejected) and releases what they
@@ -240,6 +243,7 @@ struct OrderStore: Sendable {
         case .ofClosedPortfolios:
             ("EXISTS (SELECT 1 FROM portfolios p WHERE p.id = o.portfolio_id AND p.archived_at IS NOT NULL)",
              "LIMIT 1000 FOR UPDATE SKIP LOCKED")
+        case .ofArchived(let portfolioID): ("o.portfolio_id = \(portfolioID)", "FOR UPDATE SKIP LOCKED")
         }
         return """
             WITH claimed AS (
