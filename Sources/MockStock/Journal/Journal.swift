@@ -67,10 +67,10 @@ struct JournalController {
         guard let id = context.parameters.get("id").flatMap(Int.init) else { throw LeagueError.noSuchLeague }
         let league = try await leagues.league(id: id, member: caller)
         let asked = try request.positiveInteger("userId")
-        let reader: Int? = league.ownerID == caller ? asked : (asked ?? caller)
-        if let reader, reader != caller, league.ownerID != caller { throw LeagueError.ownerOnly(action: "read other members' journals") }
+        let host = league.ownerID == caller
+        if !host, let asked, asked != caller { throw LeagueError.ownerOnly(action: "read other members' journals") }
         let limit = try Pagination.limit(request.uri.queryParameters, default: 50, maximum: 200)
-        let rows = try await store.entries(leagueID: league.id, userID: reader, before: try request.positiveInteger("before"),
+        let rows = try await store.entries(leagueID: league.id, userID: host ? asked : caller, before: try request.positiveInteger("before"),
                                            limit: CursorPage<JournalEntry>.rowsToRead(limit: limit))
         return CursorPage(rows: rows, limit: limit, id: \.orderId) { $0 }
     }

@@ -26,11 +26,7 @@ struct LeagueNewsStore: Sendable {
             )[0]
             let (id, title, body, createdAt) = try row.decode((Int, String, String, Date).self)
             try await session.execute(
-                """
-                SELECT notify(m.user_id, l.name || ': ' || \(title), \(body))
-                FROM league_members m JOIN leagues l ON l.id = m.league_id
-                WHERE m.league_id = \(leagueID)
-                """
+                "SELECT notify_members(l.id, l.name || ': ' || \(title), \(body)) FROM leagues l WHERE l.id = \(leagueID)"
             )
             return LeagueNews(id: id, title: title, body: body, createdAt: createdAt)
         }

@@ -46,13 +46,18 @@ struct Gradebook: Sendable {
     private func activity(of league: LeagueStore.LeagueRecord) async throws -> [Int: Activity] {
         let rows = try await pool.query(
             """
-            SELECT lp.user_id,
-                   (SELECT count(*) FROM trades t WHERE t.portfolio_id = ANY(array_agg(lp.portfolio_id)) AND t.created_at >= \(league.startsAt)),
-                   (SELECT count(*) FROM orders o WHERE o.portfolio_id = ANY(array_agg(lp.portfolio_id)) AND o.note IS NOT NULL
-                                                    AND o.created_at >= \(league.startsAt)),
-                   (SELECT max(t.created_at) FROM trades t WHERE t.portfolio_id = ANY(array_agg(lp.portfolio_id)) AND t.created_at >= \(league.startsAt))
-            FROM league_portfolios(\(league.id)) lp
-            GROUP BY lp.user_id
+            WITH lp AS (SELECT * FROM league_portfolios(\(league.id))),
+            traded AS (
+                SELECT lp.user_id, count(*) AS trades, max(t.created_at) AS last
+                FROM lp JOIN trades t ON t.portfolio_id = lp.portfolio_id AND t.created_at >= \(league.startsAt)
+                GROUP BY lp.user_id
+            ), noted AS (
+                SELECT lp.user_id, count(*) AS notes
+                FROM lp JOIN orders o ON o.portfolio_id = lp.portfolio_id AND o.note IS NOT NULL AND o.created_at >= \(league.startsAt)
+                GROUP BY lp.user_id
+            )
+            SELECT user_id, coalesce(traded.trades, 0), coalesce(noted.notes, 0), traded.last
+            FROM traded FULL JOIN noted USING (user_id)
             """
         ).decode((Int, Int, Int, Date?).self)
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, Activity(trades: $0.1, notes: $0.2, lastTradeAt: $0.3)) })

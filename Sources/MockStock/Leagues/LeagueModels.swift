@@ -91,8 +91,7 @@ struct Standing: Encodable, Sendable {
         netWorth = record.netWorth.moneyString
         cash = record.cash.moneyString
         holdingsValue = record.holdingsValue.moneyString
-        returnPercent = record.paidIn > 0
-            ? ((record.netWorth - record.paidIn) / record.paidIn * 100).rounded(2).moneyString : "0.00"
+        returnPercent = record.returnPercent.moneyString
         bot = record.bot
         ownerUsername = record.ownerUsername
         resets = record.resets

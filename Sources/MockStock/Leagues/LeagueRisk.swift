@@ -19,7 +19,7 @@ enum RankBy: String, Codable, Sendable, PostgresCodable {
     var key: String? {
         switch self {
         case .netWorth: nil
-        case .return: "CASE WHEN s.paid_in > 0 THEN (s.net_worth - s.paid_in) / s.paid_in ELSE 0 END DESC"
+        case .return: "return_percent(s.net_worth, s.paid_in) DESC"
         case .sharpe: "r.sharpe DESC NULLS LAST"
         case .sortino: "r.sortino DESC NULLS LAST"
         case .drawdown: "r.max_drawdown ASC NULLS LAST"

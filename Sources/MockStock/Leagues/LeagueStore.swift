@@ -162,7 +162,7 @@ struct LeagueStore: Sendable {
                             WHEN EXISTS (SELECT 1 FROM no_bots) THEN \(JoinOutcome.botsForbidden)
                             WHEN EXISTS (SELECT 1 FROM existing) THEN \(JoinOutcome.alreadyMember)
                             WHEN EXISTS (SELECT 1 FROM seat) THEN \(JoinOutcome.ok)
-                            WHEN (SELECT ends_at <= now() OR finished_at IS NOT NULL FROM league) THEN \(JoinOutcome.ended)
+                            WHEN (SELECT league_ended(l, now()) FROM leagues l JOIN league ON l.id = league.id) THEN \(JoinOutcome.ended)
                             WHEN (SELECT join_until <= now() FROM league) THEN \(JoinOutcome.joinClosed)
                             ELSE \(JoinOutcome.full) END::text,
                        (SELECT id FROM league)
@@ -229,9 +229,7 @@ struct LeagueStore: Sendable {
                 ? ("Trading frozen", "The host of \"\(changed.name)\" froze trading\(reason.map { ": \($0)" } ?? ""). "
                     + "Open orders wait until trading resumes; you can still cancel them.")
                 : ("Trading resumed", "Trading in \"\(changed.name)\" is open again.")
-            try await session.execute(
-                "SELECT notify(m.user_id, \(title), \(body)) FROM league_members m WHERE m.league_id = \(leagueID)"
-            )
+            try await session.execute("SELECT notify_members(\(leagueID), \(title), \(body))")
             return changed
         }
     }
@@ -261,7 +259,7 @@ struct LeagueStore: Sendable {
         try await pool.withTransaction { session in
             let seat = try await session.query(
                 """
-                SELECT m.own_resets, l.resets_allowed, l.mode, l.finished_at IS NOT NULL OR coalesce(l.ends_at <= now(), false), l.name
+                SELECT m.own_resets, l.resets_allowed, l.mode, league_ended(l, now()), l.name
                 FROM league_members m JOIN leagues l ON l.id = m.league_id
                 WHERE m.league_id = \(leagueID) AND m.user_id = \(userID)
                 FOR UPDATE OF m

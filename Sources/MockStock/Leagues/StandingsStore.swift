@@ -37,6 +37,8 @@ struct StandingsStore: Sendable {
         let sortino: Decimal?
         let maxDrawdown: Decimal?
         let excessReturn: Decimal?
+        /// Net worth against the money paid in, in percent (`return_percent`).
+        let returnPercent: Decimal
     }
 
     /// Whom a page ranks: everyone, or humans or bots alone (ranked among themselves).
@@ -153,7 +155,7 @@ struct StandingsStore: Sendable {
         return """
             \(unescaped: rank), s.user_id, s.username, s.net_worth, s.cash, s.holdings_value, s.paid_in, s.bot, s.owner_username,
             coalesce((SELECT m.resets FROM league_members m WHERE m.league_id = \(leagueID) AND m.user_id = s.user_id), 0),
-            r.sharpe, r.sortino, r.max_drawdown, r.excess_return
+            r.sharpe, r.sortino, r.max_drawdown, r.excess_return, return_percent(s.net_worth, s.paid_in)
             """
     }
 
@@ -168,7 +170,7 @@ struct StandingsStore: Sendable {
     }
 
     /// How many columns a standing takes (`columns`): the resets and risk figures included.
-    private static let recordColumns = 14
+    private static let recordColumns = 15
 
     /// The standing in the first columns (`columns`) of a row that may hold more.
     private static func record(_ row: PostgresRow) throws -> StandingRecord {
@@ -179,7 +181,8 @@ struct StandingsStore: Sendable {
             paidIn: try row.decode(Decimal.self, column: 6), bot: try row.decode(Bool.self, column: 7),
             ownerUsername: try row.decode(String?.self, column: 8), resets: try row.decode(Int.self, column: 9),
             sharpe: try row.decode(Decimal?.self, column: 10), sortino: try row.decode(Decimal?.self, column: 11),
-            maxDrawdown: try row.decode(Decimal?.self, column: 12), excessReturn: try row.decode(Decimal?.self, column: 13)
+            maxDrawdown: try row.decode(Decimal?.self, column: 12), excessReturn: try row.decode(Decimal?.self, column: 13),
+            returnPercent: try row.decode(Decimal?.self, column: 14) ?? 0
         )
     }
 

@@ -273,6 +273,11 @@ struct OrderStore: Sendable {
             """
     }
 
+    /// Whether the order `o` is not of a frozen league's portfolio: those wait, neither
+    /// filled nor triggered, until the league is unfrozen.
+    private static let notFrozen: PostgresQuery =
+        "o.portfolio_id NOT IN (SELECT f.id FROM portfolios f JOIN leagues l ON l.id = f.league_id WHERE l.frozen_at IS NOT NULL)"
+
     /// Whether the price `p.price` crosses the order `o`'s stop or limit: the one
     /// definition the matcher and placing share (NULL for an order without one).
     private static let stopCrossed: PostgresQuery = "CASE o.side WHEN 'buy' THEN p.price >= o.stop_price ELSE p.price <= o.stop_price END"
@@ -321,14 +326,14 @@ struct OrderStore: Sendable {
                 UPDATE orders o SET triggered_at = now(), updated_at = now()
                 FROM current_prices p
                 WHERE \(scope) AND o.type = 'stop_limit' AND o.triggered_at IS NULL AND p.symbol = o.symbol AND \(Self.stopCrossed)
-                  AND o.portfolio_id NOT IN (SELECT f.id FROM portfolios f JOIN leagues l ON l.id = f.league_id WHERE l.frozen_at IS NOT NULL)
+                  AND \(Self.notFrozen)
                 RETURNING o.id
             )
             SELECT o.id, o.user_id, o.portfolio_id, o.symbol, o.side, o.quantity, p.price
             FROM orders o JOIN current_prices p ON p.symbol = o.symbol
             WHERE \(scope) AND p.price IS NOT NULL
               -- A frozen league's orders wait, unfilled (and untriggered), until it is unfrozen.
-              AND o.portfolio_id NOT IN (SELECT f.id FROM portfolios f JOIN leagues l ON l.id = f.league_id WHERE l.frozen_at IS NOT NULL)
+              AND \(Self.notFrozen)
               AND \(Self.crossed(stopLimit: "(o.triggered_at IS NOT NULL OR o.id IN (SELECT id FROM triggered)) AND \(Self.limitCrossed)"))
             ORDER BY o.id
             """

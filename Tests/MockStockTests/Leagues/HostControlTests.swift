@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import MockStock
+import Postgres
 import Testing
 import TestSupport
 
@@ -54,6 +55,37 @@ extension TestClientProtocol {
 
 @Suite("Host controls")
 struct HostControlTests {
+    @Test("the SQL rules by hand: when a league has ended (league_ended), a return in percent (return_percent), who a league's notice reaches (notify_members)")
+    func sqlRules() async throws {
+        try await TemporaryDatabase.with { database in
+            let (host, member) = try await TestApp.run(on: database) { client in
+                let host = try await client.register("rules_host")
+                let league = try await client.hostedLeague(#","ownerPlays":false,"endsAt":"2030-02-01T00:00:00Z""#, token: host.token)
+                let member = try await client.register("rules_member")
+                #expect(try await client.join(league.code, token: member.token).status == .ok)
+                return (host.user.id, member.user.id)
+            }
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let ended = try await pool.query(
+                "SELECT league_ended(l, '2030-01-31T23:59:59Z'), league_ended(l, '2030-02-01T00:00:00Z') FROM leagues l"
+            ).decode((Bool, Bool).self)
+            try await pool.execute("UPDATE leagues SET finished_at = '2030-01-15T00:00:00Z'")
+            let finished = try await pool.query("SELECT league_ended(l, '2030-01-20T00:00:00Z') FROM leagues l").decodeColumn(Bool.self)
+            let returns = try await pool.query(
+                "SELECT return_percent(10100, 10000)::text, return_percent(9944.46, 10000)::text, return_percent(5, 0)::text, return_percent(1, 3)::text"
+            ).decode((String, String, String, String).self)
+            let told = try await pool.query("SELECT notify_members(id, 'Hello', 'class') FROM leagues").decodeColumn(Int.self)
+            let inbox = try await pool.query(
+                "SELECT user_id FROM notifications WHERE title = 'Hello' AND user_id IN (\(host), \(member))"
+            ).decodeColumn(Int.self)
+            await pool.close()
+            #expect(ended.count == 1 && ended[0] == (false, true), "before its end; at its end")
+            #expect(finished == [true], "finished before its end")
+            #expect(returns[0] == ("1.00", "-0.56", "0", "-66.67"), "+1 %; −0.5554 % to two places; nothing paid in; 1 on 3 paid")
+            #expect(told == [1] && inbox == [member], "the member is told; the host without a seat is not")
+        }
+    }
+
     @Test("a host who does not play has no seat, no portfolio and no rank, yet sees, changes and runs the league")
     func hostWithoutSeat() async throws {
         try await TestApp.run { client in
