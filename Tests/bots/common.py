@@ -51,6 +51,15 @@ def new_key(token, **fields):
     return key
 
 
+def bot_key(name):
+    """A key of a new bot player (`POST /api/bots`) that a new player owns: the key trades
+    the bot's own portfolio."""
+    owner = player(f"{name}_owner")
+    status, bot = call("POST", "/api/bots", owner, {"name": f"{name}_{uuid.uuid4().hex[:8]}"})
+    assert status == 201, bot
+    return new_key(owner, botId=bot["id"])
+
+
 def set_price(symbol, price):
     """Sets an admin quote and waits until the server has followed it up (the orders it
     crosses filled): its `price_followups_pending` gauge reads 0."""

@@ -7,8 +7,8 @@ routes (`/v2/stocks/{symbol}/bars`, `…/bars/latest`, `…/quotes/latest`,
 `…/trades/latest`, `…/snapshot`), passes most values through as given (strings stay
 strings), reads its market-data address from `APCA_API_DATA_URL` only, and opens the
 trade stream at `<base_url>/stream/`. Each test registers players over MockStock's own
-API (common.py), creates an API key there, and then talks to the server only through the
-SDK. Run by scripts/test-bots (make test-bots), which starts the server."""
+API (common.py), creates an API key there (for positions and the trade stream, a key of a
+bot player the player owns), and then talks to the server only through the SDK. Run by scripts/test-bots (make test-bots), which starts the server."""
 import os
 import queue
 import threading
@@ -24,7 +24,7 @@ from alpaca_trade_api import REST
 from alpaca_trade_api.rest import APIError, TimeFrame
 from alpaca_trade_api.stream import Stream
 
-from common import BASE, call, new_key, player, set_price, wait_for
+from common import BASE, bot_key, call, new_key, player, set_price, wait_for
 
 # REST takes no market-data address: each market-data call reads APCA_API_DATA_URL.
 os.environ["APCA_API_DATA_URL"] = BASE
@@ -175,7 +175,8 @@ class OrdersTest(unittest.TestCase):
 
 class PositionsTest(unittest.TestCase):
     def setUp(self):
-        self.api = rest(new_key(player("ataholder")))
+        # A bot player of its own (POST /api/bots), as a student's bot plays.
+        self.api = rest(bot_key("ataholder"))
         set_price("KO", "60.00")
         set_price("PEP", "170.00")
 
@@ -330,7 +331,8 @@ class TradeUpdatesTest(unittest.TestCase):
 
     def setUp(self):
         set_price("MSFT", "300.00")
-        self.key = new_key(player("atastream"))
+        # A bot player's key: the stream follows the bot's own portfolio.
+        self.key = bot_key("atastream")
         self.api = rest(self.key)
         self.updates = queue.Queue()
         self.stream = Stream(self.key["keyId"], self.key["secret"], base_url=BASE, data_stream_url=BASE)
@@ -398,6 +400,11 @@ class TradeUpdatesTest(unittest.TestCase):
         self.api.cancel_order(replacement.id)
         canceled = self.next_update()
         self.assertEqual((canceled.event, canceled.order["id"], canceled.order["status"]), ("canceled", replacement.id, "canceled"))
+        # Nothing more: no event repeated, none of the neighbour's (an order after all
+        # of them is the next update heard).
+        marker = self.buy(1)
+        heard = [self.next_update(), self.next_update()]
+        self.assertEqual([(u.order["id"], u.event) for u in heard], [(marker.id, "new"), (marker.id, "fill")])
         self.assertTrue(self.updates.empty())
 
 

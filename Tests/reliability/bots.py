@@ -514,3 +514,165 @@ async def check_crash_bots(result, database, bots, figures):
     figures.update({"bot orders acknowledged": acked, "bot orders missing": orders["missing"], "bot orders twice": orders["twice"],
                     "bot orders not as answered": orders["not as answered"], "bot orders refused": orders["refused"],
                     "bot orders stored": stored, "bot trades": trades, "bot ledger violations": violations})
+
+
+# KEYS's quote moves between these two while a league's policy changes: limit buys at the
+# lower one rest and then fill, those below it rest until cancelled. Every KEYS fill is at
+# the lower price, so a KEYS holder is worth what was paid in when KEYS is valued at it:
+# the conservation scenario's snapshots value it so (`keys_at_cost`), and at the end KEYS
+# is back there. The keys' market orders trade a symbol whose quote stays put.
+POLICY_PRICES = ("20.00", "19.00")
+
+
+def keys_at_cost(worth_drift):
+    """A net-worth check (`WORTH_DRIFT`, already valuing HOST at cost) valuing KEYS at its lower price."""
+    query = worth_drift.replace("ELSE v.value END", f"WHEN 'KEYS' THEN v.quantity * {POLICY_PRICES[1]} ELSE v.value END")
+    assert query != worth_drift
+    return query
+# What a key placing an order is told once its league forbids keys (docs/bots.md).
+FORBIDS = "forbids bots"
+
+
+def forbidden_answer(status, answer):
+    return status == 403 and alpaca_error(403, answer) and FORBIDS in answer["message"]
+
+
+class PolicyFlip:
+    """Conservation: a league's owner forbids bots mid-run, on one process, while two bots
+    and a member's own key keep placing resting and market orders on the league's
+    portfolios through both, the quote moving so resting orders fill, and the member
+    places resting orders by hand. Once the change is answered no order a key placed
+    there fills or stays open, keys are refused once their cached permission expires,
+    and orders placed by hand are left alone."""
+
+    def __init__(self, result, database, clients, admin, steady_symbol):
+        self.result = result
+        self.database = database
+        self.clients = clients
+        self.admin = admin
+        self.steady = steady_symbol
+        self.league = None
+        self.host = None
+        self.keys = []  # (name, key)
+        self.member = None
+        self.sent = []  # (monotonic time sent, status, answer, body)
+        self.hand = {"placed": 0, "placed after the change": 0, "refused": []}
+        self.flip_at = None  # monotonic time the change was answered
+        self.flip_db = None  # the database's clock just after
+
+    async def prepare(self, owners):
+        client = self.clients[0]
+        status, answer, _ = await client.request("PUT", "/api/admin/instruments", self.admin, [{"symbol": "KEYS", "name": "Keys Corp"}])
+        assert status == 200, answer
+        status, answer, _ = await client.request("POST", "/api/admin/quotes", self.admin, [{"symbol": "KEYS", "price": POLICY_PRICES[0]}])
+        assert status == 200, answer
+        self.host, member = owners[0], owners[1]
+        status, self.league, _ = await client.request("POST", "/api/leagues/create", self.host[0], {
+            "name": "Strict class", "mode": "isolated", "startingCash": "20000"})
+        assert status == 201 and self.league["bots"] == "allowed", self.league
+        status, answer, _ = await client.request("POST", f"/api/leagues/join/{self.league['code']}", member[0])
+        assert status == 200, answer
+        mine = (await client.request("GET", "/api/portfolios", member[0]))[1]
+        self.member = (member[0], next(p["id"] for p in mine if p["leagueId"] == self.league["id"]))
+        status, key, _ = await client.request("POST", "/api/api-keys", member[0], {"portfolioId": self.member[1]})
+        assert status == 201, key
+        self.keys.append(("member's key", key))
+        for index, owner in enumerate(owners[1:3]):
+            bot = await new_bot(self.result, client, owner, f"{owner[2]}_strict", 100 + index)
+            await seat(self.result, client, bot, self.league)
+            self.keys.append((bot.username, await new_key(self.result, client, bot)))
+
+    def tasks(self, deadline, seconds):
+        return [self.mover(deadline), self.schedule(deadline, seconds), self.hand_trader(deadline),
+                *(self.key_trader(key, deadline) for _, key in self.keys for _ in range(2))]
+
+    async def quote(self, price):
+        status, answer, _ = await self.clients[0].request("POST", "/api/admin/quotes", self.admin,
+                                                          [{"symbol": "KEYS", "price": price}], timeout=10)
+        self.result.check(status == 200, f"KEYS's quote {price} answered {status}: {answer}")
+
+    async def mover(self, deadline):
+        """KEYS up for 0.4 s, down for 0.6 s, until the end (and down at the end)."""
+        while time.monotonic() < deadline:
+            await self.quote(POLICY_PRICES[0])
+            await asyncio.sleep(0.4)
+            await self.quote(POLICY_PRICES[1])
+            await asyncio.sleep(0.6)
+
+    async def schedule(self, deadline, seconds):
+        await asyncio.sleep(max(0, deadline - seconds / 2 - time.monotonic()))
+        status, answer, _ = await self.clients[1].request("PATCH", f"/api/leagues/{self.league['id']}", self.host[0], {"bots": "forbidden"})
+        self.flip_at = time.monotonic()
+        self.flip_db = (await self.database.query_async("SELECT now()"))[0][0]
+        self.result.check(status == 200 and answer.get("bots") == "forbidden", f"forbidding bots answered {status}: {answer}")
+
+    async def key_trader(self, key, deadline):
+        """Resting limit buys of KEYS (at its lower price, which fills, or below it) and
+        market orders of the steady symbol, through either process, a few a second."""
+        while time.monotonic() < deadline:
+            roll = random.random()
+            body = {"symbol": self.steady, "qty": 1, "side": "buy", "type": "market", "time_in_force": "day",
+                    "client_order_id": f"policy-{uuid.uuid4().hex}"}
+            if roll < 0.7:
+                body.update(symbol="KEYS", type="limit", time_in_force="gtc", limit_price=random.choice([POLICY_PRICES[1], "18.00"]))
+            elif roll < 0.85:
+                body["side"] = "sell"
+            sent = time.monotonic()
+            status, answer, _ = await random.choice(self.clients).request("POST", "/v2/orders", None, body, headers=alpaca_headers(key))
+            self.sent.append((sent, status, answer, body))
+            await asyncio.sleep(0.2)
+
+    async def hand_trader(self, deadline):
+        """The member's resting orders through /api, which the change leaves alone."""
+        token, portfolio = self.member
+        while time.monotonic() < deadline:
+            status, answer, _ = await self.clients[0].request("POST", "/api/orders", token, {
+                "symbol": "KEYS", "side": "buy", "quantity": 1, "type": "limit", "limitPrice": "18.00",
+                "timeInForce": "gtc", "portfolioId": portfolio})
+            self.hand["placed"] += status == 201
+            self.hand["placed after the change"] += status == 201 and self.flip_at is not None
+            if status != 201:
+                self.hand["refused"].append((status, answer))
+            await asyncio.sleep(0.3)
+
+    async def check(self):
+        result, database = self.result, self.database
+        if self.flip_at is None:
+            result.check(False, "the league's policy was never changed")
+            return {}
+        portfolios = f"SELECT portfolio_id FROM league_portfolios({int(self.league['id'])})"
+        reason = "The league no longer lets API keys or bots trade its portfolios."
+        (open_by_key, fills_after, cancelled, hand_cancelled, key_fills_before, hand_open), = [tuple(map(int, row)) for row in await database.query_async(f"""
+            SELECT (SELECT count(*) FROM orders WHERE status = 'new' AND by_key AND portfolio_id IN ({portfolios})),
+                   (SELECT count(*) FROM orders o JOIN trades t ON t.id = o.trade_id
+                    WHERE o.by_key AND o.portfolio_id IN ({portfolios}) AND t.created_at > '{self.flip_db}'),
+                   (SELECT count(*) FROM orders WHERE by_key AND status = 'canceled' AND reject_reason = '{reason}'),
+                   (SELECT count(*) FROM orders WHERE NOT by_key AND reject_reason = '{reason}'),
+                   (SELECT count(*) FROM orders o JOIN trades t ON t.id = o.trade_id
+                    WHERE o.by_key AND o.portfolio_id IN ({portfolios}) AND t.created_at < '{self.flip_db}'),
+                   (SELECT count(*) FROM orders WHERE status = 'new' AND NOT by_key AND portfolio_id = {int(self.member[1])})
+            """)]
+        ids = [row[0] for row in await database.query_async(portfolios)]
+        found, violations, _ = map(int, (await database.query_async(portfolio_ledger(ids)))[0])
+        settled = [s for s in self.sent if s[0] > self.flip_at + REVOCATION_SETTLES]
+        window = [s for s in self.sent if self.flip_at - 1 < s[0] <= self.flip_at + REVOCATION_SETTLES]
+        before = [s for s in self.sent if s[0] <= self.flip_at - 1]
+        refused_settled = [s for s in settled if forbidden_answer(s[1], s[2])]
+        odd = [(s[1], s[2]) for s in before + window
+               if not (s[1] == 200 or forbidden_answer(s[1], s[2]) or (s[1] == 403 and alpaca_error(403, s[2])))]
+        result.check(open_by_key == 0, f"{open_by_key} orders keys placed are still open in the league that forbids them")
+        result.check(fills_after == 0, f"{fills_after} orders keys placed filled after the league forbade keys")
+        result.check(cancelled > 0 and key_fills_before > 0,
+                     f"the change cancelled {cancelled} key orders; {key_fills_before} resting key orders filled before it")
+        result.check(hand_cancelled == 0 and self.hand["placed after the change"] > 0 and not self.hand["refused"] and hand_open > 0,
+                     f"orders by hand: {hand_cancelled} cancelled by the change, {self.hand}, {hand_open} open")
+        result.check(len(settled) > 0 and len(refused_settled) == len(settled),
+                     f"key orders after the change settled: {[(s[1], s[2]) for s in settled if s not in refused_settled][:5]}")
+        result.check(not odd, f"key orders answered oddly: {odd[:5]}")
+        result.check(found == len(ids) and violations == 0, f"the strict league's portfolios: {found} of {len(ids)}, {violations} violations")
+        return {"policy change: key orders before": len(before), "within 2 s (accepted)": sum(1 for s in window if s[1] == 200),
+                "within 2 s (refused)": sum(1 for s in window if forbidden_answer(s[1], s[2])),
+                "after 2 s (all refused)": len(settled), "key orders cancelled by the change or the sweep": cancelled,
+                "resting key orders filled before the change": key_fills_before, "key orders filled after it": fills_after,
+                "key orders left open": open_by_key, "hand orders placed": self.hand["placed"],
+                "hand orders after the change": self.hand["placed after the change"], "hand orders cancelled": hand_cancelled}

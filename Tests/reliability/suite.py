@@ -171,6 +171,10 @@ async def conservation(args, profile):
         owners = [(token, user_id, f"botowner{i}") for i, (token, user_id) in enumerate(await register_players(client, 6, "botowner"))]
         play = bots.BotPlay(result, setup.database, [client, second], SYMBOLS)
         await play.prepare(owners)
+        # Two of them seat a second bot in a league whose owner forbids bots mid-run, while a
+        # member's own key trades there too (bots.PolicyFlip).
+        policy = bots.PolicyFlip(result, setup.database, [client, second], admin, "R1")
+        await policy.prepare(owners)
         # A teacher's league: a host without a seat freezes and unfreezes trading and resets
         # portfolios while eight pupils trade it on both processes (hosting.ClassPlay).
         host = await client.register("host")
@@ -233,7 +237,7 @@ async def conservation(args, profile):
 
         async def snapshot_loop():
             while time.monotonic() < deadline:
-                drift = await setup.database.scalar_async(hosting.WORTH_DRIFT_HOST_AT_COST)  # HOST moves meanwhile
+                drift = await setup.database.scalar_async(bots.keys_at_cost(hosting.WORTH_DRIFT_HOST_AT_COST))  # HOST and KEYS move meanwhile
                 negative = await setup.database.scalar_async(NEGATIVE)
                 if drift is not None and negative is not None:
                     snapshots["taken"] += 1
@@ -251,10 +255,12 @@ async def conservation(args, profile):
         backdated = {"back-dated trades": 0, "back-dated refused": 0}
         await asyncio.gather(snapshot_loop(), dividend_loop(), *(player_loop() for _ in range(profile["clients"])),
                              *(backdated_flow(result, client, practice, deadline, backdated) for _ in range(4)),
-                             *play.tasks(deadline, profile["load_seconds"]), *hosted.tasks(deadline, profile["load_seconds"]))
+                             *play.tasks(deadline, profile["load_seconds"]), *hosted.tasks(deadline, profile["load_seconds"]),
+                             *policy.tasks(deadline, profile["load_seconds"]))
         await asyncio.sleep(2)
         await check_stream(result, setup.database, watchers)
         result.figures.update(await play.check())
+        result.figures.update(await policy.check())
         result.figures.update(await hosted.check())
         figures = await check_figures(result, client, setup.database,
                                       [(token, None) for token, _ in random.sample(players, 10)] + random.sample(practice, 5)

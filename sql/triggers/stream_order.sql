@@ -14,4 +14,9 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE TRIGGER orders_stream AFTER INSERT OR UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION stream_order();
+-- A closed order touched again (the replaced order learning its replacement's id) has
+-- nothing new to announce; an open one changed in place (a split's adjustment, a
+-- stop-limit triggered) is announced again for the web client's lists.
+CREATE OR REPLACE TRIGGER orders_stream AFTER INSERT ON orders FOR EACH ROW EXECUTE FUNCTION stream_order();
+CREATE OR REPLACE TRIGGER orders_stream_change AFTER UPDATE ON orders FOR EACH ROW
+    WHEN (OLD.status IS DISTINCT FROM NEW.status OR NEW.status = 'new') EXECUTE FUNCTION stream_order();

@@ -166,7 +166,7 @@ export async function botsView(root, context) {
       await reload();
     }, (problem) => {
       // The server's words, except where they speak to the caller as if they were the bot.
-      seatError.textContent = problem.status === 404 ? 'No league has that code. Codes are case-sensitive.'
+      seatError.textContent = problem.status === 404 ? 'No league has that code. Check it with the league\'s host.'
         : problem.code === 'already_member' ? `“${bot.username}” already plays in that league.`
           : problem.code === 'banned_from_league' ? `“${bot.username}” was removed from that league and cannot rejoin.` : problem.message;
       seatError.hidden = false;

@@ -95,6 +95,10 @@ public struct AccountService: Sendable {
         try Credentials.validateUsername(username)
         if let password { try Credentials.validatePassword(password) }
         if let existing = try await users.find(username: username) {
+            // Only a bot has no password hash; a bot stays a player.
+            guard !existing.passwordHash.isEmpty else {
+                throw InvalidInput("\(username) is the name of a player's bot, which cannot be an admin: choose another admin username.")
+            }
             var newHash: String?
             if let password, !(try await hasher.verify(password, against: existing.passwordHash)) {
                 newHash = try await hasher.hash(password)

@@ -12,7 +12,7 @@ struct BotStore: Sendable {
     /// counted under a lock of the owner's row so concurrent creations cannot both pass it.
     func create(ownerID: Int, username: String) async throws -> Bot {
         let id = try await pool.withTransaction { session in
-            let owner = try await session.query("SELECT bot_owner_id IS NULL FROM users WHERE id = \(ownerID) FOR UPDATE")
+            let owner = try await session.query("SELECT bot_owner_id IS NULL FROM users WHERE id = \(ownerID) FOR NO KEY UPDATE")
                 .decodeColumn(Bool.self)
             // A bot owns no bots (it has no token to ask with; this is the rule besides).
             guard owner == [true] else { throw BotError.noSuchBot }

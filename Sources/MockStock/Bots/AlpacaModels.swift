@@ -315,10 +315,12 @@ struct AlpacaTradeUpdate: Encodable, Sendable {
 
     /// The events one change makes: as Alpaca documents, every order's life starts with
     /// `new` (or `rejected`), so an order written filled, canceled or expired gets its `new` first.
+    /// An open order changed in place (a stop-limit triggered, a split's adjustment) is
+    /// not placed again: Alpaca's stream says nothing of it.
     static func events(_ change: OrderChange) -> [AlpacaTradeUpdate] {
         switch change.announced {
         case .new:
-            return [AlpacaTradeUpdate(placed: change.order)]
+            return change.inserted ? [AlpacaTradeUpdate(placed: change.order)] : []
         case .rejected:
             return [AlpacaTradeUpdate(change)]
         default:

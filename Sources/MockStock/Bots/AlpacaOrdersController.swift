@@ -40,6 +40,7 @@ struct AlpacaOrdersController {
         ))
         // A bot keeps no journal: no league's journal rule applies under /v2.
         ticket.journalExempt = true
+        ticket.byKey = context.botPortfolioID != nil
         do {
             let (order, _) = try await orders.place(ticket, userID: context.requireIdentity().userID)
             return AlpacaResponse(AlpacaOrder(order))

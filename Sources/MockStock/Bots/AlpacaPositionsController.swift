@@ -84,6 +84,7 @@ struct AlpacaPositionsController {
             stopPrice: nil, timeInForce: "day", clientOrderId: UUID().uuidString.lowercased(), portfolioId: context.botPortfolioID
         ))
         ticket.journalExempt = true
+        ticket.byKey = context.botPortfolioID != nil
         let (order, _) = try await orders.place(ticket, userID: context.requireIdentity().userID)
         return AlpacaOrder(order)
     }

@@ -38,7 +38,7 @@ struct ApiKeyStore: Sendable {
         return try await pool.withTransaction { session in
             // One creation at a time per holder: the count below then holds until commit.
             guard try await session.query(
-                "SELECT 1 FROM users WHERE id = \(holderID) AND (id = \(ownerID) OR bot_owner_id = \(ownerID)) FOR UPDATE"
+                "SELECT 1 FROM users WHERE id = \(holderID) AND (id = \(ownerID) OR bot_owner_id = \(ownerID)) FOR NO KEY UPDATE"
             ).count == 1 else { return .noSuchHolder }
             let rows = try await session.query(
                 """

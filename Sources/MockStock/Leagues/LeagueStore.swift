@@ -137,9 +137,9 @@ struct LeagueStore: Sendable {
                     ORDER BY code = \(code) DESC LIMIT 1
                 ),
                 barred AS (SELECT 1 FROM league_bans b JOIN league ON b.league_id = league.id WHERE b.user_id = \(userID)),
+                joiner_is_bot AS (SELECT 1 FROM users WHERE id = \(userID) AND bot_owner_id IS NOT NULL),
                 no_bots AS (
-                    SELECT 1 FROM league WHERE bots = \(BotPolicy.forbidden)
-                      AND EXISTS (SELECT 1 FROM users WHERE id = \(userID) AND bot_owner_id IS NOT NULL)
+                    SELECT 1 FROM league WHERE bots = \(BotPolicy.forbidden) AND EXISTS (SELECT 1 FROM joiner_is_bot)
                 ),
                 -- A member already, or the host (who plays from the start or not at all).
                 existing AS (
@@ -150,7 +150,9 @@ struct LeagueStore: Sendable {
                     UPDATE leagues l SET member_count = l.member_count + 1
                     FROM league
                     WHERE l.id = league.id AND NOT EXISTS (SELECT 1 FROM barred) AND NOT EXISTS (SELECT 1 FROM existing)
-                      AND NOT EXISTS (SELECT 1 FROM no_bots)
+                      -- The policy read again on the locked row: a bot's join racing a
+                      -- change to forbidding bots does not take a seat.
+                      AND NOT (l.bots = \(BotPolicy.forbidden) AND EXISTS (SELECT 1 FROM joiner_is_bot))
                       AND league_joinable(l, now())
                       AND (l.max_members IS NULL OR l.member_count < l.max_members)
                     RETURNING l.*
@@ -164,6 +166,10 @@ struct LeagueStore: Sendable {
                             WHEN EXISTS (SELECT 1 FROM seat) THEN \(JoinOutcome.ok)
                             WHEN (SELECT league_ended(l, now()) FROM leagues l JOIN league ON l.id = league.id) THEN \(JoinOutcome.ended)
                             WHEN (SELECT join_until <= now() FROM league) THEN \(JoinOutcome.joinClosed)
+                            -- A bot refused a seat with room left: the league came to forbid bots.
+                            WHEN EXISTS (SELECT 1 FROM joiner_is_bot)
+                                 AND (SELECT max_members IS NULL OR member_count < max_members FROM league)
+                                THEN \(JoinOutcome.botsForbidden)
                             ELSE \(JoinOutcome.full) END::text,
                        (SELECT id FROM league)
                 """
@@ -178,29 +184,38 @@ struct LeagueStore: Sendable {
         }
     }
 
-    /// Applies the owner's changes to a running league in one statement; nil when it has
+    /// Applies the owner's changes to a running league in one update; nil when it has
     /// finished. A cap below the members seated is refused by the league row's check, so
-    /// a join racing the change cannot slip past it.
+    /// a join racing the change cannot slip past it. A change to forbidding bots cancels,
+    /// in the same transaction, the open orders API keys placed on the league's portfolios.
     func update(leagueID: Int, _ changes: Changes) async throws -> LeagueRecord? {
         do {
-            return try await pool.query(
-                """
-                UPDATE leagues SET
-                    name = coalesce(\(changes.name), name),
-                    bots = coalesce(\(changes.bots), bots),
-                    journal_required = coalesce(\(changes.journalRequired), journal_required),
-                    rank_by = coalesce(\(changes.rankBy), rank_by),
-                    benchmark = coalesce(\(changes.benchmark), benchmark),
-                    risk_computed_at = CASE WHEN \(changes.benchmark)::text IS DISTINCT FROM benchmark
-                                                 AND \(changes.benchmark)::text IS NOT NULL THEN NULL ELSE risk_computed_at END,
-                    ends_at = CASE WHEN \(changes.endsAt.named) THEN \(changes.endsAt.value) ELSE ends_at END,
-                    join_until = CASE WHEN \(changes.joinUntil.named) THEN \(changes.joinUntil.value) ELSE join_until END,
-                    max_members = CASE WHEN \(changes.maxMembers.named) THEN \(changes.maxMembers.value.map(Int32.init))
-                                       ELSE max_members END
-                WHERE id = \(leagueID) AND finished_at IS NULL
-                RETURNING \(unescaped: Self.columns)
-                """
-            ).first.map(record)
+            return try await pool.withTransaction { session in
+                let updated = try await session.query(
+                    """
+                    UPDATE leagues SET
+                        name = coalesce(\(changes.name), name),
+                        bots = coalesce(\(changes.bots), bots),
+                        journal_required = coalesce(\(changes.journalRequired), journal_required),
+                        rank_by = coalesce(\(changes.rankBy), rank_by),
+                        benchmark = coalesce(\(changes.benchmark), benchmark),
+                        risk_computed_at = CASE WHEN \(changes.benchmark)::text IS DISTINCT FROM benchmark
+                                                     AND \(changes.benchmark)::text IS NOT NULL THEN NULL ELSE risk_computed_at END,
+                        ends_at = CASE WHEN \(changes.endsAt.named) THEN \(changes.endsAt.value) ELSE ends_at END,
+                        join_until = CASE WHEN \(changes.joinUntil.named) THEN \(changes.joinUntil.value) ELSE join_until END,
+                        max_members = CASE WHEN \(changes.maxMembers.named) THEN \(changes.maxMembers.value.map(Int32.init))
+                                           ELSE max_members END
+                    WHERE id = \(leagueID) AND finished_at IS NULL
+                    RETURNING \(unescaped: Self.columns)
+                    """
+                ).first.map(record)
+                if updated?.bots == .forbidden {
+                    try await session.execute(
+                        OrderStore.closing(.placedByForbiddenKeys(leagueID: leagueID), as: .canceled, reason: OrderStore.botsForbiddenReason)
+                    )
+                }
+                return updated
+            }
         } catch let error as PostgresError where error.code == .checkViolation && error.constraint == "leagues_member_count_check" {
             throw InvalidInput("maxMembers must be at least the number of members seated.")
         }

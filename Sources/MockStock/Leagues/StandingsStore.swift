@@ -89,9 +89,22 @@ struct StandingsStore: Sendable {
             """
         )
         let items = try rows.map(Self.record)
-        let total = try rows.first?.decode(Int.self, column: Self.recordColumns) ?? (players == .all ? league.memberCount : 0)
+        let counted = try rows.first?.decode(Int.self, column: Self.recordColumns)
+        let total = if let counted { counted } else { try await membersCounted(league, players) }
         let asOf = try rows.first?.decode(Date.self, column: Self.recordColumns + 1) ?? Date()
         return Page(items: items, total: total, asOf: asOf)
+    }
+
+    /// How many members a page past the end of the live standings counts: everyone, or
+    /// the humans or bots alone.
+    private func membersCounted(_ league: LeagueStore.LeagueRecord, _ players: Players) async throws -> Int {
+        guard let bot = players.bot else { return league.memberCount }
+        return try await stale.query(
+            """
+            SELECT count(*) FROM league_members m JOIN users u ON u.id = m.user_id
+            WHERE m.league_id = \(league.id) AND (u.bot_owner_id IS NOT NULL) = \(bot)
+            """
+        )[0].decode(Int.self)
     }
 
     /// A page from the league's snapshot; nil when it has none yet. By net worth a page is

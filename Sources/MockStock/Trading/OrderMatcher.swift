@@ -21,11 +21,12 @@ struct OrderMatcher: Sendable {
     /// the pool to requests.
     static let concurrentFills = 4
 
-    /// Expires what is due, cancels the orders of portfolios taken away, then matches
-    /// every open order.
+    /// Expires what is due, cancels the orders of portfolios taken away and those API keys
+    /// placed where a league now forbids keys, then matches every open order.
     func sweep() async throws {
         while try await !orders.close(.due(at: now()), as: .expired).isEmpty {}
         while try await !orders.close(.ofClosedPortfolios, as: .canceled, reason: "The portfolio was closed.").isEmpty {}
+        while try await !orders.close(.placedByForbiddenKeys(leagueID: nil), as: .canceled, reason: OrderStore.botsForbiddenReason).isEmpty {}
         try await match()
     }
 

@@ -180,6 +180,8 @@ struct OrderTicket: Sendable {
     /// Set for orders no league's journal rule applies to: sent through `/v2`, or a
     /// replacement (its note was asked for when the order it replaces was placed).
     var journalExempt = false
+    /// Set for orders an API key places (`/v2`): a league forbidding bots stops them.
+    var byKey = false
 
     init(_ request: OrderRequest) throws {
         symbol = Symbol.normalize(request.symbol)

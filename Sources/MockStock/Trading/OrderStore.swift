@@ -188,11 +188,13 @@ struct OrderStore: Sendable {
                 FOR UPDATE OF p
             ), \(reserve), placed AS (
                 INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type, time_in_force,
-                                    quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at, replaces, note)
+                                    quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at, replaces, note, by_key)
                 SELECT \(userID), reserved.id, \(ticket.clientOrderID)::text, \(ticket.requestHash), \(ticket.symbol), \(ticket.side),
                        \(ticket.type), \(ticket.timeInForce), \(ticket.quantity), \(ticket.limitPrice)::numeric,
                        \(ticket.stopPrice)::numeric, reserved.cash, reserved.shares,
-                       least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned)), \(replaces)::int8, \(ticket.note)::text
+                       least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned)), \(replaces)::int8, \(ticket.note)::text,
+                       -- A replacement of a key's order is the key's too, wherever it was sent.
+                       \(ticket.byKey) OR coalesce((SELECT by_key FROM orders WHERE id = \(replaces)::int8), false)
                 FROM reserved
                 RETURNING id, symbol, side, type, limit_price, stop_price
             )
@@ -222,7 +224,13 @@ struct OrderStore: Sendable {
         /// The orders of a portfolio just archived, skipping any being filled right now
         /// (that fill finds the portfolio gone, and the order is closed then).
         case ofArchived(portfolioID: Int)
+        /// Orders an API key placed on portfolios whose league now forbids keys
+        /// (`api_keys_forbidden`): of this league's portfolios, or of any.
+        case placedByForbiddenKeys(leagueID: Int?)
     }
+
+    /// Why an order an API key placed was cancelled when its league came to forbid keys.
+    static let botsForbiddenReason = "The league no longer lets API keys or bots trade its portfolios."
 
     /// Closes open orders (cancelled, expired or rejected) and releases what they
     /// reserved, in one statement. An order being filled at this moment is waited for
@@ -244,6 +252,11 @@ struct OrderStore: Sendable {
             ("EXISTS (SELECT 1 FROM portfolios p WHERE p.id = o.portfolio_id AND p.archived_at IS NOT NULL)",
              "LIMIT 1000 FOR UPDATE SKIP LOCKED")
         case .ofArchived(let portfolioID): ("o.portfolio_id = \(portfolioID)", "FOR UPDATE SKIP LOCKED")
+        case .placedByForbiddenKeys(let leagueID?):
+            ("o.by_key AND o.portfolio_id IN (SELECT portfolio_id FROM league_portfolios(\(leagueID))) AND api_keys_forbidden(o.portfolio_id)",
+             "FOR UPDATE SKIP LOCKED")
+        case .placedByForbiddenKeys(nil):
+            ("o.by_key AND api_keys_forbidden(o.portfolio_id)", "LIMIT 1000 FOR UPDATE SKIP LOCKED")
         }
         return """
             WITH claimed AS (
@@ -277,6 +290,11 @@ struct OrderStore: Sendable {
     /// filled nor triggered, until the league is unfrozen.
     private static let notFrozen: PostgresQuery =
         "o.portfolio_id NOT IN (SELECT f.id FROM portfolios f JOIN leagues l ON l.id = f.league_id WHERE l.frozen_at IS NOT NULL)"
+
+    /// Whether the order `o` may still fill as far as the league's bot policy goes: an
+    /// order an API key placed does not fill on a portfolio whose league forbids keys
+    /// (the sweep cancels it). Orders placed by hand are not asked.
+    private static let keyAllowed: PostgresQuery = "NOT (o.by_key AND api_keys_forbidden(o.portfolio_id))"
 
     /// Whether the price `p.price` crosses the order `o`'s stop or limit: the one
     /// definition the matcher and placing share (NULL for an order without one).
@@ -326,14 +344,14 @@ struct OrderStore: Sendable {
                 UPDATE orders o SET triggered_at = now(), updated_at = now()
                 FROM current_prices p
                 WHERE \(scope) AND o.type = 'stop_limit' AND o.triggered_at IS NULL AND p.symbol = o.symbol AND \(Self.stopCrossed)
-                  AND \(Self.notFrozen)
+                  AND \(Self.notFrozen) AND \(Self.keyAllowed)
                 RETURNING o.id
             )
             SELECT o.id, o.user_id, o.portfolio_id, o.symbol, o.side, o.quantity, p.price
             FROM orders o JOIN current_prices p ON p.symbol = o.symbol
             WHERE \(scope) AND p.price IS NOT NULL
               -- A frozen league's orders wait, unfilled (and untriggered), until it is unfrozen.
-              AND \(Self.notFrozen)
+              AND \(Self.notFrozen) AND \(Self.keyAllowed)
               AND \(Self.crossed(stopLimit: "(o.triggered_at IS NOT NULL OR o.id IN (SELECT id FROM triggered)) AND \(Self.limitCrossed)"))
             ORDER BY o.id
             """

@@ -357,16 +357,24 @@ struct AccountsTests {
         }
     }
 
-    @Test("making an existing player an admin keeps their password unless a new one is given")
+    @Test("making an existing player an admin keeps their password unless a new one is given; a bot's name is refused")
     func promoteKeepsPassword() async throws {
         try await TemporaryDatabase.with { database in
             try await TestApp.run(on: database) { client in
-                _ = try await client.register("teacher_amy", password: "amy's own password")
+                let amy = try await client.register("teacher_amy", password: "amy's own password")
+                _ = try await client.createBot("amys_bot", token: amy.token)
             }
             let pool = PostgresConnectionPool(configuration: database.configuration)
             let configuration = TestApp.configuration(databaseURL: database.connectionString)
             let accounts = await makeAccountService(configuration: configuration, pool: pool, logger: Logger(label: "test"))
             #expect(try await accounts.ensureAdmin(username: "Teacher_Amy", password: nil, logger: Logger(label: "test")) == .promoted)
+            // A bot's name is refused in words, with or without a password, and the bot stays a player.
+            for password in [nil, "a password for it"] {
+                await #expect(throws: InvalidInput.self) {
+                    try await accounts.ensureAdmin(username: "amys_bot", password: password, logger: Logger(label: "test"))
+                }
+            }
+            #expect(try await pool.query("SELECT role FROM users WHERE username = 'amys_bot'").decodeColumn(String.self) == ["player"])
             await #expect(throws: InvalidInput.self) {
                 try await accounts.ensureAdmin(username: "nobody_yet", password: nil, logger: Logger(label: "test"))
             }

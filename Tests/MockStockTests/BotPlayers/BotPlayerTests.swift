@@ -150,6 +150,9 @@ struct BotPlayerTests {
             let bots = try await client.decode(BotStandingPageBody.self, "/api/leagues/\(league.id)/leaderboard?players=bots", token: host.token)
             #expect(bots.items.map(\.username) == ["student_bot"] && bots.items.first?.rank == 1 && bots.total == 1)
             #expect(bots.items.first?.bot == true && bots.items.first?.ownerUsername == "policy_student")
+            // A page past the end still counts its kind.
+            let pastTheEnd = try await client.decode(BotStandingPageBody.self, "/api/leagues/\(league.id)/leaderboard?players=bots&offset=5", token: host.token)
+            #expect(pastTheEnd.items.isEmpty && pastTheEnd.total == 1)
             let everyone = try await client.decode(BotStandingPageBody.self, "/api/leagues/\(league.id)/leaderboard?players=all", token: host.token)
             #expect(everyone.items.first?.username == "student_bot" && everyone.total == 3)
             #expect(try await client.get("/api/leagues/\(league.id)/leaderboard?players=robots", token: host.token).status == .unprocessableContent)
@@ -175,6 +178,79 @@ struct BotPlayerTests {
             #expect(join.status == .forbidden && client.problemCode(join) == "bots_forbidden")
             // The bot's personal portfolio plays in no league: its key there still works.
             #expect(try await client.alpacaBuy("AAPL", 1, key: try await client.botKey(token: student.token, botID: bot.id)).status == .ok)
+        }
+    }
+
+    @Test("forbidding bots cancels the resting orders API keys placed in the league, a bot's or a member's, and not those placed by hand; a key's order placed as the policy changed never fills")
+    func forbiddingCancelsKeyOrders() async throws {
+        try await TemporaryDatabase.with { database in
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            try await TestApp.run(on: database) { client in
+                try await client.seedTradingMarket()
+                let host = try await client.register("cancel_host")
+                let student = try await client.register("cancel_student")
+                let league = try await client.createLeague(#"{"name":"Keys","mode":"isolated"}"#, token: host.token)
+                #expect(try await client.join(league.code, token: student.token).status == .ok)
+                let bot = try await client.createBot("cancel_bot", token: student.token)
+                #expect(try await client.send(.post, "/api/leagues/join/\(league.code)", body: #"{"botId":\#(bot.id)}"#, token: student.token).status == .ok)
+                let botPortfolio = try #require(try await client.decode([BotBody].self, "/api/bots", token: student.token).first?.portfolios.last?.id)
+                let studentPortfolio = try #require(try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: student.token)
+                    .first { $0.leagueId == league.id }?.id)
+                let botKey = try await client.botKey(token: student.token, botID: bot.id, portfolioID: botPortfolio)
+                let studentKey = try await client.apiKey(token: student.token, portfolioID: studentPortfolio)
+                let limitBuy = #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"100","time_in_force":"gtc"}"#
+                func restingByKey(_ key: (keyID: String, secret: String)) async throws -> String {
+                    try await AlpacaStreamTests.order(client, key: key, limitBuy)
+                }
+                func byHand() async throws -> Int {
+                    let response = try await client.post("/api/orders", json: #"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"100","timeInForce":"gtc","portfolioId":\#(studentPortfolio)}"#, token: student.token)
+                    #expect(response.status == .created, "\(String(buffer: response.body))")
+                    return try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])["id"] as! Int
+                }
+                func status(_ uuid: String) async throws -> String {
+                    try await pool.query("SELECT status FROM orders WHERE uuid = \(uuid)::uuid").decodeColumn(String.self)[0]
+                }
+                func status(_ id: Int) async throws -> String {
+                    try await pool.query("SELECT status FROM orders WHERE id = \(id)").decodeColumn(String.self)[0]
+                }
+
+                // The owner's change cancels the keys' orders at once.
+                let (botOrder, studentKeyOrder, handOrder) = (try await restingByKey(botKey), try await restingByKey(studentKey), try await byHand())
+                #expect(try await client.send(.patch, "/api/leagues/\(league.id)", body: #"{"bots":"forbidden"}"#, token: host.token).status == .ok)
+                #expect(try await status(botOrder) == "canceled")
+                #expect(try await status(studentKeyOrder) == "canceled")
+                #expect(try await status(handOrder) == "new")
+                let reason = try await pool.query("SELECT reject_reason FROM orders WHERE uuid = \(botOrder)::uuid").decodeColumn(String.self)
+                #expect(reason == [OrderStore.botsForbiddenReason])
+                // Their reservations are released: the student's buying power holds back only the hand-placed order.
+                let reserved = try await pool.query(
+                    """
+                    SELECT p.reserved_cash, coalesce((SELECT sum(o.reserved_cash) FROM orders o WHERE o.portfolio_id = p.id AND o.status = 'new'), 0)
+                    FROM portfolios p WHERE p.id IN (\(botPortfolio), \(studentPortfolio)) ORDER BY p.id = \(botPortfolio) DESC
+                    """
+                ).decode((Decimal, Decimal).self)
+                #expect(reserved[0].0 == 0 && reserved[1].0 > 0 && reserved[1].0 == reserved[1].1)
+
+                // An order a key placed in the moment before its cached permission expired:
+                // the matcher does not fill it, and the sweep cancels it.
+                #expect(try await client.send(.patch, "/api/leagues/\(league.id)", body: #"{"bots":"allowed"}"#, token: host.token).status == .ok)
+                var late = try await client.alpaca(.post, "/v2/orders", key: botKey, body: limitBuy)
+                for _ in 0..<40 where late.status != .ok {
+                    try await Task.sleep(for: .milliseconds(100))
+                    late = try await client.alpaca(.post, "/v2/orders", key: botKey, body: limitBuy)
+                }
+                let lateOrder = try #require(try JSONSerialization.jsonObject(with: Data(buffer: late.body)) as? [String: Any])["id"] as! String
+                try await pool.execute("UPDATE leagues SET bots = 'forbidden' WHERE id = \(league.id)")
+                try await client.setPrice("AAPL", "99.00")
+                for _ in 0..<50 where try await status(handOrder) != "filled" { try await Task.sleep(for: .milliseconds(100)) }
+                #expect(try await status(handOrder) == "filled")
+                #expect(try await status(lateOrder) == "new")
+                #expect(try await OrderStore(pool: pool).close(.placedByForbiddenKeys(leagueID: nil), as: .canceled, reason: OrderStore.botsForbiddenReason).count == 1)
+                #expect(try await status(lateOrder) == "canceled")
+                let botTrades = try await pool.query("SELECT count(*) FROM trades WHERE portfolio_id = \(botPortfolio)").decodeColumn(Int.self)
+                #expect(botTrades == [0])
+            }
+            await pool.close()
         }
     }
 

@@ -87,6 +87,47 @@ struct AlpacaStreamTests {
         }
     }
 
+    @Test("a short's fill shows the position below zero; an order triggered or replaced shows each change once")
+    func shortAndChangesInPlace() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database, live: true) { client in
+                try await client.seedTradingMarket()
+                let token = try await client.register("short_stream_bot").token
+                let (_, portfolio) = try await client.leagueWithRules(#"{"allowShortSelling":true}"#, token: token)
+                let key = try await client.apiKey(token: token, portfolioID: portfolio)
+                let socket = try await StreamTestClient.tradeUpdates(port: try #require(client.port), key: key)
+
+                let short = try await Self.order(client, key: key, #"{"symbol":"AAPL","qty":"2","side":"sell","type":"market","time_in_force":"day"}"#)
+                try await socket.waitFor { _ in socket.tradeUpdates(order: short).count == 2 }
+                #expect(socket.tradeUpdates(order: short).map { $0["event"] as? String } == ["new", "fill"])
+                #expect(socket.tradeUpdates(order: short).last?["position_qty"] as? String == "-2")
+
+                // A stop-limit whose stop is crossed but not its limit: triggered, still open, and not placed again.
+                let stopLimit = try await Self.order(
+                    client, key: key,
+                    #"{"symbol":"AAPL","qty":"1","side":"buy","type":"stop_limit","stop_price":"160","limit_price":"155","time_in_force":"gtc"}"#
+                )
+                try await client.setPrice("AAPL", "161.00")
+                try await client.setPrice("AAPL", "155.00")
+                try await socket.waitFor { _ in socket.tradeUpdates(order: stopLimit).contains { $0["event"] as? String == "fill" } }
+                #expect(socket.tradeUpdates(order: stopLimit).map { $0["event"] as? String } == ["new", "fill"])
+                #expect(socket.tradeUpdates(order: stopLimit).last?["position_qty"] as? String == "-1")
+
+                // A replacement: the old order is replaced once, the new one placed once.
+                let resting = try await Self.order(client, key: key, #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"100","time_in_force":"gtc"}"#)
+                let replaced = try await client.alpaca(.patch, "/v2/orders/\(resting)", key: key, body: #"{"limit_price":"101"}"#)
+                #expect(replaced.status == .ok, "\(String(buffer: replaced.body))")
+                let replacement = try #require(try JSONSerialization.jsonObject(with: Data(buffer: replaced.body)) as? [String: Any])["id"] as! String
+                // An order after both: once its `new` is here, everything before it is.
+                let marker = try await Self.order(client, key: key, #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"90","time_in_force":"gtc"}"#)
+                try await socket.waitFor { _ in socket.tradeUpdates(order: marker).count == 1 }
+                #expect(socket.tradeUpdates(order: resting).map { $0["event"] as? String } == ["new", "replaced"])
+                #expect(socket.tradeUpdates(order: replacement).map { $0["event"] as? String } == ["new"])
+                await socket.close()
+            }
+        }
+    }
+
     @Test("each single-symbol route answers in Alpaca's single-symbol shape with the figures of the several-symbol route")
     func singleSymbolRoutes() async throws {
         try await TemporaryDatabase.with { database in
