@@ -4,8 +4,8 @@ import Postgres
 
 /// The gradebook: a league as a host downloads it (`GET /api/leagues/{id}/report.csv`),
 /// one row per member in the league's order (`rankBy`), with the standing's figures and
-/// what each member did: trades made since the league started and journal notes written
-/// in its portfolios (`league_portfolios`, reset ones included), resets, and the last
+/// what each member did: trades made and journal notes written in its portfolios since
+/// they play there (`league_portfolios`, reset ones included), resets, and the last
 /// trade's time.
 struct Gradebook: Sendable {
     static let header = "rank,username,netWorth,returnPercent,sharpe,sortino,maxDrawdown,excessReturn,trades,notes,resets,lastTradeAt"
@@ -30,7 +30,7 @@ struct Gradebook: Sendable {
                 let standing = Standing(record)
                 let done = activity[record.userID]
                 lines.append([
-                    String(standing.rank), standing.username, standing.netWorth, standing.returnPercent,
+                    String(standing.rank), Self.text(standing.username), standing.netWorth, standing.returnPercent,
                     standing.sharpe ?? "", standing.sortino ?? "", standing.maxDrawdown ?? "", standing.excessReturn ?? "",
                     String(done?.trades ?? 0), String(done?.notes ?? 0), String(standing.resets),
                     done?.lastTradeAt.map(formatter.string) ?? "",
@@ -42,18 +42,27 @@ struct Gradebook: Sendable {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
-    /// Each member's trades since the league started, journal notes and last trade.
+    /// A text cell as a spreadsheet shows it: one that would start a formula (`=`, `+`,
+    /// `-`, `@`; a username may start with `-`) is prefixed with `'`, so the teacher sees
+    /// the name and no formula runs. Usernames hold no commas or quotes.
+    static func text(_ value: String) -> String {
+        guard let first = value.first, "=+-@".contains(first) else { return value }
+        return "'" + value
+    }
+
+    /// Each member's trades, journal notes and last trade since their portfolio plays in the
+    /// league (`league_portfolios.since`).
     private func activity(of league: LeagueStore.LeagueRecord) async throws -> [Int: Activity] {
         let rows = try await pool.query(
             """
             WITH lp AS (SELECT * FROM league_portfolios(\(league.id))),
             traded AS (
                 SELECT lp.user_id, count(*) AS trades, max(t.created_at) AS last
-                FROM lp JOIN trades t ON t.portfolio_id = lp.portfolio_id AND t.created_at >= \(league.startsAt)
+                FROM lp JOIN trades t ON t.portfolio_id = lp.portfolio_id AND t.created_at >= lp.since
                 GROUP BY lp.user_id
             ), noted AS (
                 SELECT lp.user_id, count(*) AS notes
-                FROM lp JOIN orders o ON o.portfolio_id = lp.portfolio_id AND o.note IS NOT NULL AND o.created_at >= \(league.startsAt)
+                FROM lp JOIN orders o ON o.portfolio_id = lp.portfolio_id AND o.note IS NOT NULL AND o.created_at >= lp.since
                 GROUP BY lp.user_id
             )
             SELECT user_id, coalesce(traded.trades, 0), coalesce(noted.notes, 0), traded.last

@@ -15,13 +15,14 @@ enum RankBy: String, Codable, Sendable, PostgresCodable {
     }
 
     /// The order of a standing (row `s`, risk figures `r`), best first; nil for net worth,
-    /// which is the standings' own place.
+    /// which is the standings' own place. A ratio left undefined ranks by its mean
+    /// return's sign (`ratio_rank`).
     var key: String? {
         switch self {
         case .netWorth: nil
         case .return: "return_percent(s.net_worth, s.paid_in) DESC"
-        case .sharpe: "r.sharpe DESC NULLS LAST"
-        case .sortino: "r.sortino DESC NULLS LAST"
+        case .sharpe: "ratio_rank(r.sharpe, r.days, r.mean_return) DESC NULLS LAST"
+        case .sortino: "ratio_rank(r.sortino, r.days, r.mean_return) DESC NULLS LAST"
         case .drawdown: "r.max_drawdown ASC NULLS LAST"
         }
     }
@@ -79,7 +80,7 @@ struct LeagueRiskService: Sendable {
         ).decode((Int, Int).self)
         let first = history.clock.day(of: start)
         var benchmarkReturns: [String: Decimal?] = [:]
-        var rows: [(userID: Int, days: Int, figures: Risk.Figures, excess: Decimal?)] = []
+        var rows: [(userID: Int, days: Int, figures: Risk.Figures, mean: Double?, excess: Decimal?)] = []
         for (userID, portfolioID) in members {
             let values: [ValueHistoryService.Value]
             do {
@@ -88,7 +89,9 @@ struct LeagueRiskService: Sendable {
                 continue  // reset or left meanwhile: the next round has the new one
             }
             let returns = Returns.daily(values)
-            let figures = Risk.figures(returns.map { ($0.day, NSDecimalNumber(decimal: $0.r).doubleValue) }, benchmark: nil)
+            let rates = returns.map { (day: $0.day, r: NSDecimalNumber(decimal: $0.r).doubleValue) }
+            let figures = Risk.figures(rates, benchmark: nil)
+            let mean = rates.isEmpty ? nil : rates.map(\.r).reduce(0, +) / Double(rates.count)
             var excess: Decimal?
             if returns.count >= 2, let twr = Returns.timeWeighted(values), let from = values.first?.day, let to = values.last?.day {
                 let range = "\(from)|\(to)"
@@ -97,20 +100,21 @@ struct LeagueRiskService: Sendable {
                 }
                 excess = benchmarkReturns[range]!.map { twr - $0 }
             }
-            rows.append((userID, returns.count, figures, excess))
+            rows.append((userID, returns.count, figures, mean, excess))
         }
         try await pool.withTransaction { session in
             for row in rows {
                 let figures = row.figures
                 try await session.execute(
                     """
-                    INSERT INTO league_risk (league_id, user_id, days, sharpe, sortino, max_drawdown, excess_return)
+                    INSERT INTO league_risk (league_id, user_id, days, sharpe, sortino, max_drawdown, excess_return, mean_return)
                     VALUES (\(leagueID), \(row.userID), \(row.days), \(Self.number(figures.sharpe))::numeric,
                             \(Self.number(figures.sortino))::numeric, \(Self.number(figures.maxDrawdown))::numeric,
-                            \(row.excess?.rounded(6))::numeric)
+                            \(row.excess?.rounded(6))::numeric, \(row.mean)::float8)
                     ON CONFLICT (league_id, user_id) DO UPDATE SET
                         days = excluded.days, sharpe = excluded.sharpe, sortino = excluded.sortino,
-                        max_drawdown = excluded.max_drawdown, excess_return = excluded.excess_return
+                        max_drawdown = excluded.max_drawdown, excess_return = excluded.excess_return,
+                        mean_return = excluded.mean_return
                     """
                 )
             }

@@ -153,9 +153,11 @@ struct LeagueService: Sendable {
         return open
     }
 
-    /// The host resets a member's league portfolio (their own, when the host plays).
+    /// The host resets a member's league portfolio. A host who plays and names their own
+    /// seat makes their own reset, which counts against the allowance like anyone's.
     func reset(member target: Int, of league: LeagueStore.LeagueRecord, by userID: Int) async throws -> LeagueStore.Reset {
         guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "reset a member's portfolio") }
+        if target == userID { return try await resetOwn(league, userID: userID) }
         return try Self.done(try await store.reset(leagueID: league.id, userID: target, own: false), noSeat: .noSuchMember)
     }
 

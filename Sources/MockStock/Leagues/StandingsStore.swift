@@ -338,7 +338,8 @@ struct StandingsStore: Sendable {
 
     /// Finishes leagues whose end has passed, one transaction each: the final standings
     /// are frozen in a snapshot and the day's history, every member is told their final
-    /// rank, and the top three of a league of at least three earn `podium`. Row locks
+    /// rank in the league's order (`rankBy`, with the risk figures of its last run), and
+    /// the top three of a league of at least three earn `podium`. Row locks
     /// (SKIP LOCKED) let each league be finished by exactly one process. Returns them.
     @discardableResult
     func finishEndedLeagues() async throws -> [Int] {
@@ -349,14 +350,23 @@ struct StandingsStore: Sendable {
 
     private func finishOne() async throws -> Int? {
         try await pool.withTransaction { session in
-            guard let leagueID = try await session.query(
+            guard let (leagueID, order) = try await session.query(
                 """
-                UPDATE leagues SET finished_at = now()
+                -- A finished league is no longer frozen: trading has ended for good.
+                UPDATE leagues SET finished_at = now(), frozen_at = NULL, frozen_reason = NULL
                 WHERE id = (SELECT id FROM leagues WHERE finished_at IS NULL AND ends_at <= now()
                             ORDER BY ends_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-                RETURNING id
+                RETURNING id, rank_by
                 """
-            ).decodeColumn(Int.self).first else { return nil }
+            ).decode((Int, RankBy).self).first else { return nil }
+            // The final rank is in the league's order, as its board shows it: by net worth
+            // the standings' own, by another order the same rows ranked by its key.
+            let finalRank: PostgresQuery = order.key.map { "rank() OVER (ORDER BY \(unescaped: $0))" } ?? "s.rank"
+            let ranked: PostgresQuery = """
+                SELECT s.user_id, s.net_worth, \(finalRank) AS rank, count(*) OVER () AS members
+                FROM league_standings s \(Self.risk(leagueID))
+                WHERE s.league_id = \(leagueID)
+                """
             try await Self.snapshot(leagueID, into: .final, in: session)
             try await Self.dropLiveSnapshot(leagueID, in: session)
             try await session.execute(
@@ -371,16 +381,13 @@ struct StandingsStore: Sendable {
                 SELECT notify(ranked.user_id, 'League ended: ' || ranked.name,
                               'You finished #' || ranked.rank || ' of ' || ranked.members || ' in "' || ranked.name
                               || '" with a net worth of ' || to_char(ranked.net_worth, 'FM999G999G999G990D00') || '.')
-                FROM (SELECT s.user_id, s.rank, s.net_worth, l.name, count(*) OVER () AS members
-                      FROM league_standings s JOIN leagues l ON l.id = s.league_id
-                      WHERE s.league_id = \(leagueID)) ranked
+                FROM (SELECT ranked.*, l.name FROM (\(ranked)) ranked JOIN leagues l ON l.id = \(leagueID)) ranked
                 """
             )
             try await session.execute(
                 """
-                SELECT award_achievement(user_id, 'podium') FROM league_standings
-                WHERE league_id = \(leagueID) AND rank <= 3
-                  AND (SELECT members FROM league_snapshots WHERE league_id = \(leagueID)) >= 3
+                SELECT award_achievement(user_id, 'podium') FROM (\(ranked)) ranked
+                WHERE rank <= 3 AND members >= 3
                 ORDER BY user_id
                 """
             )

@@ -90,4 +90,25 @@ struct JournalTests {
             #expect(shared.status == .unprocessableContent)
         }
     }
+
+    @Test("a shared league's journal holds a member's notes from their join on, not the personal ones written before")
+    func sharedLeagueJournalSinceJoin() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let host = try await client.register("shared_journal_host")
+            let member = try await client.register("shared_journal_member")
+            _ = try await client.trade("buy", #"{"symbol":"AAPL","amount":1,"note":"My own reasons, before any league"}"#, token: member.token)
+            let league = try await client.createLeague(#"{"name":"Shared journal"}"#, token: host.token)
+            #expect(try await client.join(league.code, token: member.token).status == .ok)
+            var page = try await client.decode(JournalPageBody.self, "/api/leagues/\(league.id)/journal", token: host.token)
+            #expect(page.items.isEmpty)
+            _ = try await client.trade("buy", #"{"symbol":"AAPL","amount":1,"note":"For the league"}"#, token: member.token)
+            page = try await client.decode(JournalPageBody.self, "/api/leagues/\(league.id)/journal", token: host.token)
+            #expect(page.items.map(\.note) == ["For the league"])
+            // The gradebook counts the same: one trade and one note since the join.
+            let csv = String(buffer: try await client.get("/api/leagues/\(league.id)/report.csv", token: host.token).body)
+            let row = try #require(csv.split(separator: "\r\n").first { $0.contains(",shared_journal_member,") })
+            #expect(row.split(separator: ",", omittingEmptySubsequences: false)[8...9].map(String.init) == ["1", "1"], "\(row)")
+        }
+    }
 }

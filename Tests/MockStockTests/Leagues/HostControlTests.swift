@@ -55,7 +55,7 @@ extension TestClientProtocol {
 
 @Suite("Host controls")
 struct HostControlTests {
-    @Test("the SQL rules by hand: when a league has ended (league_ended), a return in percent (return_percent), who a league's notice reaches (notify_members)")
+    @Test("the SQL rules by hand: when a league has ended (league_ended), a return in percent (return_percent), who a league's notice reaches (notify_members), where a ratio ranks (ratio_rank)")
     func sqlRules() async throws {
         try await TemporaryDatabase.with { database in
             let (host, member) = try await TestApp.run(on: database) { client in
@@ -74,6 +74,13 @@ struct HostControlTests {
             let returns = try await pool.query(
                 "SELECT return_percent(10100, 10000)::text, return_percent(9944.46, 10000)::text, return_percent(5, 0)::text, return_percent(1, 3)::text"
             ).decode((String, String, String, String).self)
+            // A ratio as itself; undefined ones by the mean return's sign; nothing with under two returns.
+            let ranks = try await pool.query(
+                """
+                SELECT ratio_rank(1.5, 5, 0.01)::text, ratio_rank(NULL, 5, 0.002)::text, ratio_rank(NULL, 5, -0.002)::text,
+                       ratio_rank(NULL, 5, 0)::text, ratio_rank(NULL, 1, 0.01) IS NULL, ratio_rank(-0.5, 5, -0.01)::text
+                """
+            ).decode((String, String, String, String, Bool, String).self)
             let told = try await pool.query("SELECT notify_members(id, 'Hello', 'class') FROM leagues").decodeColumn(Int.self)
             let inbox = try await pool.query(
                 "SELECT user_id FROM notifications WHERE title = 'Hello' AND user_id IN (\(host), \(member))"
@@ -83,6 +90,7 @@ struct HostControlTests {
             #expect(finished == [true], "finished before its end")
             #expect(returns[0] == ("1.00", "-0.56", "0", "-66.67"), "+1 %; −0.5554 % to two places; nothing paid in; 1 on 3 paid")
             #expect(told == [1] && inbox == [member], "the member is told; the host without a seat is not")
+            #expect(ranks[0] == ("1.5", "Infinity", "-Infinity", "0", true, "-0.5"))
         }
     }
 
@@ -212,6 +220,12 @@ struct HostControlTests {
             let standings = try await client.decode(HostedLeagueBody.self, "/api/leagues/\(league.id)", token: host.token).members ?? []
             #expect(standings.first { $0.username == "reset_student" }?.resets == 2)
             #expect(standings.first { $0.username == "reset_other" }?.resets == 0)
+
+            // A host who plays and names their own seat spends the allowance like anyone.
+            let hostsOwn = "/api/leagues/\(league.id)/members/\(host.user.id)/reset"
+            #expect(try await client.send(.post, hostsOwn, body: "", token: host.token).status == .ok)
+            let hostsSecond = try await client.send(.post, hostsOwn, body: "", token: host.token)
+            #expect(hostsSecond.status == .conflict && client.problemCode(hostsSecond) == "no_resets_left")
 
             // A shared league has no league portfolios to reset, and no allowance.
             let shared = try await client.createLeague(#"{"name":"Shared"}"#, token: host.token)

@@ -33,6 +33,7 @@ struct StandingsTests {
             configuration.standings.snapshotCheckInterval = .seconds(3600)
             configuration.standings.roundInterval = .seconds(3600)
             configuration.standings.priceAchievementInterval = .seconds(3600)
+            configuration.standings.riskCheckInterval = .seconds(3600)
             configuration.standings.liveLimit = liveLimit
         }
     }
@@ -82,6 +83,51 @@ struct StandingsTests {
                 #expect(history.userId == players[1].user.id)
                 #expect(history.items.map(\.rank) == [2])
                 #expect(history.items.first?.netWorth == final.items[1].netWorth)
+            }
+            await pool.close()
+        }
+    }
+
+    @Test("a league ranked by Sharpe ratio tells its members their final rank in that order, and the podium follows it")
+    func finishingInTheLeaguesOrder() async throws {
+        try await TemporaryDatabase.with { database in
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let store = StandingsStore(pool: pool, liveLimit: 1000, clock: MarketClock(hours: MarketHours(schedule: .always), now: { Date() }))
+            try await TestApp.run(on: database, configure: Self.quietService()) { client in
+                try await client.seedTradingMarket()
+                let host = try await client.register("sharpe_host")
+                let league = try await client.createLeague(
+                    #"{"name":"Sharpe","mode":"isolated","ownerPlays":false,"rankBy":"sharpe","endsAt":"2099-01-01T00:00:00Z"}"#, token: host.token)
+                // Four members with the same net worth (all cash) and Sharpe ratios that set them apart,
+                // the last one's left undefined by a steady gain (ranked above every ratio).
+                var members: [(name: String, id: Int, token: String)] = []
+                for name in ["sharpe_low", "sharpe_mid", "sharpe_high", "sharpe_steady"] {
+                    let member = try await client.register(name)
+                    #expect(try await client.join(league.code, token: member.token).status == .ok)
+                    members.append((name, member.user.id, member.token))
+                }
+                for (member, ratio) in zip(members, ["0.5", "1.0", "2.0", nil]) {
+                    try await pool.execute(
+                        """
+                        INSERT INTO league_risk (league_id, user_id, days, sharpe, mean_return)
+                        VALUES (\(league.id), \(member.id), 5, \(ratio.flatMap { Decimal(string: $0) })::numeric, 0.001)
+                        """
+                    )
+                }
+                try await pool.execute(
+                    "UPDATE leagues SET starts_at = now() - interval '1 day', ends_at = now() - interval '1 second' WHERE id = \(league.id)"
+                )
+                #expect(try await store.finishEndedLeagues() == [league.id])
+                let expected = ["sharpe_steady": 1, "sharpe_high": 2, "sharpe_mid": 3, "sharpe_low": 4]
+                for member in members {
+                    let notices = try await client.decode(NotificationPageBody.self, "/api/notifications", token: member.token).items
+                    let ended = notices.first { $0.title == "League ended: Sharpe" }
+                    #expect(ended?.body.hasPrefix("You finished #\(expected[member.name]!) of 4") == true, "\(member.name): \(String(describing: ended))")
+                    let podium = try await client.achievements(token: member.token)["podium"]
+                    #expect((podium?.earnedAt != nil) == (expected[member.name]! <= 3), "\(member.name)")
+                }
+                let board = try await client.decode(TimedStandingPageBody.self, "/api/leagues/\(league.id)/leaderboard", token: host.token)
+                #expect(board.items.map(\.username) == ["sharpe_steady", "sharpe_high", "sharpe_mid", "sharpe_low"])
             }
             await pool.close()
         }
