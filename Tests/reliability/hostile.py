@@ -994,10 +994,12 @@ async def host_cases(result, client, expect, hosts, shared, victim, victim_id, a
     status, answer, _ = await client.request("POST", f"/api/leagues/{school}/unfreeze", victim)
     result.check(status == 200 and answer.get("frozen") is False, f"unfreezing a league not frozen: {status} {answer}")
     cases += 2
-    # Resets by the host: no member of this league (junk ids, the host without a seat, another league's member, a bot, nobody).
+    # Resets by the host: no member of this league (junk ids, another league's member, a bot, nobody); the host
+    # without a seat naming their own id makes an own reset, and has no seat to reset.
     for junk in ["abc", "-1", "0", "99999999999999999999", "1e3", "%00", str(2 ** 63), f"{attacker_id}.0", f"%20{attacker_id}",
-                 "1%20OR%201%3D1", "%27%3B--", str(victim_id), str(sneaky_id), str(bot_id), "99999999"]:
+                 "1%20OR%201%3D1", "%27%3B--", str(sneaky_id), str(bot_id), "99999999"]:
         await case("POST", f"/api/leagues/{school}/members/{junk}/reset", victim, {404}, "not_found")
+    await case("POST", f"/api/leagues/{school}/members/{victim_id}/reset", victim, {409}, "not_playing")
     await case("POST", f"/api/leagues/{school}/members/{attacker_id}/reset", attacker, {403}, "forbidden")
     await case("POST", f"/api/leagues/{frozen}/members/{sneaky_id}/reset", attacker, {403}, "forbidden")
     await case("POST", f"/api/leagues/{school}/members/{attacker_id}/reset", sneaky, {404}, "not_found")
