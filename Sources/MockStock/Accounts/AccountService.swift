@@ -89,22 +89,18 @@ public struct AccountService: Sendable {
     /// Creates the admin, or makes the existing user with that name an admin. An existing
     /// user's password changes only when `password` is given (the `ADMIN_PASSWORD` an
     /// operator configured is; `mockstock admin create` asks first); a new admin needs one.
-    /// Running it again with the same values changes nothing.
+    /// Running it again with the same values changes nothing. A bot's name is refused.
     @discardableResult
     public func ensureAdmin(username: String, password: String?, logger: Logger) async throws -> AdminOutcome {
         try Credentials.validateUsername(username)
         if let password { try Credentials.validatePassword(password) }
         if let existing = try await users.find(username: username) {
-            // Only a bot has no password hash; a bot stays a player.
-            guard !existing.passwordHash.isEmpty else {
-                throw InvalidInput("\(username) is the name of a player's bot, which cannot be an admin: choose another admin username.")
-            }
             var newHash: String?
             if let password, !(try await hasher.verify(password, against: existing.passwordHash)) {
                 newHash = try await hasher.hash(password)
             }
             if newHash == nil && existing.user.role == .admin { return .promoted }
-            _ = try await users.promoteToAdmin(username: username, passwordHash: newHash)
+            guard try await users.promoteToAdmin(username: username, passwordHash: newHash) else { throw Self.botAsAdmin(username) }
             logger.notice("admin account updated", metadata: ["username": "\(existing.user.username)", "new-password": "\(newHash != nil)"])
             return newHash == nil ? .promoted : .promotedWithNewPassword
         }
@@ -115,9 +111,15 @@ public struct AccountService: Sendable {
             return .created
         } catch AccountError.usernameTaken {
             // Another server created it a moment ago: make sure it is an admin.
-            _ = try await users.promoteToAdmin(username: username, passwordHash: try await hasher.hash(password))
+            guard try await users.promoteToAdmin(username: username, passwordHash: try await hasher.hash(password)) else {
+                throw Self.botAsAdmin(username)
+            }
             return .promoted
         }
+    }
+
+    private static func botAsAdmin(_ username: String) -> InvalidInput {
+        InvalidInput("\(username) is the name of a player's bot, which cannot be an admin: choose another admin username.")
     }
 
     private func session(for user: User, version: Int) async throws -> Session {

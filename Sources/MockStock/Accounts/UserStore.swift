@@ -102,14 +102,15 @@ struct UserStore: Sendable {
         ).decodeColumn(Int.self).first ?? 0
     }
 
-    /// Makes an existing user an admin with this password hash; false when no such user.
+    /// Makes an existing user an admin with this password hash; false when no such user,
+    /// or when the name is a bot's (a bot stays a player, as its row's check says).
     func promoteToAdmin(username: String, passwordHash: String?) async throws -> Bool {
         try await pool.execute(
             """
             UPDATE users
             SET role = 'admin', password_hash = coalesce(\(passwordHash), password_hash),
                 token_version = token_version + CASE WHEN \(passwordHash)::text IS NULL THEN 0 ELSE 1 END
-            WHERE lower(username) = lower(\(username))
+            WHERE lower(username) = lower(\(username)) AND bot_owner_id IS NULL
             """
         ) == 1
     }

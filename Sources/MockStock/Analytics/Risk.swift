@@ -36,6 +36,8 @@ enum Risk {
     static let tradingDays = 252.0
 
     struct Figures: Equatable, Sendable {
+        /// The mean daily return: where a ratio left undefined ranks (`ratio_rank`).
+        var mean: Double?
         var volatility: Double?
         var sharpe: Double?
         var sortino: Double?
@@ -53,6 +55,7 @@ enum Risk {
         let deviation = standardDeviation(r)
         let downside = (r.reduce(0) { $0 + pow(min($1, 0), 2) } / Double(r.count)).squareRoot()
         var figures = Figures(
+            mean: mean,
             volatility: deviation * annual,
             sharpe: deviation > 0 ? mean / deviation * annual : nil,
             sortino: downside > 0 ? mean / downside * annual : nil,

@@ -26,6 +26,10 @@ enum RankBy: String, Codable, Sendable, PostgresCodable {
         case .drawdown: "r.max_drawdown ASC NULLS LAST"
         }
     }
+
+    /// A standing's rank in this order over the rows ranked (ties share one); nil for net
+    /// worth, whose rank the standings keep.
+    var rank: String? { key.map { "rank() OVER (ORDER BY \($0))" } }
 }
 
 /// Each member's risk figures over the league's days (from its start, or from when the
@@ -80,7 +84,7 @@ struct LeagueRiskService: Sendable {
         ).decode((Int, Int).self)
         let first = history.clock.day(of: start)
         var benchmarkReturns: [String: Decimal?] = [:]
-        var rows: [(userID: Int, days: Int, figures: Risk.Figures, mean: Double?, excess: Decimal?)] = []
+        var rows: [(userID: Int, days: Int, figures: Risk.Figures, excess: Decimal?)] = []
         for (userID, portfolioID) in members {
             let values: [ValueHistoryService.Value]
             do {
@@ -89,9 +93,7 @@ struct LeagueRiskService: Sendable {
                 continue  // reset or left meanwhile: the next round has the new one
             }
             let returns = Returns.daily(values)
-            let rates = returns.map { (day: $0.day, r: NSDecimalNumber(decimal: $0.r).doubleValue) }
-            let figures = Risk.figures(rates, benchmark: nil)
-            let mean = rates.isEmpty ? nil : rates.map(\.r).reduce(0, +) / Double(rates.count)
+            let figures = Risk.figures(returns.map { ($0.day, NSDecimalNumber(decimal: $0.r).doubleValue) }, benchmark: nil)
             var excess: Decimal?
             if returns.count >= 2, let twr = Returns.timeWeighted(values), let from = values.first?.day, let to = values.last?.day {
                 let range = "\(from)|\(to)"
@@ -100,7 +102,7 @@ struct LeagueRiskService: Sendable {
                 }
                 excess = benchmarkReturns[range]!.map { twr - $0 }
             }
-            rows.append((userID, returns.count, figures, mean, excess))
+            rows.append((userID, returns.count, figures, excess))
         }
         try await pool.withTransaction { session in
             for row in rows {
@@ -110,7 +112,7 @@ struct LeagueRiskService: Sendable {
                     INSERT INTO league_risk (league_id, user_id, days, sharpe, sortino, max_drawdown, excess_return, mean_return)
                     VALUES (\(leagueID), \(row.userID), \(row.days), \(Self.number(figures.sharpe))::numeric,
                             \(Self.number(figures.sortino))::numeric, \(Self.number(figures.maxDrawdown))::numeric,
-                            \(row.excess?.rounded(6))::numeric, \(row.mean)::float8)
+                            \(row.excess?.rounded(6))::numeric, \(figures.mean)::float8)
                     ON CONFLICT (league_id, user_id) DO UPDATE SET
                         days = excluded.days, sharpe = excluded.sharpe, sortino = excluded.sortino,
                         max_drawdown = excluded.max_drawdown, excess_return = excluded.excess_return,

@@ -209,7 +209,7 @@ struct LeagueStore: Sendable {
                     RETURNING \(unescaped: Self.columns)
                     """
                 ).first.map(record)
-                if updated?.bots == .forbidden {
+                if updated != nil && changes.bots == .forbidden {
                     try await session.execute(
                         OrderStore.closing(.placedByForbiddenKeys(leagueID: leagueID), as: .canceled, reason: OrderStore.botsForbiddenReason)
                     )

@@ -164,7 +164,7 @@ struct StandingsStore: Sendable {
     /// by net worth is the standings' own (of everyone or of the kind); by another order,
     /// a rank over the rows the page ranks.
     private static func columns(_ leagueID: Int, players: Players, order: RankBy) -> PostgresQuery {
-        let rank = order.key.map { "rank() OVER (ORDER BY \($0))" } ?? "s.\(players.rank)"
+        let rank = order.rank ?? "s.\(players.rank)"
         return """
             \(unescaped: rank), s.user_id, s.username, s.net_worth, s.cash, s.holdings_value, s.paid_in, s.bot, s.owner_username,
             coalesce((SELECT m.resets FROM league_members m WHERE m.league_id = \(leagueID) AND m.user_id = s.user_id), 0),
@@ -361,10 +361,9 @@ struct StandingsStore: Sendable {
             ).decode((Int, RankBy).self).first else { return nil }
             // The final rank is in the league's order, as its board shows it: by net worth
             // the standings' own, by another order the same rows ranked by its key.
-            let finalRank: PostgresQuery = order.key.map { "rank() OVER (ORDER BY \(unescaped: $0))" } ?? "s.rank"
             let ranked: PostgresQuery = """
-                SELECT s.user_id, s.net_worth, \(finalRank) AS rank, count(*) OVER () AS members
-                FROM league_standings s \(Self.risk(leagueID))
+                SELECT s.user_id, s.net_worth, \(unescaped: order.rank ?? "s.rank") AS rank, count(*) OVER () AS members, l.name
+                FROM league_standings s JOIN leagues l ON l.id = s.league_id \(Self.risk(leagueID))
                 WHERE s.league_id = \(leagueID)
                 """
             try await Self.snapshot(leagueID, into: .final, in: session)
@@ -381,7 +380,7 @@ struct StandingsStore: Sendable {
                 SELECT notify(ranked.user_id, 'League ended: ' || ranked.name,
                               'You finished #' || ranked.rank || ' of ' || ranked.members || ' in "' || ranked.name
                               || '" with a net worth of ' || to_char(ranked.net_worth, 'FM999G999G999G990D00') || '.')
-                FROM (SELECT ranked.*, l.name FROM (\(ranked)) ranked JOIN leagues l ON l.id = \(leagueID)) ranked
+                FROM (\(ranked)) ranked
                 """
             )
             try await session.execute(

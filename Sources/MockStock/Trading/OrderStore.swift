@@ -177,6 +177,12 @@ struct OrderStore: Sendable {
         let refusal: PlaceOutcome = ticket.side == .buy ? .insufficientFunds : .insufficientShares
         // Where the league requires a journal note, an order without one is refused.
         let unnoted: PostgresQuery = ticket.note == nil && !ticket.journalExempt ? "coalesce(l.journal_required, false)" : "false"
+        // A replacement of a key's order is the key's too, wherever it was sent.
+        let byKey: PostgresQuery = if let replaces {
+            "\(ticket.byKey) OR (SELECT by_key FROM orders WHERE id = \(replaces))"
+        } else {
+            "\(ticket.byKey)"
+        }
         return """
             WITH owned AS (
                 SELECT p.id, l.ends_at,
@@ -193,8 +199,7 @@ struct OrderStore: Sendable {
                        \(ticket.type), \(ticket.timeInForce), \(ticket.quantity), \(ticket.limitPrice)::numeric,
                        \(ticket.stopPrice)::numeric, reserved.cash, reserved.shares,
                        least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned)), \(replaces)::int8, \(ticket.note)::text,
-                       -- A replacement of a key's order is the key's too, wherever it was sent.
-                       \(ticket.byKey) OR coalesce((SELECT by_key FROM orders WHERE id = \(replaces)::int8), false)
+                       \(byKey)
                 FROM reserved
                 RETURNING id, symbol, side, type, limit_price, stop_price
             )
@@ -225,7 +230,7 @@ struct OrderStore: Sendable {
         /// (that fill finds the portfolio gone, and the order is closed then).
         case ofArchived(portfolioID: Int)
         /// Orders an API key placed on portfolios whose league now forbids keys
-        /// (`api_keys_forbidden`): of this league's portfolios, or of any.
+        /// (`api_keys_forbidden_portfolios`): of this league's portfolios, or of any.
         case placedByForbiddenKeys(leagueID: Int?)
     }
 
@@ -253,10 +258,10 @@ struct OrderStore: Sendable {
              "LIMIT 1000 FOR UPDATE SKIP LOCKED")
         case .ofArchived(let portfolioID): ("o.portfolio_id = \(portfolioID)", "FOR UPDATE SKIP LOCKED")
         case .placedByForbiddenKeys(let leagueID?):
-            ("o.by_key AND o.portfolio_id IN (SELECT portfolio_id FROM league_portfolios(\(leagueID))) AND api_keys_forbidden(o.portfolio_id)",
+            ("o.by_key AND o.portfolio_id IN (SELECT portfolio_id FROM league_portfolios(\(leagueID))) AND \(Self.keyForbidden)",
              "FOR UPDATE SKIP LOCKED")
         case .placedByForbiddenKeys(nil):
-            ("o.by_key AND api_keys_forbidden(o.portfolio_id)", "LIMIT 1000 FOR UPDATE SKIP LOCKED")
+            ("o.by_key AND \(Self.keyForbidden)", "LIMIT 1000 FOR UPDATE SKIP LOCKED")
         }
         return """
             WITH claimed AS (
@@ -291,10 +296,14 @@ struct OrderStore: Sendable {
     private static let notFrozen: PostgresQuery =
         "o.portfolio_id NOT IN (SELECT f.id FROM portfolios f JOIN leagues l ON l.id = f.league_id WHERE l.frozen_at IS NOT NULL)"
 
+    /// Whether the order `o` is on a portfolio no API key may trade: a set read once per
+    /// statement (a call per order cost 10× the matcher's query with 10,000 key orders).
+    private static let keyForbidden: PostgresQuery = "o.portfolio_id IN (SELECT portfolio_id FROM api_keys_forbidden_portfolios())"
+
     /// Whether the order `o` may still fill as far as the league's bot policy goes: an
     /// order an API key placed does not fill on a portfolio whose league forbids keys
     /// (the sweep cancels it). Orders placed by hand are not asked.
-    private static let keyAllowed: PostgresQuery = "NOT (o.by_key AND api_keys_forbidden(o.portfolio_id))"
+    private static let keyAllowed: PostgresQuery = "NOT (o.by_key AND \(keyForbidden))"
 
     /// Whether the price `p.price` crosses the order `o`'s stop or limit: the one
     /// definition the matcher and placing share (NULL for an order without one).
