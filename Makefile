@@ -46,10 +46,14 @@ migrate: build
 	@if [ -z "$$DATABASE_URL" ]; then $(PG_LOCAL) start dev; export DATABASE_URL="$$($(PG_LOCAL) url dev)"; fi; \
 	.build/$(CONFIG)/mockstock migrate
 
-# Builds, starts a throwaway cluster, runs every test, the schema-layout check
-# (scripts/test-schema-upgrade) and the first-run check (scripts/test-first-run), and
-# removes the cluster even when tests fail.
+# Checks that every rule has one owner (scripts/check-rules over docs/rules.md, and the
+# check's own tests), builds, starts a throwaway cluster, runs every test, the
+# schema-layout check (scripts/test-schema-upgrade) and the first-run check
+# (scripts/test-first-run), and removes the cluster even when tests fail.
 test: deps
+	scripts/check-cluster-config
+	scripts/check-rules
+	python3 -m unittest Tests/rules/test_check_rules.py Tests/browser/test_modules.py
 	$(SWIFT) build --build-tests
 	@$(PG_LOCAL) destroy test; \
 	PG_LOCAL_FSYNC=off $(PG_LOCAL) start test || exit 1; \

@@ -39,6 +39,25 @@ export function table(columns, rows, { empty = 'Nothing yet.', caption } = {}) {
       h('tbody', {}, rows.map((row) => h('tr', {}, columns.map((c) => h('td', { class: c.class }, c.cell(row))))))));
 }
 
+/** Marks a table (from table()) to stack each row into a card on a phone, and names
+ * every cell after its column so the card can label its figures (app.css, .stacked). */
+export function stacked(wrapped) {
+  wrapped.classList.add('stacked');
+  for (const found of wrapped.querySelectorAll('table')) {
+    const titles = [...found.tHead.rows[0].cells].map((cell) => cell.textContent);
+    for (const row of found.tBodies[0].rows) {
+      [...row.cells].forEach((cell, i) => { cell.dataset.label = titles[i]; });
+    }
+  }
+  return wrapped;
+}
+
+/** A list whose rows become cards on a phone, their longer words wrapping (app.css). */
+export function cards(wrapped) {
+  stacked(wrapped).classList.add('wrap');
+  return wrapped;
+}
+
 /** Text coloured by sign: "gain" for up, "loss" for down. */
 export function signed(text, formatted) {
   const value = String(text ?? '0');
@@ -59,6 +78,17 @@ export function failure(error, retry) {
     retry ? h('button', { type: 'button', onclick: retry }, 'Try again') : null);
 }
 
+/** An error line for a form (hidden until `showError` puts words in it). */
+export function errorLine(id) {
+  return h('p', { class: 'error', role: 'alert', id, hidden: true });
+}
+
+/** Shows a refusal in `line` in the server's words (or the given text). */
+export function showError(line, problem) {
+  line.textContent = typeof problem === 'string' ? problem : problem.message;
+  line.hidden = false;
+}
+
 /**
  * Runs `work` when `form` is submitted, with its submit button disabled until the work
  * settles, so a double click sends one request; a failure goes to `onError`.
@@ -76,6 +106,15 @@ export function onSubmit(form, work, onError) {
       button.disabled = false;
     }
   });
+}
+
+/** Like onSubmit, with the failure's words shown in `line` (an errorLine), which is
+ * hidden again when the form is sent anew. `words(problem)`, when given, says it instead. */
+export function onSubmitShowing(form, line, work, words = (problem) => problem.message) {
+  onSubmit(form, async () => {
+    line.hidden = true;
+    await work();
+  }, (problem) => showError(line, words(problem)));
 }
 
 /** Asks before something that cannot be undone. */
@@ -122,4 +161,24 @@ export function dayText(day) {
 export function amountProblem(text, label, places = 2) {
   if (new RegExp(`^\\d+(\\.\\d{1,${places}})?$`).test(text.trim())) return null;
   return `${label}: enter a plain amount such as 2500 or 2500.50 (digits, and a point before at most ${places} decimals; no commas or currency signs).`;
+}
+
+/** A moment's day in the reader's words, "24 Nov 2026"; `none` when there is no moment. */
+export function dateText(value, none = '') {
+  return value ? new Date(value).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' }) : none;
+}
+
+/** A moment in the reader's words, day and time: "24 Nov 2026, 09:30". */
+export function whenText(value) {
+  return new Date(value).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** "1 time", "3 times", "1,204 rows": a count and its noun. */
+export function count(n, one, many = `${one}s`) {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+}
+
+/** A benchmark in words: "the market (equal-weighted)" or its symbol. */
+export function benchmarkWords(benchmark) {
+  return !benchmark || benchmark === 'market' ? 'the market (equal-weighted)' : benchmark;
 }

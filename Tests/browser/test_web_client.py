@@ -622,7 +622,7 @@ class WebClientTest(BrowserTest):
         self.go("#/analytics")
         self.text_in("#history-worth", "$")
         self.text_in("#returns", "Time-weighted return")
-        self.text_in("#returns", "the market, equal-weighted")
+        self.text_in("#returns", "the market (equal-weighted)")
         # A benchmark the market does not trade is said in words; the box stays to change it.
         box = self.find("#benchmark")
         box.clear()
@@ -633,7 +633,7 @@ class WebClientTest(BrowserTest):
         box.clear()
         box.send_keys("market")
         box.submit()
-        self.text_in("#returns", "the market, equal-weighted")
+        self.text_in("#returns", "the market (equal-weighted)")
         # A stock that does not exist: said so, with a way on, and no "Try again".
         self.go("#/stock/NOPE")
         self.text_in("#not-found", "No instrument has the symbol NOPE.")

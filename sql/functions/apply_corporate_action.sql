@@ -79,11 +79,11 @@ BEGIN
     IF action.kind = 'split' THEN
         PERFORM notify(owner, action.symbol || ' split ' || split_words(action.ratio),
                        'You now hold ' || after || ' shares of ' || action.symbol || ' (' || held.quantity || ' before).'
-                       || CASE WHEN paid <> 0 THEN ' Cash in lieu of the fraction: ' || paid || '.' ELSE '' END);
+                       || CASE WHEN paid <> 0 THEN ' Cash in lieu of the fraction: ' || money_text(paid, currency) || '.' ELSE '' END);
     ELSE
         PERFORM notify(owner, action.symbol || ' paid a dividend',
                        CASE WHEN paid >= 0 THEN 'You received ' ELSE 'Your short position paid ' END
-                       || abs(paid) || ' for ' || abs(held.quantity) || ' shares (' || action.amount || ' a share).');
+                       || money_text(abs(paid), currency) || ' for ' || abs(held.quantity) || ' shares ($' || action.amount || ' a share).');
     END IF;
     INSERT INTO corporate_action_applications (action_id, portfolio_id, quantity_before, quantity_after, cash)
     VALUES (p_action, p_portfolio, held.quantity, after, paid);

@@ -8,7 +8,7 @@ CREATE OR REPLACE FUNCTION backdated_actions(p_portfolio bigint, p_symbol text, 
 RETURNS SETOF corporate_actions LANGUAGE sql STABLE AS $$
     SELECT * FROM corporate_actions a
     WHERE a.symbol = p_symbol AND a.ex_date > p_day AND a.ex_date <= p_through
-      AND NOT (a.applied_at IS NULL AND a.ex_date >= (a.created_at AT TIME ZONE p_zone)::date
+      AND NOT (a.applied_at IS NULL AND a.ex_date >= market_day(a.created_at, p_zone)
                AND NOT EXISTS (SELECT 1 FROM corporate_action_applications x
                                WHERE x.action_id = a.id AND x.portfolio_id = p_portfolio AND x.trade_id IS NULL))
     ORDER BY a.ex_date, a.id

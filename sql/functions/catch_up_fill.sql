@@ -16,8 +16,8 @@ DECLARE
 BEGIN
     SELECT * INTO STRICT fill FROM trades WHERE id = p_trade;
     shares := CASE fill.side WHEN 'buy' THEN fill.quantity ELSE -fill.quantity END;
-    FOR action IN SELECT * FROM backdated_actions(fill.portfolio_id, fill.symbol, (fill.created_at AT TIME ZONE p_zone)::date, p_through, p_zone) LOOP
-        at := action.ex_date::timestamp AT TIME ZONE p_zone;
+    FOR action IN SELECT * FROM backdated_actions(fill.portfolio_id, fill.symbol, market_day(fill.created_at, p_zone), p_through, p_zone) LOOP
+        at := market_day_start(action.ex_date, p_zone);
         IF action.kind = 'split' THEN
             after := trunc(shares * action.ratio);
             SELECT b.close INTO price FROM daily_bars b

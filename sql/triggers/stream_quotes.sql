@@ -6,7 +6,7 @@ DECLARE
 BEGIN
     SELECT jsonb_agg(jsonb_build_array(
                c.symbol, i.name, c.price::text, c.previous_close::text,
-               to_char(c.as_of AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+               utc_text(c.as_of, 3)
            ) ORDER BY c.symbol)
     INTO quotes
     FROM changed c JOIN instruments i ON i.symbol = c.symbol;

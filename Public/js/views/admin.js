@@ -1,5 +1,5 @@
 import { api, upload } from '../api.js';
-import { h, fill, onSubmit, amountProblem } from '../dom.js';
+import { h, fill, onSubmit, amountProblem, count } from '../dom.js';
 
 /**
  * Shows an upload's refusal in the server's words. A refusal about one line of the file
@@ -9,10 +9,6 @@ import { h, fill, onSubmit, amountProblem } from '../dom.js';
 function refuse(box, error) {
   show(box, error.message, 'error');
   if (error.line) box.dataset.line = String(error.line);
-}
-
-function count(n, noun) {
-  return `${n.toLocaleString()} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function result(id) {

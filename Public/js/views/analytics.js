@@ -2,10 +2,10 @@
 // benchmark, its risk figures, P&L by cost method, allocation now or at a date, and
 // symbols compared.
 import { api } from '../api.js';
-import { h, fill, table, failure, signed } from '../dom.js';
+import { h, fill, table, stacked, failure, signed, benchmarkWords } from '../dom.js';
 import { add, CURRENCIES, inCurrency, fractionPercent, magnitudePercent as magnitude, priceIn, ratio, signedInCurrency } from '../decimal.js';
 import { linesChart, doughnutChart } from '../charts.js';
-import { portfolioById, portfolioSelect, stacked } from './portfolio.js';
+import { portfolioById, portfolioSelect } from '../portfolios.js';
 
 const METHODS = { average: 'Average cost', fifo: 'FIFO', lifo: 'LIFO' };
 
@@ -22,7 +22,8 @@ function valueSection(id, currency) {
     const history = await api(`/api/portfolios/${id}/history?currency=${currency}`);
     const points = history.points;
     if (points.length === 0) return h('p', { class: 'empty' }, 'No history yet.');
-    // Money paid in to date, exactly.
+    // Money paid in to date, exactly: the server sends each point's inflow since the one
+    // before (the first counts from the portfolio's start), not the total.
     let paidIn = '0';
     const paid = points.map((p) => { paidIn = add(paidIn, p.netInflow); return paidIn; });
     const last = points[points.length - 1];
@@ -59,8 +60,7 @@ function returnsSection(id, currency, benchmark) {
       h('table', {}, h('tbody', {},
         row('Time-weighted return', figures.twr, 'twr'),
         row('Money-weighted return (IRR)', figures.irr, 'irr'),
-        figures.benchmark ? row(`Benchmark: ${figures.benchmark.symbol === 'market' ? 'the market, equal-weighted' : figures.benchmark.symbol}`,
-          figures.benchmark.twr, 'benchmark-twr') : null)),
+        figures.benchmark ? row(`Benchmark: ${benchmarkWords(figures.benchmark.symbol)}`, figures.benchmark.twr, 'benchmark-twr') : null)),
     ];
   });
   loaded.append(form);
@@ -80,9 +80,8 @@ function riskSection(id, benchmark) {
     if (risk.days < 2) return h('p', { class: 'empty', id: 'risk-none' }, 'Risk figures need at least two days of returns.');
     const row = (label, shown, key, hint) => h('tr', {}, h('th', { scope: 'row' }, label, hint ? h('span', { class: 'hint' }, ` ${hint}`) : null),
       h('td', { class: 'num', id: key }, shown));
-    const against = risk.benchmark === 'market' ? 'the market' : risk.benchmark;
     return [
-      h('p', { class: 'muted' }, `From ${risk.from} to ${risk.to}: ${risk.days} daily returns, against ${against}.`),
+      h('p', { class: 'muted' }, `From ${risk.from} to ${risk.to}: ${risk.days} daily returns, against ${benchmarkWords(risk.benchmark)}.`),
       h('table', {}, h('tbody', {},
         row('Volatility', magnitude(risk.volatility), 'risk-volatility', '(a year)'),
         row('Sharpe ratio', ratio(risk.sharpe), 'risk-sharpe'),

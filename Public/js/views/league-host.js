@@ -4,9 +4,9 @@
 // gradebook the owner downloads. The rules —
 // who may freeze, how many resets are left — are the server's: the page shows its answers.
 import { api, saveDownload } from '../api.js';
-import { h, fill, failure, confirmAction, onSubmit } from '../dom.js';
+import { h, fill, failure, confirmAction, count, errorLine, showError, onSubmitShowing } from '../dom.js';
 import { inCurrency } from '../decimal.js';
-import { replacePortfolio } from './stock.js';
+import { replacePortfolio } from '../portfolios.js';
 import { rankingSelect } from './league-ranking.js';
 
 /** "2026-12-01T09:30" (local time, as a datetime-local input shows it) from RFC 3339. */
@@ -20,10 +20,6 @@ export function localFromIso(value) {
 /** "2026-12-01T09:30" from a datetime-local input → RFC 3339 in UTC (undefined when empty). */
 export function isoFromLocal(value) {
   return value ? new Date(value).toISOString().replace(/\.\d{3}Z$/, 'Z') : undefined;
-}
-
-function times(count, one, many = `${one}s`) {
-  return `${count} ${count === 1 ? one : many}`;
 }
 
 /** The league's starting cash in its currency: what a reset portfolio starts with. */
@@ -65,7 +61,7 @@ export function hostSection(league, context, extra) {
         isolated ? h('div', { id: 'host-resets' },
           h('h3', {}, 'Resets'),
           h('p', { class: 'hint' }, `Reset a member's league portfolio with Reset in the leaderboard: it starts again with ${startingCash(league)}, and the old one is archived with its history. `,
-            league.resetsAllowed > 0 ? `Each member may also reset their own ${times(league.resetsAllowed, 'time')}; your resets do not count against that.`
+            league.resetsAllowed > 0 ? `Each member may also reset their own ${count(league.resetsAllowed, 'time')}; your resets do not count against that.`
               : 'Members may not reset their own (set at creation).')) : null,
         extra,
         gradebookPart(league)),
@@ -78,19 +74,17 @@ function tradingPart(league, context) {
     return [heading, h('p', { class: 'hint', id: 'trading-state' },
       'Members of a shared league trade their personal portfolios, which no league can freeze or reset.')];
   }
-  const error = h('p', { class: 'error', role: 'alert', id: 'freeze-error', hidden: true });
-  const failed = (problem) => { error.textContent = problem.message; error.hidden = false; };
+  const error = errorLine('freeze-error');
   const state = h('p', { id: 'trading-state' }, league.frozen
     ? [h('strong', {}, 'Frozen'), league.frozenReason ? `: “${league.frozenReason}”` : ' (no reason given)', '. Members are told when it resumes.']
     : [h('strong', {}, 'Open'), ': members trade and place orders.']);
   if (league.frozen) {
     const form = h('form', { id: 'unfreeze-form' }, h('button', { type: 'submit', class: 'primary', id: 'unfreeze-button' }, 'Resume trading'));
-    onSubmit(form, async () => {
-      error.hidden = true;
+    onSubmitShowing(form, error, async () => {
       const updated = await api(`/api/leagues/${league.id}/unfreeze`, { method: 'POST' });
       context.flash(`Trading in “${updated.name}” resumes; its members are told.`);
       context.refresh();
-    }, failed);
+    });
     return [heading, state, form, error];
   }
   const reason = h('input', { id: 'freeze-reason', maxlength: 200, autocomplete: 'off', placeholder: 'e.g. Quiz on Friday' });
@@ -98,13 +92,12 @@ function tradingPart(league, context) {
     h('label', { for: 'freeze-reason' }, 'Reason members read (optional)'), reason,
     h('p', { class: 'hint' }, 'Trades and new orders stop; open orders wait, and members can still cancel them.'),
     h('button', { type: 'submit', class: 'danger', id: 'freeze-button' }, 'Freeze trading'));
-  onSubmit(form, async () => {
-    error.hidden = true;
+  onSubmitShowing(form, error, async () => {
     const text = reason.value.trim();
     const updated = await api(`/api/leagues/${league.id}/freeze`, { method: 'POST', body: text ? { reason: text } : {} });
     context.flash(`Trading in “${updated.name}” is frozen; its members are told.`);
     context.refresh();
-  }, failed);
+  });
   return [heading, state, form, error];
 }
 
@@ -118,7 +111,7 @@ function settingsForm(league, context) {
   const journal = league.mode === 'isolated' ? h('input', { type: 'checkbox', id: 'settings-journal', checked: Boolean(league.journalRequired) }) : null;
   const rankBy = rankingSelect('settings-rank-by', league.rankBy, null);
   const benchmark = h('input', { id: 'settings-benchmark', value: league.benchmark, autocomplete: 'off', spellcheck: 'false', placeholder: 'market', 'aria-describedby': 'settings-benchmark-hint' });
-  const error = h('p', { class: 'error', role: 'alert', id: 'settings-error', hidden: true });
+  const error = errorLine('settings-error');
   const form = h('form', { id: 'league-settings', 'aria-labelledby': 'settings-title' },
     h('h3', { id: 'settings-title' }, 'Settings'),
     h('label', { for: 'settings-name' }, 'Name'), name,
@@ -135,8 +128,7 @@ function settingsForm(league, context) {
       'The order everyone sees first (each may pick another for themselves). The benchmark is what excess return is measured against: a stock\'s symbol, or market for every stock, equal-weighted.'),
     error,
     h('button', { type: 'submit', class: 'primary', id: 'settings-save' }, 'Save settings'));
-  onSubmit(form, async () => {
-    error.hidden = true;
+  onSubmitShowing(form, error, async () => {
     const body = {};
     if (name.value.trim() !== league.name) body.name = name.value.trim();
     if (ends.value !== localFromIso(league.endsAt)) body.endsAt = isoFromLocal(ends.value) ?? null;
@@ -152,9 +144,6 @@ function settingsForm(league, context) {
     const updated = await api(`/api/leagues/${league.id}`, { method: 'PATCH', body });
     context.flash(`Settings of “${updated.name}” saved.`);
     context.refresh();
-  }, (problem) => {
-    error.textContent = problem.message;
-    error.hidden = false;
   });
   return form;
 }
@@ -188,7 +177,7 @@ function gradebookPart(league) {
  * says so. */
 export function myResetsSection(league, seated, standing, context) {
   if (!seated || league.mode !== 'isolated' || !(league.resetsAllowed > 0)) return null;
-  const error = h('p', { class: 'error', role: 'alert', id: 'my-reset-error', hidden: true });
+  const error = errorLine('my-reset-error');
   const button = h('button', { type: 'button', class: 'danger', id: 'reset-mine' }, 'Reset my portfolio');
   button.addEventListener('click', async () => {
     if (!confirmAction(`Reset your league portfolio in “${league.name}”? Its holdings and open orders are gone, and it starts again with ${startingCash(league)}. The old one is archived with its history.`)) return;
@@ -200,8 +189,7 @@ export function myResetsSection(league, seated, standing, context) {
       context.flash(`Your league portfolio in “${league.name}” starts again with ${startingCash(league)}.`);
       context.refresh();
     } catch (problem) {
-      error.textContent = problem.message;
-      error.hidden = false;
+      showError(error, problem);
     } finally {
       button.disabled = false;
     }
@@ -214,7 +202,7 @@ export function myResetsSection(league, seated, standing, context) {
   }).catch(() => {});
   return h('section', { class: 'card', id: 'my-resets', 'aria-labelledby': 'my-resets-title' },
     h('h2', { id: 'my-resets-title' }, 'Your league portfolio'),
-    h('p', {}, `Each member may reset their own league portfolio ${times(league.resetsAllowed, 'time')}: it starts again with ${startingCash(league)}, and the old one is archived with its history.`),
+    h('p', {}, `Each member may reset their own league portfolio ${count(league.resetsAllowed, 'time')}: it starts again with ${startingCash(league)}, and the old one is archived with its history.`),
     h('dl', { class: 'rules' },
       h('dt', {}, 'Resets allowed'), h('dd', { id: 'my-resets-allowed' }, String(league.resetsAllowed)),
       standing ? [h('dt', {}, 'Resets so far'),
@@ -232,7 +220,7 @@ export function resetMemberButton(league, standing, context) {
       try {
         const reset = await api(`/api/leagues/${league.id}/members/${standing.userId}/reset`, { method: 'POST' });
         if (context.user && reset.userId === context.user.id) replacePortfolio(reset.previousPortfolioId, reset.portfolioId);
-        context.flash(`${standing.username}'s league portfolio starts again with ${startingCash(league)} (reset ${times(reset.resets, 'time')} so far).`);
+        context.flash(`${standing.username}'s league portfolio starts again with ${startingCash(league)} (reset ${count(reset.resets, 'time')} so far).`);
         context.refresh();
       } catch (problem) {
         context.flash(problem.message, 'error');

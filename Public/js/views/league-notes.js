@@ -2,14 +2,10 @@
 // journal (the notes members give for their trades: the host reads everyone's, a member
 // their own). Each panel reads its own pages, so the standings redrawing leave them be.
 import { api } from '../api.js';
-import { h, fill, onSubmit, failure } from '../dom.js';
+import { h, fill, failure, errorLine, onSubmitShowing, whenText } from '../dom.js';
 
 const NEWS_PAGE = 5;
 const JOURNAL_PAGE = 20;
-
-function when(value) {
-  return new Date(value).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-}
 
 /** A list that pages with "older" (the server's `nextBefore`): `reload()` reads its first
  * page again; `item(entry)` draws one entry. */
@@ -41,27 +37,23 @@ function pagedList(listId, path, item, empty, olderLabel) {
 export function newsSection(league, context, owner) {
   const news = pagedList('news-list', () => `/api/leagues/${league.id}/news?limit=${NEWS_PAGE}`,
     (n) => h('li', { class: 'news', dataset: { news: n.id } },
-      h('h3', {}, n.title), h('p', { class: 'muted when' }, when(n.createdAt)), h('p', { class: 'body' }, n.body)),
+      h('h3', {}, n.title), h('p', { class: 'muted when' }, whenText(n.createdAt)), h('p', { class: 'body' }, n.body)),
     owner ? 'No news yet: post the first for your members.' : 'No news from the host yet.', 'Older news');
   let form = null;
   if (owner) {
     const title = h('input', { id: 'news-title', maxlength: 120, required: true, autocomplete: 'off' });
     const body = h('textarea', { id: 'news-body', rows: 3, maxlength: 2000, required: true });
-    const error = h('p', { class: 'error', role: 'alert', id: 'news-error', hidden: true });
+    const error = errorLine('news-error');
     form = h('form', { id: 'news-form' },
       h('label', { for: 'news-title' }, 'Title'), title,
       h('label', { for: 'news-body' }, 'Message'), body,
       error, h('button', { type: 'submit', class: 'primary' }, 'Post news'));
-    onSubmit(form, async () => {
-      error.hidden = true;
+    onSubmitShowing(form, error, async () => {
       const posted = await api(`/api/leagues/${league.id}/news`, { method: 'POST', body: { title: title.value.trim(), body: body.value.trim() } });
       title.value = '';
       body.value = '';
       context.flash(`News “${posted.title}” posted; every member is notified.`);
       await news.reload();
-    }, (problem) => {
-      error.textContent = problem.message;
-      error.hidden = false;
     });
   }
   news.reload();
@@ -83,7 +75,7 @@ export function journalSection(league, context, owner, seated) {
       h('p', { class: 'entry-head' },
         owner ? [h('strong', { class: 'who' }, entry.username), ' · '] : null,
         `${entry.side === 'buy' ? 'Buy' : 'Sell'} ${entry.quantity} `, h('a', { href: `#/stock/${encodeURIComponent(entry.symbol)}` }, entry.symbol),
-        h('span', { class: 'muted' }, ` · ${when(entry.createdAt)}`)),
+        h('span', { class: 'muted' }, ` · ${whenText(entry.createdAt)}`)),
       h('p', { class: 'note' }, entry.note)),
     owner ? 'No notes yet: members add one to a trade in its dialog.' : 'No notes yet: add one to a trade in its dialog.', 'Older notes');
   let filter = null;

@@ -2,7 +2,7 @@
 // ranks by (`rankBy`), the switch that shows another order to one viewer, the risk
 // columns (Sharpe, Sortino, drawdown, excess return against the league's benchmark) and
 // the line that says what they are measured over and against.
-import { h, signed } from '../dom.js';
+import { h, signed, benchmarkWords } from '../dom.js';
 import { fractionPercent, magnitudePercent, ratio } from '../decimal.js';
 
 /** The orders, as the API names them, and how the page says them. */
@@ -40,11 +40,6 @@ export function rankingSelect(id, chosen, marked) {
 export function labelRankings(select, marked) {
   select.replaceChildren(...RANKINGS.map(([value, label]) =>
     h('option', { value }, value === marked ? `${label} (league's order)` : label)));
-}
-
-/** The benchmark in words: "the market (equal-weighted)" or its symbol. */
-export function benchmarkWords(benchmark) {
-  return !benchmark || benchmark === 'market' ? 'the market (equal-weighted)' : benchmark;
 }
 
 /** The excess-return column's title, naming the benchmark (and labelling the figure on a phone). */

@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { h, fill, table, signed, confirmAction, onSubmit, amountProblem } from '../dom.js';
+import { h, fill, table, signed, confirmAction, amountProblem, dateText, whenText, errorLine, onSubmitShowing } from '../dom.js';
 import { percent, inCurrency, CURRENCIES } from '../decimal.js';
 import { frozenBanner, hostSection, hostStamp, isoFromLocal, myResetsSection, resetMemberButton } from './league-host.js';
 import { journalSection, newsSection } from './league-notes.js';
@@ -20,15 +20,11 @@ function botPolicySelect(id, chosen = 'allowed', meaning = true) {
     h('option', { value, selected: value === chosen }, meaning ? `${label} — ${what}` : label)));
 }
 
-function dateText(value) {
-  return value ? new Date(value).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' }) : 'open-ended';
-}
-
 export async function leaguesView(root, context) {
   const leagues = await api('/api/leagues');
   if (!context.current()) return;
 
-  const createError = h('p', { class: 'error', role: 'alert', hidden: true });
+  const createError = errorLine();
   const name = h('input', { id: 'league-name', required: true, maxlength: 64 });
   const mode = h('select', { id: 'league-mode' },
     h('option', { value: 'shared' }, 'Shared — ranks personal portfolios'),
@@ -78,8 +74,7 @@ export async function leaguesView(root, context) {
     h('p', { class: 'hint' }, 'You run the league but take no seat: no league portfolio, not ranked.'),
     rules.fieldset,
     createError, h('button', { type: 'submit', class: 'primary' }, 'Create league'));
-  onSubmit(create, async () => {
-    createError.hidden = true;
+  onSubmitShowing(create, createError, async () => {
     const cashProblem = startingCash.value.trim() && amountProblem(startingCash.value, 'Starting cash');
     if (cashProblem) throw new Error(cashProblem);
     const body = { name: name.value.trim(), mode: mode.value, startingCash: startingCash.value.trim() || undefined,
@@ -94,12 +89,9 @@ export async function leaguesView(root, context) {
     const league = await api('/api/leagues/create', { method: 'POST', body });
     context.flash(`League “${league.name}” created. Share its code: ${league.code}`, 'info', true);
     context.navigate(`#/leagues/${league.id}`);
-  }, (problem) => {
-    createError.textContent = problem.message;
-    createError.hidden = false;
   });
 
-  const joinError = h('p', { class: 'error', role: 'alert', hidden: true });
+  const joinError = errorLine();
   const code = h('input', { id: 'join-code', required: true, autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'join-hint' });
   // A shared join link (/join/CODE) arrives here with its code filled in.
   code.value = context.query.get('join') ?? '';
@@ -108,15 +100,11 @@ export async function leaguesView(root, context) {
     h('label', { for: 'join-code' }, 'Join code'), code,
     h('p', { class: 'hint', id: 'join-hint' }, 'Type it in any case.'),
     joinError, h('button', { type: 'submit' }, 'Join'));
-  onSubmit(join, async () => {
-    joinError.hidden = true;
+  onSubmitShowing(join, joinError, async () => {
     const league = await api(`/api/leagues/join/${encodeURIComponent(code.value.trim())}`, { method: 'POST' });
     context.flash(`You joined “${league.name}”.`, 'info', true);
     context.navigate(`#/leagues/${league.id}`);
-  }, (problem) => {
-    joinError.textContent = problem.status === 404 ? 'No league has that code: check it letter by letter.' : problem.message;
-    joinError.hidden = false;
-  });
+  }, (problem) => (problem.status === 404 ? 'No league has that code: check it letter by letter.' : problem.message));
 
   const me = context.user;
   fill(root,
@@ -128,7 +116,7 @@ export async function leaguesView(root, context) {
         l.frozen ? [' ', h('span', { class: 'tag frozen', title: 'The host has frozen trading' }, 'frozen')] : null] },
       { title: 'Mode', cell: (l) => l.mode },
       { title: 'Members', class: 'num', cell: (l) => String(l.memberCount) },
-      { title: 'Ends', cell: (l) => dateText(l.endsAt) },
+      { title: 'Ends', cell: (l) => dateText(l.endsAt, 'open-ended') },
     ], leagues, { empty: 'You are in no league yet: create one or join one with its code.' }),
     h('div', { class: 'columns' }, create, join));
 }
@@ -209,289 +197,344 @@ function botPolicyText(league) {
 /** For the owner, in the Host tools: a select to change the bot policy. */
 function botPolicyForm(league, context) {
   const select = botPolicySelect('bot-policy-select', league.bots, false);
-  const error = h('p', { class: 'error', role: 'alert', hidden: true });
+  const error = errorLine();
   const form = h('form', { class: 'inline', id: 'bot-policy-form' },
     h('label', { class: 'inline', for: 'bot-policy-select' }, 'Change to', select),
     h('button', { type: 'submit' }, 'Save'));
-  onSubmit(form, async () => {
-    error.hidden = true;
+  onSubmitShowing(form, error, async () => {
     const updated = await api(`/api/leagues/${league.id}`, { method: 'PATCH', body: { bots: select.value } });
     const [newLabel, newMeaning] = BOT_POLICIES[updated.bots] ?? [updated.bots, ''];
     context.flash(`Bots in “${updated.name}”: ${newLabel.toLowerCase()} — ${newMeaning}.`);
     context.refresh();
-  }, (problem) => {
-    error.textContent = problem.message;
-    error.hidden = false;
   });
   return h('div', { id: 'bot-policy-change' }, h('h3', {}, 'Bots'), form, error);
-}
-
-function whenText(value) {
-  return new Date(value).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** The timer that asks for the bots' table of the league on screen again. */
 let botTimer = null;
 
+/**
+ * The league page as it stands: the league and its standings as last read (`shown`:
+ * league, board, botBoard — the bots' own table in a league that ranks them apart — and
+ * the order they were read in), the page of each table (`offset`, `botOffset`) and the
+ * order this viewer picked (`chosen`, from `?rankBy=`), or null: the league's own.
+ */
+function leaguePage(root, context) {
+  const id = context.params[0];
+  const page = {
+    root, context, id, me: context.user, shown: null, toolsStamp: null,
+    offset: offsetOf(context.query.get('offset')),
+    botOffset: offsetOf(context.query.get('botOffset')),
+    chosen: rankingOf(context.query.get('rankBy')),
+    ranked: () => (page.chosen ? `&rankBy=${page.chosen}` : ''),
+    botsPath: () => `/api/leagues/${id}/leaderboard?players=bots&limit=${PAGE}&offset=${page.botOffset}${page.ranked()}`,
+    // The leaderboard as the server ranks it, in the league's order or the one picked:
+    // everyone, or in a league that ranks bots apart, the humans (and the bots in a table
+    // of their own, ranked by the server among themselves).
+    async load() {
+      const order = page.chosen;
+      const [league, board] = await Promise.all([
+        api(`/api/leagues/${id}`), api(`/api/leagues/${id}/leaderboard?limit=${PAGE}&offset=${page.offset}${page.ranked()}`),
+      ]);
+      return { league, board, botBoard: league.bots === 'separate' ? await api(page.botsPath()) : null, order };
+    },
+    pageLink(humans, bots) {
+      const query = new URLSearchParams();
+      if (page.chosen) query.set('rankBy', page.chosen);
+      if (humans > 0) query.set('offset', String(humans));
+      if (bots > 0) query.set('botOffset', String(bots));
+      const text = query.toString();
+      return `#/leagues/${id}${text ? `?${text}` : ''}`;
+    },
+    /** Whether the viewer looks at another order than the league's. */
+    reordered: () => Boolean(page.chosen) && page.chosen !== page.shown.league.rankBy,
+    owns: (league) => Boolean(page.me) && league.ownerId === page.me.id,
+  };
+  page.redraw = redrawer(page);
+  page.refreshBots = botsRefresher(page);
+  return page;
+}
+
 export async function leagueView(root, context) {
   clearInterval(botTimer);
-  const id = context.params[0];
-  let offset = offsetOf(context.query.get('offset'));
-  let botOffset = offsetOf(context.query.get('botOffset'));
-  // The order this viewer picked (`?rankBy=`), or null: the league's own.
-  let chosen = rankingOf(context.query.get('rankBy'));
-  const ranked = () => (chosen ? `&rankBy=${chosen}` : '');
-  const botsPath = () => `/api/leagues/${id}/leaderboard?players=bots&limit=${PAGE}&offset=${botOffset}${ranked()}`;
-  // The leaderboard as the server ranks it, in the league's order or the one picked:
-  // everyone, or in a league that ranks bots apart, the humans (and the bots in a table of
-  // their own, ranked by the server among themselves).
-  async function load() {
-    const order = chosen;
-    const [league, board] = await Promise.all([
-      api(`/api/leagues/${id}`), api(`/api/leagues/${id}/leaderboard?limit=${PAGE}&offset=${offset}${ranked()}`),
-    ]);
-    return { league, board, botBoard: league.bots === 'separate' ? await api(botsPath()) : null, order };
-  }
-  let shown = await load();
+  const page = leaguePage(root, context);
+  page.shown = await page.load();
   if (!context.current()) return;
-  const me = context.user;
-  const pageLink = (humans, bots) => {
-    const query = new URLSearchParams();
-    if (chosen) query.set('rankBy', chosen);
-    if (humans > 0) query.set('offset', String(humans));
-    if (bots > 0) query.set('botOffset', String(bots));
-    const text = query.toString();
-    return `#/leagues/${id}${text ? `?${text}` : ''}`;
-  };
-  /** Whether the viewer looks at another order than the league's. */
-  const reordered = () => Boolean(chosen) && chosen !== shown.league.rankBy;
+  const { league } = page.shown;
 
   // The page in parts: what everyone reads at the top, the owner's Host tools, the news,
   // the standings, and the trade journal. Drawn again with fresh answers, the Host tools
   // stay as they are (with whatever the host is typing) unless what they show changed;
   // the news and the journal read their own pages.
-  const top = h('div', { id: 'league-top' });
-  const tools = h('div', { id: 'league-tools' });
-  const rest = h('div', { id: 'league-rest' });
-  // The leaderboard's heading and its Rank by switch stay put as the standings are drawn
-  // again, so a live update never closes the switch under the viewer's finger. Picking an
-  // order reads the first page in it (the address keeps it, for a reload and the pages);
-  // the league's own order is the default and is marked as such.
-  const rankSelect = rankingSelect('rank-by', chosen ?? shown.league.rankBy, shown.league.rankBy);
-  let rankLabelled = shown.league.rankBy;
-  rankSelect.addEventListener('change', () => {
-    chosen = rankSelect.value === shown.league.rankBy ? null : rankingOf(rankSelect.value);
-    offset = 0;
-    botOffset = 0;
-    history.replaceState(history.state, '', pageLink(0, 0));
-    standingsBox.setAttribute('aria-busy', 'true');
-    redraw();
-  });
-  const boardHead = h('div', { class: 'heading', id: 'board-heading' },
-    h('h2', {}, 'Leaderboard'),
-    h('label', { class: 'inline', for: 'rank-by' }, 'Rank by', rankSelect));
-  const standingsBox = h('div', { id: 'league-board' });
-  let toolsStamp = null;
-  const owner = me && shown.league.ownerId === me.id;
+  page.top = h('div', { id: 'league-top' });
+  page.tools = h('div', { id: 'league-tools' });
+  page.rest = h('div', { id: 'league-rest' });
+  page.standingsBox = h('div', { id: 'league-board' });
+  const owner = page.owns(league);
   // Whoever sees the league is a member or its owner; an owner plays unless hosting only.
-  const seated = !owner || shown.league.ownerPlays;
-  const news = newsSection(shown.league, context, owner);
-  const journal = journalSection(shown.league, context, owner, seated);
-  fill(root, top, tools, news.node, rest, boardHead, standingsBox, journal?.node);
-  draw();
+  const seated = !owner || league.ownerPlays;
+  const news = newsSection(league, context, owner);
+  const journal = journalSection(league, context, owner, seated);
+  fill(root, page.top, page.tools, news.node, page.rest, boardHeading(page), page.standingsBox, journal?.node);
+  draw(page);
+  follow(page, news);
+}
 
-  // New standings arrive on the live stream (or, without it, every 30 s). While the
-  // players shown and their order stay the same, their figures change in place; when
-  // someone joins, leaves, is removed or changes place, the page is drawn again. The event
-  // carries the default board (humans in a league that ranks bots apart) in the league's
-  // order and comes when it changes: a viewer who picked another order gets the page read
-  // again in theirs instead. The bots' table is asked for again with each event, and
-  // every 10 s, since a change among bots alone raises no event. A notification (trading
-  // frozen or resumed, a reset) draws the page again too.
+/** The leaderboard's heading and its Rank by switch. They stay put as the standings are
+ * drawn again, so a live update never closes the switch under the viewer's finger.
+ * Picking an order reads the first page in it (the address keeps it, for a reload and the
+ * pages); the league's own order is the default and is marked as such. */
+function boardHeading(page) {
+  const { league } = page.shown;
+  page.rankSelect = rankingSelect('rank-by', page.chosen ?? league.rankBy, league.rankBy);
+  page.rankLabelled = league.rankBy;
+  page.rankSelect.addEventListener('change', () => {
+    const rankBy = page.shown.league.rankBy;
+    page.chosen = page.rankSelect.value === rankBy ? null : rankingOf(page.rankSelect.value);
+    page.offset = 0;
+    page.botOffset = 0;
+    history.replaceState(history.state, '', page.pageLink(0, 0));
+    page.standingsBox.setAttribute('aria-busy', 'true');
+    page.redraw();
+  });
+  return h('div', { class: 'heading', id: 'board-heading' },
+    h('h2', {}, 'Leaderboard'),
+    h('label', { class: 'inline', for: 'rank-by' }, 'Rank by', page.rankSelect));
+}
+
+/**
+ * New standings arrive on the live stream (or, without it, every 30 s). While the players
+ * shown and their order stay the same, their figures change in place; when someone joins,
+ * leaves, is removed or changes place, the page is drawn again. The event carries the
+ * default board (humans in a league that ranks bots apart) in the league's order and comes
+ * when it changes: a viewer who picked another order gets the page read again in theirs
+ * instead. The bots' table is asked for again with each event, and every 10 s, since a
+ * change among bots alone raises no event. A notification (trading frozen or resumed, a
+ * reset) draws the page again too, and reads the news again.
+ */
+function follow(page, news) {
+  const { context } = page;
+  context.live.follow({ leagues: [Number(page.id)] });
+  context.live.on('standings', (standings) => showStandings(page, standings));
+  context.live.on('notification', () => { page.redraw(); news.reload(); });
+  context.poll(page.redraw, 30000);
+  botTimer = setInterval(() => { if (context.current()) page.refreshBots(); else clearInterval(botTimer); }, 10000);
+}
+
+/** Reads the league again and draws it; asked while a read is out, it reads once more
+ * after it. An answer in an order no longer picked is dropped: the next read is in the
+ * new one. */
+function redrawer(page) {
   let drawing = null;
   let again = false;
   async function redraw() {
-    if (!context.current()) return;
+    if (!page.context.current()) return;
     if (drawing) { again = true; return; }
-    drawing = load().then((fresh) => {
-      // An answer in an order no longer picked is dropped: the next read is in the new one.
-      if (fresh.order !== chosen) again = true;
-      else if (context.current()) { shown = fresh; draw(); }
+    drawing = page.load().then((fresh) => {
+      if (fresh.order !== page.chosen) again = true;
+      else if (page.context.current()) { page.shown = fresh; draw(page); }
     }, () => { /* the next event tries again */ });
     await drawing;
     drawing = null;
     if (again) { again = false; redraw(); }
   }
-  context.live.follow({ leagues: [Number(id)] });
-  let botsAsked = false;
-  async function refreshBots() {
-    if (!shown.botBoard || botsAsked) return;
-    botsAsked = true;
+  return redraw;
+}
+
+/** Reads the bots' table again (in a league that ranks them apart), one read at a time. */
+function botsRefresher(page) {
+  let asked = false;
+  return async () => {
+    if (!page.shown.botBoard || asked) return;
+    asked = true;
     try {
-      const order = chosen;
-      const fresh = await api(botsPath());
-      const bots = root.querySelector('#bot-board');
+      const order = page.chosen;
+      const fresh = await api(page.botsPath());
+      const bots = page.root.querySelector('#bot-board');
       // A bot that joined or left changes the member count too: draw the page again.
-      if (fresh.total !== shown.botBoard.total) redraw();
-      else if (context.current() && bots && order === chosen) {
-        shown.botBoard = fresh;
-        bots.replaceChildren(...botBlock(fresh));
+      if (fresh.total !== page.shown.botBoard.total) page.redraw();
+      else if (page.context.current() && bots && order === page.chosen) {
+        page.shown.botBoard = fresh;
+        bots.replaceChildren(...botBlock(page, fresh));
       }
     } catch { /* the next standings try again */ }
-    botsAsked = false;
-  }
-  context.live.on('standings', (standings) => {
-    if (String(standings.leagueId) !== String(id)) return;
-    if (reordered()) { redraw(); return; }
-    const board = root.querySelector('#standings');
-    const rows = board ? [...board.querySelectorAll('[data-worth]')].map((cell) => cell.dataset.worth) : [];
-    const sent = standings.items.map((s) => String(s.userId));
-    // The event carries the top rows only: a change past them shows in the count. A
-    // first reset shows a column of resets the board may not have yet.
-    const sameRoster = offset === 0 && standings.total === shown.board.total
-      && sent.slice(0, PAGE).join() === rows.slice(0, sent.length).join()
-      && Boolean(board) && (board.querySelector('[data-resets]') || standings.items.every((s) => !(s.resets > 0)));
-    if (!sameRoster) { redraw(); return; }
-    const money = moneyOf(shown.league);
-    for (const s of standings.items) {
-      const worth = board.querySelector(`[data-worth="${s.userId}"]`);
-      const gain = board.querySelector(`[data-return="${s.userId}"]`);
-      const resets = board.querySelector(`[data-resets="${s.userId}"]`);
-      if (worth) worth.textContent = money(s.netWorth);
-      if (gain) gain.replaceChildren(signed(s.returnPercent, percent(s.returnPercent)));
-      if (resets) resets.textContent = String(s.resets);
-      showRisk(board, s);
-      const mine = me && s.userId === me.id ? root.querySelector('#my-resets-used') : null;
-      if (mine) mine.textContent = String(s.resets);
-    }
-    const asOf = root.querySelector('#standings-as-of');
-    if (asOf) asOf.textContent = `As of ${new Date(standings.asOf).toLocaleString()}`;
-    refreshBots();
-  });
-  context.live.on('notification', () => { redraw(); news.reload(); });
-  context.poll(redraw, 30000);
-  botTimer = setInterval(() => { if (context.current()) refreshBots(); else clearInterval(botTimer); }, 10000);
+    asked = false;
+  };
+}
 
-  async function act(question, path, done) {
-    if (!confirmAction(question)) return;
-    try {
-      await api(path, { method: 'DELETE' });
-      done();
-    } catch (problem) {
-      context.flash(problem.message, 'error');
-    }
+/** A standings event: figures changed in place while the roster shown is the same, else
+ * the page read again. */
+function showStandings(page, standings) {
+  const { root, me } = page;
+  if (String(standings.leagueId) !== String(page.id)) return;
+  if (page.reordered()) { page.redraw(); return; }
+  const board = root.querySelector('#standings');
+  const rows = board ? [...board.querySelectorAll('[data-worth]')].map((cell) => cell.dataset.worth) : [];
+  const sent = standings.items.map((s) => String(s.userId));
+  // The event carries the top rows only: a change past them shows in the count. A
+  // first reset shows a column of resets the board may not have yet.
+  const sameRoster = page.offset === 0 && standings.total === page.shown.board.total
+    && sent.slice(0, PAGE).join() === rows.slice(0, sent.length).join()
+    && Boolean(board) && (board.querySelector('[data-resets]') || standings.items.every((s) => !(s.resets > 0)));
+  if (!sameRoster) { page.redraw(); return; }
+  const money = moneyOf(page.shown.league);
+  for (const s of standings.items) {
+    const worth = board.querySelector(`[data-worth="${s.userId}"]`);
+    const gain = board.querySelector(`[data-return="${s.userId}"]`);
+    const resets = board.querySelector(`[data-resets="${s.userId}"]`);
+    if (worth) worth.textContent = money(s.netWorth);
+    if (gain) gain.replaceChildren(signed(s.returnPercent, percent(s.returnPercent)));
+    if (resets) resets.textContent = String(s.resets);
+    showRisk(board, s);
+    const mine = me && s.userId === me.id ? root.querySelector('#my-resets-used') : null;
+    if (mine) mine.textContent = String(s.resets);
   }
+  const asOf = root.querySelector('#standings-as-of');
+  if (asOf) asOf.textContent = `As of ${new Date(standings.asOf).toLocaleString()}`;
+  page.refreshBots();
+}
 
-  function moneyOf(league) {
-    return (text) => inCurrency(text, league.currency || 'USD');
+/** Asks `question`, then sends DELETE to `path`; `done` after, the refusal at the top. */
+async function act(context, question, path, done) {
+  if (!confirmAction(question)) return;
+  try {
+    await api(path, { method: 'DELETE' });
+    done();
+  } catch (problem) {
+    context.flash(problem.message, 'error');
   }
+}
 
-  /** The standings' columns: the owner's also have Reset (isolated leagues) and Kick. */
-  function columnsOf(league, withResets) {
-    const money = moneyOf(league);
-    const owner = me && league.ownerId === me.id;
-    const kick = (s) => h('button', {
-      type: 'button', class: 'danger small', dataset: { kick: s.username }, 'aria-label': `Kick ${s.username}`,
-      onclick: () => act(s.bot ? `Remove the bot ${s.username} from “${league.name}”? It will not be able to rejoin.`
-        : `Remove ${s.username} from “${league.name}”? They will not be able to rejoin.`,
-      `/api/leagues/kick/${id}/${s.userId}`, () => { context.flash(`${s.username} was removed.`); context.refresh(); }),
-    }, 'Kick');
-    // A bot is marked as one, with its owner's name; the rank is the server's.
-    return [
-      { title: 'Rank', class: 'num rank', cell: (s) => String(s.rank) },
-      { title: 'Player', class: 'player', cell: (s) => h('span', { class: me && s.userId === me.id ? 'me' : '' }, s.username,
-        s.bot ? [' ', h('span', { class: 'tag', title: 'A bot: it trades through API keys' }, 'bot'),
-          s.ownerUsername ? [' ', h('span', { class: 'owner muted' }, `by ${s.ownerUsername}`)] : null] : null) },
-      { title: 'Net worth', class: 'num worth', cell: (s) => h('span', { dataset: { worth: s.userId } }, money(s.netWorth)) },
-      { title: 'Return', class: 'num return', cell: (s) => h('span', { dataset: { return: s.userId } }, signed(s.returnPercent, percent(s.returnPercent))) },
-      withResets ? { title: 'Resets', class: 'num resets', cell: (s) => h('span', { dataset: { resets: s.userId } }, String(s.resets)) } : null,
-      ...riskColumns(league),
-      owner ? { title: 'Host', class: 'host-actions', cell: (s) => h('div', { class: 'row-actions' },
-        league.mode === 'isolated' ? resetMemberButton(league, s, context) : null,
-        s.userId === me.id ? null : kick(s)) } : null,
-    ].filter(Boolean);
-  }
+function moneyOf(league) {
+  return (text) => inCurrency(text, league.currency || 'USD');
+}
 
-  /** A table of standings; on a phone it becomes a card per player (app.css, .ranked):
-   * rank, name, each figure labelled by its column, and the owner's buttons. */
-  function standingsTable(rows, tableId, empty) {
-    const { league } = shown;
-    const withResets = (league.mode === 'isolated' && league.resetsAllowed > 0)
-      || [...shown.board.items, ...(shown.botBoard?.items ?? [])].some((s) => s.resets > 0);
-    const columns = columnsOf(league, withResets);
-    const wrapped = table(columns, rows, { empty });
-    wrapped.id = tableId;
-    wrapped.classList.add('ranked');
-    for (const row of wrapped.querySelectorAll('tbody tr')) {
-      [...row.cells].forEach((cell, i) => { cell.dataset.label = columns[i].title; });
-    }
-    return wrapped;
-  }
+/** The standings' columns: the owner's also have Reset (isolated leagues) and Kick. */
+function columnsOf(page, league, withResets) {
+  const { context, me } = page;
+  const money = moneyOf(league);
+  const owner = page.owns(league);
+  const kick = (s) => h('button', {
+    type: 'button', class: 'danger small', dataset: { kick: s.username }, 'aria-label': `Kick ${s.username}`,
+    onclick: () => act(context, s.bot ? `Remove the bot ${s.username} from “${league.name}”? It will not be able to rejoin.`
+      : `Remove ${s.username} from “${league.name}”? They will not be able to rejoin.`,
+    `/api/leagues/kick/${page.id}/${s.userId}`, () => { context.flash(`${s.username} was removed.`); context.refresh(); }),
+  }, 'Kick');
+  // A bot is marked as one, with its owner's name; the rank is the server's.
+  return [
+    { title: 'Rank', class: 'num rank', cell: (s) => String(s.rank) },
+    { title: 'Player', class: 'player', cell: (s) => h('span', { class: me && s.userId === me.id ? 'me' : '' }, s.username,
+      s.bot ? [' ', h('span', { class: 'tag', title: 'A bot: it trades through API keys' }, 'bot'),
+        s.ownerUsername ? [' ', h('span', { class: 'owner muted' }, `by ${s.ownerUsername}`)] : null] : null) },
+    { title: 'Net worth', class: 'num worth', cell: (s) => h('span', { dataset: { worth: s.userId } }, money(s.netWorth)) },
+    { title: 'Return', class: 'num return', cell: (s) => h('span', { dataset: { return: s.userId } }, signed(s.returnPercent, percent(s.returnPercent))) },
+    withResets ? { title: 'Resets', class: 'num resets', cell: (s) => h('span', { dataset: { resets: s.userId } }, String(s.resets)) } : null,
+    ...riskColumns(league),
+    owner ? { title: 'Host', class: 'host-actions', cell: (s) => h('div', { class: 'row-actions' },
+      league.mode === 'isolated' ? resetMemberButton(league, s, context) : null,
+      s.userId === me.id ? null : kick(s)) } : null,
+  ].filter(Boolean);
+}
 
-  function botBlock(bots) {
-    return [
-      standingsTable(bots.items, 'bot-standings', 'No bots play here.'),
-      h('nav', { class: 'pager', 'aria-label': 'Pages of bots' },
-        botOffset > 0 ? h('a', { href: pageLink(offset, Math.max(0, botOffset - PAGE)) }, '← Better ranks') : null,
-        botOffset + PAGE < bots.total ? h('a', { href: pageLink(offset, botOffset + PAGE) }, 'More →') : null),
-    ];
+/** A table of standings; on a phone it becomes a card per player (app.css, .ranked):
+ * rank, name, each figure labelled by its column, and the owner's buttons. */
+function standingsTable(page, rows, tableId, empty) {
+  const { league, board, botBoard } = page.shown;
+  const withResets = (league.mode === 'isolated' && league.resetsAllowed > 0)
+    || [...board.items, ...(botBoard?.items ?? [])].some((s) => s.resets > 0);
+  const columns = columnsOf(page, league, withResets);
+  const wrapped = table(columns, rows, { empty });
+  wrapped.id = tableId;
+  wrapped.classList.add('ranked');
+  for (const row of wrapped.querySelectorAll('tbody tr')) {
+    [...row.cells].forEach((cell, i) => { cell.dataset.label = columns[i].title; });
   }
+  return wrapped;
+}
 
-  function draw() {
-    const { league, board, botBoard } = shown;
-    const owner = me && league.ownerId === me.id;
-    const separate = Boolean(botBoard);
-    const mine = me ? (league.members ?? []).find((s) => s.userId === me.id) : undefined;
-    const seated = !owner || league.ownerPlays;
-    const members = league.memberCount === 1 ? 'its 1 member' : `all ${league.memberCount} members`;
-    fill(top,
-      h('div', { class: 'heading' },
-        h('h1', {}, league.name),
-        h('div', { class: 'actions' },
-          // A host without a seat has nothing to leave: deleting is what ends their part.
-          !owner || league.ownerPlays ? h('button', { type: 'button', id: 'leave-league', onclick: () => act(
-            owner ? `You own “${league.name}”: leaving deletes it for everyone. Leave and delete?` : `Leave “${league.name}”?`,
-            `/api/leagues/leave/${id}`, () => { context.flash('You left the league.', 'info', true); context.navigate('#/leagues'); }) }, 'Leave') : null,
-          owner ? h('button', { type: 'button', class: 'danger', id: 'delete-league', onclick: () => act(
-            league.memberCount > 0 ? `Delete “${league.name}” for ${members}? This cannot be undone.` : `Delete “${league.name}”? This cannot be undone.`,
-            `/api/leagues/${id}`, () => { context.flash('The league was deleted.', 'info', true); context.navigate('#/leagues'); }) }, 'Delete league') : null)),
-      frozenBanner(league),
-      h('section', { class: 'summary', 'aria-label': 'League' },
-        h('div', {}, h('span', { class: 'label' }, 'Join code'), h('strong', { id: 'league-code', class: 'code' }, league.code),
-          h('a', { id: 'league-join-link', class: 'hint', href: `/join/${encodeURIComponent(league.code)}` }, `${location.origin}/join/${league.code}`)),
-        h('div', {}, h('span', { class: 'label' }, 'Mode'), h('strong', {}, league.mode)),
-        h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', { id: 'league-members' }, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
-        h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', { id: 'league-runs' }, `${dateText(league.startsAt)} – ${dateText(league.endsAt)}`),
-          league.joinUntil ? h('span', { class: 'hint', id: 'league-join-until' }, `Joins until ${whenText(league.joinUntil)}`) : null),
-        h('div', {}, h('span', { class: 'label' }, 'Bots'), h('strong', { id: 'league-bots' }, (BOT_POLICIES[league.bots] ?? [league.bots])[0]))));
-    if (!owner) {
-      toolsStamp = null;
-      tools.replaceChildren();
-    } else if (hostStamp(league) !== toolsStamp) {
-      toolsStamp = hostStamp(league);
-      tools.replaceChildren(hostSection(league, context, botPolicyForm(league, context)));
-    }
-    fill(rest,
-      botPolicyText(league),
-      league.mode === 'isolated' ? rulesSummary(league.rules, league.currency || 'USD', league.journalRequired) : null,
-      myResetsSection(league, seated, mine, context));
-    if (rankLabelled !== league.rankBy) {
-      labelRankings(rankSelect, league.rankBy);
-      rankLabelled = league.rankBy;
-    }
-    rankSelect.value = chosen ?? league.rankBy;
-    standingsBox.removeAttribute('aria-busy');
-    fill(standingsBox,
-      h('p', { class: 'muted', id: 'rank-note' }, reordered()
-        ? `Ranked by ${rankingWords(chosen)} for you; the league ranks by ${rankingWords(league.rankBy)}.`
-        : `Ranked by ${rankingWords(league.rankBy)}, the league's order.`),
-      h('p', { class: 'muted', id: 'standings-as-of' }, `As of ${new Date(board.asOf).toLocaleString()}`),
-      separate ? h('h3', { id: 'humans-heading' }, 'People') : null,
-      standingsTable(board.items, 'standings', separate ? 'No people play here.' : 'No members.'),
-      h('nav', { class: 'pager', 'aria-label': 'Pages' },
-        offset > 0 ? h('a', { href: pageLink(Math.max(0, offset - PAGE), botOffset) }, '← Better ranks') : null,
-        offset + PAGE < board.total ? h('a', { href: pageLink(offset + PAGE, botOffset) }, 'More →') : null),
-      separate ? [h('h3', { id: 'bots-heading' }, 'Bots'), h('div', { id: 'bot-board' }, botBlock(botBoard))] : null,
-      riskNote(league));
+function botBlock(page, bots) {
+  const { offset, botOffset } = page;
+  return [
+    standingsTable(page, bots.items, 'bot-standings', 'No bots play here.'),
+    h('nav', { class: 'pager', 'aria-label': 'Pages of bots' },
+      botOffset > 0 ? h('a', { href: page.pageLink(offset, Math.max(0, botOffset - PAGE)) }, '← Better ranks') : null,
+      botOffset + PAGE < bots.total ? h('a', { href: page.pageLink(offset, botOffset + PAGE) }, 'More →') : null),
+  ];
+}
+
+/** The top of the league page: its name, Leave and Delete, the frozen banner and the
+ * league's figures. */
+function drawTop(page) {
+  const { league } = page.shown;
+  const { context, id } = page;
+  const owner = page.owns(league);
+  const members = league.memberCount === 1 ? 'its 1 member' : `all ${league.memberCount} members`;
+  fill(page.top,
+    h('div', { class: 'heading' },
+      h('h1', {}, league.name),
+      h('div', { class: 'actions' },
+        // A host without a seat has nothing to leave: deleting is what ends their part.
+        !owner || league.ownerPlays ? h('button', { type: 'button', id: 'leave-league', onclick: () => act(context,
+          owner ? `You own “${league.name}”: leaving deletes it for everyone. Leave and delete?` : `Leave “${league.name}”?`,
+          `/api/leagues/leave/${id}`, () => { context.flash('You left the league.', 'info', true); context.navigate('#/leagues'); }) }, 'Leave') : null,
+        owner ? h('button', { type: 'button', class: 'danger', id: 'delete-league', onclick: () => act(context,
+          league.memberCount > 0 ? `Delete “${league.name}” for ${members}? This cannot be undone.` : `Delete “${league.name}”? This cannot be undone.`,
+          `/api/leagues/${id}`, () => { context.flash('The league was deleted.', 'info', true); context.navigate('#/leagues'); }) }, 'Delete league') : null)),
+    frozenBanner(league),
+    h('section', { class: 'summary', 'aria-label': 'League' },
+      h('div', {}, h('span', { class: 'label' }, 'Join code'), h('strong', { id: 'league-code', class: 'code' }, league.code),
+        h('a', { id: 'league-join-link', class: 'hint', href: `/join/${encodeURIComponent(league.code)}` }, `${location.origin}/join/${league.code}`)),
+      h('div', {}, h('span', { class: 'label' }, 'Mode'), h('strong', {}, league.mode)),
+      h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', { id: 'league-members' }, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
+      h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', { id: 'league-runs' }, `${dateText(league.startsAt, 'open-ended')} – ${dateText(league.endsAt, 'open-ended')}`),
+        league.joinUntil ? h('span', { class: 'hint', id: 'league-join-until' }, `Joins until ${whenText(league.joinUntil)}`) : null),
+      h('div', {}, h('span', { class: 'label' }, 'Bots'), h('strong', { id: 'league-bots' }, (BOT_POLICIES[league.bots] ?? [league.bots])[0]))));
+}
+
+/** The standings: which order they are in, the people's table (and the bots' in a league
+ * that ranks them apart), their pages, and what the risk columns measure. */
+function drawStandings(page) {
+  const { league, board, botBoard } = page.shown;
+  const { offset, botOffset } = page;
+  const separate = Boolean(botBoard);
+  if (page.rankLabelled !== league.rankBy) {
+    labelRankings(page.rankSelect, league.rankBy);
+    page.rankLabelled = league.rankBy;
   }
+  page.rankSelect.value = page.chosen ?? league.rankBy;
+  page.standingsBox.removeAttribute('aria-busy');
+  fill(page.standingsBox,
+    h('p', { class: 'muted', id: 'rank-note' }, page.reordered()
+      ? `Ranked by ${rankingWords(page.chosen)} for you; the league ranks by ${rankingWords(league.rankBy)}.`
+      : `Ranked by ${rankingWords(league.rankBy)}, the league's order.`),
+    h('p', { class: 'muted', id: 'standings-as-of' }, `As of ${new Date(board.asOf).toLocaleString()}`),
+    separate ? h('h3', { id: 'humans-heading' }, 'People') : null,
+    standingsTable(page, board.items, 'standings', separate ? 'No people play here.' : 'No members.'),
+    h('nav', { class: 'pager', 'aria-label': 'Pages' },
+      offset > 0 ? h('a', { href: page.pageLink(Math.max(0, offset - PAGE), botOffset) }, '← Better ranks') : null,
+      offset + PAGE < board.total ? h('a', { href: page.pageLink(offset + PAGE, botOffset) }, 'More →') : null),
+    separate ? [h('h3', { id: 'bots-heading' }, 'Bots'), h('div', { id: 'bot-board' }, botBlock(page, botBoard))] : null,
+    riskNote(league));
+}
+
+/** Draws the league page from `page.shown`; the Host tools only when what they show changed. */
+function draw(page) {
+  const { league } = page.shown;
+  const { context, me } = page;
+  const owner = page.owns(league);
+  const mine = me ? (league.members ?? []).find((s) => s.userId === me.id) : undefined;
+  const seated = !owner || league.ownerPlays;
+  drawTop(page);
+  if (!owner) {
+    page.toolsStamp = null;
+    page.tools.replaceChildren();
+  } else if (hostStamp(league) !== page.toolsStamp) {
+    page.toolsStamp = hostStamp(league);
+    page.tools.replaceChildren(hostSection(league, context, botPolicyForm(league, context)));
+  }
+  fill(page.rest,
+    botPolicyText(league),
+    league.mode === 'isolated' ? rulesSummary(league.rules, league.currency || 'USD', league.journalRequired) : null,
+    myResetsSection(league, seated, mine, context));
+  drawStandings(page);
 }

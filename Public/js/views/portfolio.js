@@ -1,53 +1,13 @@
+// The portfolio page (#/portfolio): one of the player's portfolios, its net worth, cash,
+// buying power and holdings (valued again by the server as prices move), its allocation,
+// and the practice portfolios' section (js/views/practice.js).
 import { api } from '../api.js';
-import { h, fill, table, signed } from '../dom.js';
+import { h, fill, table, signed, stacked } from '../dom.js';
 import { priceIn, inCurrency, signedInCurrency } from '../decimal.js';
 import { doughnutChart } from '../charts.js';
 import { quoteCell } from '../live.js';
+import { chosenPortfolio, portfolioById, portfolioChoices, portfolioSelect, replacePortfolio } from '../portfolios.js';
 import { practiceSection } from './practice.js';
-import { replacePortfolio } from './stock.js';
-
-/** The portfolio of `id` among `portfolios` (ids compared as text, as URLs carry them). */
-export function portfolioById(portfolios, id) {
-  return portfolios.find((p) => String(p.id) === String(id));
-}
-
-/** The currency a portfolio's amounts are in: a league's own, else dollars. */
-export function currencyOf(portfolios, id) {
-  return portfolioById(portfolios, id)?.currency ?? 'USD';
-}
-
-/** Reads the league of a league portfolio, each league once (null for a personal or
- * practice portfolio, or when it cannot be read): `(portfolioId) => Promise<League|null>`.
- * A dialog makes one, so what it says of a league is what the league says now. */
-export function leagueReader(portfolios) {
-  const asked = new Map();
-  return (id) => {
-    const leagueId = portfolioById(portfolios, id)?.leagueId;
-    if (!leagueId) return Promise.resolve(null);
-    if (!asked.has(leagueId)) {
-      asked.set(leagueId, api(`/api/leagues/${leagueId}`).catch(() => { asked.delete(leagueId); return null; }));
-    }
-    return asked.get(leagueId);
-  };
-}
-
-/** The portfolios' names for a switcher: personal first, then league portfolios. */
-export async function portfolioChoices() {
-  return api('/api/portfolios');
-}
-
-/** Marks a table (from dom.js's table()) to stack each row into a card on a phone, and
- * names every cell after its column so the card can label its figures (app.css, .stacked). */
-export function stacked(wrapped) {
-  wrapped.classList.add('stacked');
-  for (const table of wrapped.querySelectorAll('table')) {
-    const titles = [...table.tHead.rows[0].cells].map((cell) => cell.textContent);
-    for (const row of table.tBodies[0].rows) {
-      [...row.cells].forEach((cell, i) => { cell.dataset.label = titles[i]; });
-    }
-  }
-  return wrapped;
-}
 
 /** A practice portfolio kept in dollars but shown in another currency: its worth in that
  * currency at the rate now, converted by the server. */
@@ -88,12 +48,6 @@ function showFigures(root, portfolio, money) {
   }
 }
 
-export function portfolioSelect(portfolios, selected, onchange, id = 'portfolio-select') {
-  return h('select', { id, onchange: (event) => onchange(event.target.value) },
-    portfolios.map((p) => h('option', { value: p.id, selected: String(p.id) === String(selected) },
-      ({ personal: 'Personal portfolio', practice: `Practice: ${p.name}`, league: `League: ${p.name}` })[p.kind])));
-}
-
 /** A note when the portfolio asked for (`?id=`) is no longer the player's to show: a
  * league portfolio is archived when it is reset, and goes with its league. */
 function goneNote(asked, portfolios) {
@@ -105,7 +59,7 @@ function goneNote(asked, portfolios) {
 export async function portfolioView(root, context) {
   const portfolios = await portfolioChoices();
   const asked = context.query.get('id');
-  const chosen = asked && portfolioById(portfolios, asked) ? asked : portfolios[0]?.id;
+  const chosen = chosenPortfolio(portfolios, asked);
   const portfolio = await api(`/api/portfolio${chosen ? `?portfolioId=${encodeURIComponent(chosen)}` : ''}`);
   if (!context.current()) return;
   const holdings = portfolio.holdings;

@@ -4,7 +4,7 @@
 import { api, upload, newKey, marketHistory, saveDownload } from '../api.js';
 import { h, fill, failure, dayText } from '../dom.js';
 import { CURRENCIES, money } from '../decimal.js';
-import { portfolioById } from './portfolio.js';
+import { portfolioById } from '../portfolios.js';
 
 function download(portfolio, status) {
   return async () => {

@@ -1,7 +1,9 @@
-import { api } from '../api.js';
-import { h, fill, table, failure, signed } from '../dom.js';
+// History (#/transactions): a portfolio's trades, or everything that changed it (cash,
+// dividends, splits), a page at a time, and its trades as CSV.
+import { api, saveDownload } from '../api.js';
+import { h, fill, table, cards, failure, signed } from '../dom.js';
 import { inCurrency, priceIn, signedInCurrency } from '../decimal.js';
-import { currencyOf, portfolioSelect, stacked } from './portfolio.js';
+import { currencyOf, portfolioSelect } from '../portfolios.js';
 
 const PAGE = 25;
 
@@ -16,12 +18,6 @@ function viewSwitch(chosen, activity) {
     h('a', { href: `#/transactions?id=${chosen}`, 'aria-current': activity ? null : 'page', class: 'button' }, 'Trades'),
     h('a', { href: `#/transactions?id=${chosen}&view=activity`, 'aria-current': activity ? 'page' : null, class: 'button', id: 'view-activity' },
       'Everything: cash, dividends, splits'));
-}
-
-/** A list whose rows become cards on a phone, their longer words wrapping (app.css). */
-export function cards(wrapped) {
-  stacked(wrapped).classList.add('wrap');
-  return wrapped;
 }
 
 /** Every change to a portfolio: trades, dividends, splits, rewards, starting cash. */
@@ -67,14 +63,8 @@ export async function transactionsView(root, context) {
   async function download() {
     status.textContent = 'Preparing the CSV…';
     try {
-      const response = await api(`/api/transactions.csv${chosen ? `?portfolioId=${encodeURIComponent(chosen)}` : ''}`, { raw: true, headers: { Accept: 'text/csv' } });
-      const url = URL.createObjectURL(await response.blob());
-      const link = h('a', { href: url, download: 'transactions.csv' });
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10000);
-      status.textContent = 'Downloaded transactions.csv.';
+      const name = await saveDownload(`/api/transactions.csv${chosen ? `?portfolioId=${encodeURIComponent(chosen)}` : ''}`, 'transactions.csv');
+      status.textContent = `Downloaded ${name}.`;
     } catch (error) {
       fill(status, failure(error));
     }

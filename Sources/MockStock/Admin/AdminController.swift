@@ -9,6 +9,8 @@ struct AdminController {
     /// Largest price upload accepted, in bytes, counted as it streams (`ADMIN_UPLOAD_MAX_MB`).
     let maxPriceUpload: Int
     let pricesStored: PricesStored
+    /// The market's time zone (`MarketClock.zone`): which day a quote's previous close is of.
+    let zone: String
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         let admin = api.group("admin").add(middleware: AdminOnlyMiddleware())
@@ -103,7 +105,7 @@ struct AdminController {
         guard Set(quotes.map(\.symbol)).count == quotes.count else {
             throw InvalidInput("Each symbol may appear once per request.")
         }
-        let accepted = try await market.setQuotes(quotes)
+        let accepted = try await market.setQuotes(quotes, zone: zone)
         await pricesStored(quotes.map(\.symbol))
         return Accepted(accepted: accepted)
     }

@@ -22,9 +22,9 @@ struct MarketAdminStore: Sendable {
     }
 
     /// Sets the latest prices. The previous close is the last daily close before the
-    /// quote's day or, without history, the last quote of an earlier day. Unknown
-    /// symbols store nothing and are reported.
-    func setQuotes(_ quotes: [PriceQuote]) async throws -> Int {
+    /// quote's market day (in `zone`, `MarketClock.zone`) or, without history, the last
+    /// quote of an earlier market day. Unknown symbols store nothing and are reported.
+    func setQuotes(_ quotes: [PriceQuote], zone: String) async throws -> Int {
         guard !quotes.isEmpty else { return 0 }
         let symbols = quotes.map(\.symbol)
         let known = Set(try await pool.query("SELECT symbol FROM instruments WHERE symbol = ANY(\(symbols))").decodeColumn(String.self))
@@ -34,7 +34,7 @@ struct MarketAdminStore: Sendable {
             INSERT INTO quotes AS q (symbol, price, previous_close, as_of, source)
             SELECT input.symbol, input.price,
                    (SELECT close FROM daily_bars d
-                    WHERE d.symbol = input.symbol AND d.day < (input.as_of AT TIME ZONE 'UTC')::date
+                    WHERE d.symbol = input.symbol AND d.day < market_day(input.as_of, \(zone))
                     ORDER BY d.day DESC LIMIT 1),
                    input.as_of, 'admin'
             FROM unnest(\(symbols), \(quotes.map(\.price)), \(quotes.map(\.asOf))) AS input (symbol, price, as_of)
@@ -42,7 +42,7 @@ struct MarketAdminStore: Sendable {
                 price = excluded.price,
                 previous_close = coalesce(
                     excluded.previous_close,
-                    CASE WHEN (q.as_of AT TIME ZONE 'UTC')::date < (excluded.as_of AT TIME ZONE 'UTC')::date
+                    CASE WHEN market_day(q.as_of, \(zone)) < market_day(excluded.as_of, \(zone))
                          THEN q.price ELSE q.previous_close END),
                 as_of = excluded.as_of,
                 source = 'admin'

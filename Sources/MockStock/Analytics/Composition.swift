@@ -63,7 +63,7 @@ struct CompositionService: Sendable {
                 """
                 WITH moves AS (
                     SELECT m.symbol, m.amount, m.shares FROM portfolio_moves m
-                    WHERE m.portfolio_id = \(live.id) AND m.at < ((\(date)::date + 1)::timestamp AT TIME ZONE \(history.clock.hours.timeZone.identifier))
+                    WHERE m.portfolio_id = \(live.id) AND m.at < market_day_start(\(date)::date + 1, \(history.clock.zone))
                 ), held AS (
                     SELECT symbol, sum(shares)::int8 AS shares FROM moves WHERE symbol IS NOT NULL GROUP BY symbol HAVING sum(shares) <> 0
                 )

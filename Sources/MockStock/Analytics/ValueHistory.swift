@@ -72,7 +72,7 @@ struct ValueHistoryService: Sendable {
         // The day before the first, for what was paid in before the range.
         let anchor = dayString(start.addingTimeInterval(-86_400))
         let past = ends.last == today ? Array(ends.dropLast()) : ends
-        let rows = try await store.days(portfolioID: live.id, days: [anchor] + past, timeZone: clock.hours.timeZone.identifier, today: today)
+        let rows = try await store.days(portfolioID: live.id, days: [anchor] + past, timeZone: clock.zone, today: today)
         var inflowBefore = rows.first?.inflowToDate ?? 0
         var values: [Value] = []
         for row in rows.dropFirst() {

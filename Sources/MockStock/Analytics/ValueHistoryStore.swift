@@ -99,9 +99,9 @@ struct ValueHistoryStore: Sendable {
                 WITH days AS (
                     SELECT unnest(\(days)::date[]) AS day
                 ), moves AS (
-                    SELECT (m.at AT TIME ZONE \(timeZone))::date AS day, m.symbol, m.amount, m.inflow, m.shares
+                    SELECT market_day(m.at, \(timeZone)) AS day, m.symbol, m.amount, m.inflow, m.shares
                     FROM portfolio_moves m
-                    WHERE m.portfolio_id = \(portfolioID) AND m.at < ((\(last)::date + 1)::timestamp AT TIME ZONE \(timeZone))
+                    WHERE m.portfolio_id = \(portfolioID) AND m.at < market_day_start(\(last)::date + 1, \(timeZone))
                 ), ledger AS (
                     SELECT day, sum(sum(amount)) OVER (ORDER BY day) AS cash, sum(sum(inflow)) OVER (ORDER BY day) AS inflow
                     FROM (SELECT day, amount, inflow FROM moves UNION ALL SELECT day, 0, 0 FROM days) x

@@ -116,7 +116,7 @@ public func buildApplication(
         }],
         interval: configuration.standings.riskCheckInterval, logger: logger, started: started
     ))
-    let alpacaStore = AlpacaStore(pool: pool, reads: reads)
+    let alpacaStore = AlpacaStore(pool: pool, zone: clock.zone, reads: reads)
     let apiKeys = ApiKeyService(store: ApiKeyStore(pool: pool))
     let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading)
     let features = Features(
@@ -129,7 +129,7 @@ public func buildApplication(
         notifications: notifications,
         admin: AdminController(
             market: MarketAdminStore(pool: pool), prices: PriceImporter(pool: pool), notifications: notifications,
-            maxPriceUpload: configuration.adminUploadLimit, pricesStored: pricesStored
+            maxPriceUpload: configuration.adminUploadLimit, pricesStored: pricesStored, zone: clock.zone
         ),
         corporateActions: CorporateActionsController(store: CorporateActionStore(pool: pool), market: market, quotes: quotes),
         apiKeys: apiKeys,

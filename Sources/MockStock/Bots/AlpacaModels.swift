@@ -264,7 +264,8 @@ struct AlpacaStreamStatus: Encodable, Sendable {
 
 /// `GET /v2/account/portfolio/history`: equity per day as JSON numbers (written exactly,
 /// from decimals), with profit and loss against the first day's equity (`base_value`),
-/// leaving out money paid in or taken out since; timestamps are New York midnights.
+/// leaving out money paid in or taken out since; timestamps are the days' starts in the
+/// market's time zone (New York midnights on the `nyse` schedule).
 struct AlpacaPortfolioHistory: Encodable, Sendable {
     let timestamp: [Int]
     let equity: [Decimal]
@@ -275,14 +276,8 @@ struct AlpacaPortfolioHistory: Encodable, Sendable {
     var timeframe = "1D"
     var cashflow: [String: [Decimal]] = [:]
 
-    init(_ values: [ValueHistoryService.Value]) {
-        var newYork = Calendar(identifier: .gregorian)
-        newYork.timeZone = TimeZone(identifier: "America/New_York")!
-        timestamp = values.map { value in
-            let parts = value.day.split(separator: "-").compactMap { Int($0) }
-            let midnight = parts.count == 3 ? newYork.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) : nil
-            return Int(midnight?.timeIntervalSince1970 ?? 0)
-        }
+    init(_ values: [ValueHistoryService.Value], hours: MarketHours) {
+        timestamp = values.map { Int(hours.start(of: $0.day)?.timeIntervalSince1970 ?? 0) }
         equity = values.map(\.netWorth)
         let base = values.first?.netWorth ?? 0
         baseValue = base

@@ -4,6 +4,9 @@ import Postgres
 /// What only the Alpaca-compatible API reads: the UUIDs accounts and assets are known by.
 struct AlpacaStore: Sendable {
     let pool: PostgresConnectionPool
+    /// The market's time zone (`MarketClock.zone`): a daily bar is stamped at its day's
+    /// start there, an activity dated by its market day.
+    let zone: String
     /// Market data for bots, which may be a little stale.
     var reads: StaleReads? = nil
     private var stale: StaleReads { reads ?? StaleReads(pool: pool) }
@@ -28,7 +31,7 @@ struct AlpacaStore: Sendable {
         try await pool.query(
             """
             SELECT p.id, p.uuid::text, p.created_at,
-                   league_open(l, now())
+                   trade_gate(l, now(), true, true, p.id) = \(TradeOutcome.ok)
             FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
             WHERE p.user_id = \(userID) AND p.archived_at IS NULL
               AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
@@ -104,7 +107,7 @@ extension AlpacaStore {
                 FROM raw GROUP BY symbol, first_day
             )
             SELECT symbol, to_char(first_day, 'YYYY-MM-DD') AS bar_day,
-                   to_char((first_day::timestamp AT TIME ZONE 'America/New_York') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS bar_time,
+                   utc_text(market_day_start(first_day, \(zone)), 0) AS bar_time,
                    open, high, low, close, volume
             FROM periods
             WHERE \(after?.symbol)::text IS NULL OR (symbol, first_day) > (\(after?.symbol)::text, \(after?.day)::date)
@@ -130,7 +133,7 @@ extension AlpacaStore {
                 WHERE symbol = ANY(\(symbols)::text[]) AND minute >= \(from) AND minute < \(to)
                 GROUP BY 1, 2
             )
-            SELECT symbol, epoch::text AS bar_day, to_char(to_timestamp(epoch) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS bar_time,
+            SELECT symbol, epoch::text AS bar_day, utc_text(to_timestamp(epoch), 0) AS bar_time,
                    open, high, low, close, 0::int8 AS volume
             FROM periods
             WHERE \(after?.symbol)::text IS NULL OR (symbol, epoch) > (\(after?.symbol)::text, \(after?.epoch)::int8)
@@ -145,7 +148,7 @@ extension AlpacaStore {
         try await stale.query(
             """
             SELECT DISTINCT ON (symbol) symbol, extract(epoch FROM minute)::int8::text AS bar_day,
-                   to_char(minute AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS bar_time, open, high, low, close, 0::int8 AS volume
+                   utc_text(minute, 0) AS bar_time, open, high, low, close, 0::int8 AS volume
             FROM minute_bars WHERE symbol = ANY(\(symbols)::text[])
             ORDER BY symbol, minute DESC
             """
@@ -167,7 +170,7 @@ extension AlpacaStore {
         let rows = try await stale.query(
             """
             SELECT s.symbol, to_char(b.day, 'YYYY-MM-DD') AS bar_day,
-                   to_char((b.day::timestamp AT TIME ZONE 'America/New_York') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS bar_time,
+                   utc_text(market_day_start(b.day, \(zone)), 0) AS bar_time,
                    coalesce(b.open, b.close) AS open, coalesce(b.high, b.close) AS high, coalesce(b.low, b.close) AS low,
                    b.close, b.volume
             FROM unnest(\(symbols)::text[]) s (symbol)
@@ -211,9 +214,9 @@ extension AlpacaStore {
             : "(a.at, a.source, a.id) < (\(cursor?.at)::timestamptz, \(cursor?.source)::int, \(cursor?.id)::int8)"
         let rows = try await pool.query(
             """
-            SELECT to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '~' || a.source || '~' || a.id AS cursor,
+            SELECT activity_cursor(a.at, a.source, a.id) AS cursor,
                    a.type, a.symbol, a.side, a.quantity, a.price, a.amount, a.note, a.at,
-                   to_char(a.at AT TIME ZONE 'America/New_York', 'YYYY-MM-DD') AS activity_day,
+                   market_day(a.at, \(zone))::text AS activity_day,
                    CASE WHEN a.source = 1 THEN coalesce(o.uuid, md5('mockstock-trade-' || a.id)::uuid)::text END AS order_uuid
             FROM activities a LEFT JOIN orders o ON a.source = 1 AND o.trade_id = a.id
             WHERE a.portfolio_id = \(portfolioID)

@@ -26,7 +26,7 @@ struct CorporateActionProcessor: Sendable {
             """
             SELECT id FROM corporate_actions
             WHERE applied_at IS NULL AND ex_date <= \(day)::date
-              AND (ex_date >= (created_at AT TIME ZONE \(clock.hours.timeZone.identifier))::date OR ex_date > \(replayStart)::date)
+              AND (ex_date >= market_day(created_at, \(clock.zone)) OR ex_date > \(replayStart)::date)
             ORDER BY ex_date, id
             """
         ).decodeColumn(Int.self)

@@ -65,7 +65,7 @@ struct LeagueRiskService: Sendable {
             UPDATE leagues SET risk_computed_at = now()
             WHERE id = (
                 SELECT id FROM leagues
-                WHERE finished_at IS NULL AND starts_at <= now()
+                WHERE league_running(leagues, now())
                   AND (risk_computed_at IS NULL
                        OR risk_computed_at < now() - make_interval(secs => CASE WHEN member_count > \(liveLimit)
                                                                               THEN \(big.inSeconds) ELSE \(small.inSeconds) END))

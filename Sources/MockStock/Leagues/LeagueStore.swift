@@ -205,7 +205,7 @@ struct LeagueStore: Sendable {
                         join_until = CASE WHEN \(changes.joinUntil.named) THEN \(changes.joinUntil.value) ELSE join_until END,
                         max_members = CASE WHEN \(changes.maxMembers.named) THEN \(changes.maxMembers.value.map(Int32.init))
                                            ELSE max_members END
-                    WHERE id = \(leagueID) AND finished_at IS NULL
+                    WHERE id = \(leagueID) AND NOT league_finished(leagues)
                     RETURNING \(unescaped: Self.columns)
                     """
                 ).first.map(record)
@@ -231,13 +231,13 @@ struct LeagueStore: Sendable {
                 """
                 UPDATE leagues SET frozen_at = CASE WHEN \(frozen) THEN now() END,
                                    frozen_reason = CASE WHEN \(frozen) THEN \(reason)::text END
-                WHERE id = \(leagueID) AND finished_at IS NULL AND (frozen_at IS NOT NULL) <> \(frozen)
+                WHERE id = \(leagueID) AND NOT league_finished(leagues) AND league_frozen(leagues) <> \(frozen)
                 RETURNING \(unescaped: Self.columns)
                 """
             ).first.map(record)
             guard let changed else {
                 return try await session.query(
-                    "SELECT \(unescaped: Self.columns) FROM leagues WHERE id = \(leagueID) AND finished_at IS NULL"
+                    "SELECT \(unescaped: Self.columns) FROM leagues WHERE id = \(leagueID) AND NOT league_finished(leagues)"
                 ).first.map(record)
             }
             let (title, body) = frozen

@@ -243,7 +243,7 @@ struct StandingsStore: Sendable {
     /// taken may be missed by these and is then picked up at `unchangedAge`.
     private static func due(maxAge: Duration, unchangedAge: Duration) -> PostgresQuery {
         """
-        l.finished_at IS NULL
+        NOT league_finished(l)
         AND (s.taken_at IS NULL
              OR s.taken_at < now() - make_interval(secs => \(unchangedAge.inSeconds))
              OR (s.taken_at < now() - make_interval(secs => \(maxAge.inSeconds))
@@ -322,7 +322,7 @@ struct StandingsStore: Sendable {
         let due = try await pool.query(
             """
             SELECT l.id FROM leagues l
-            WHERE l.finished_at IS NULL AND l.starts_at <= now() AND l.member_count <= \(liveLimit)
+            WHERE league_running(l, now()) AND l.member_count <= \(liveLimit)
               AND NOT EXISTS (SELECT 1 FROM league_rank_history h WHERE h.league_id = l.id AND h.day = \(today)::date)
             """
         ).decodeColumn(Int.self)
@@ -354,7 +354,7 @@ struct StandingsStore: Sendable {
                 """
                 -- A finished league is no longer frozen: trading has ended for good.
                 UPDATE leagues SET finished_at = now(), frozen_at = NULL, frozen_reason = NULL
-                WHERE id = (SELECT id FROM leagues WHERE finished_at IS NULL AND ends_at <= now()
+                WHERE id = (SELECT id FROM leagues l WHERE NOT league_finished(l) AND ends_at <= now()
                             ORDER BY ends_at LIMIT 1 FOR UPDATE SKIP LOCKED)
                 RETURNING id, rank_by
                 """
@@ -362,7 +362,7 @@ struct StandingsStore: Sendable {
             // The final rank is in the league's order, as its board shows it: by net worth
             // the standings' own, by another order the same rows ranked by its key.
             let ranked: PostgresQuery = """
-                SELECT s.user_id, s.net_worth, \(unescaped: order.rank ?? "s.rank") AS rank, count(*) OVER () AS members, l.name
+                SELECT s.user_id, s.net_worth, \(unescaped: order.rank ?? "s.rank") AS rank, count(*) OVER () AS members, l.name, l.currency
                 FROM league_standings s JOIN leagues l ON l.id = s.league_id \(Self.risk(leagueID))
                 WHERE s.league_id = \(leagueID)
                 """
@@ -379,7 +379,7 @@ struct StandingsStore: Sendable {
                 """
                 SELECT notify(ranked.user_id, 'League ended: ' || ranked.name,
                               'You finished #' || ranked.rank || ' of ' || ranked.members || ' in "' || ranked.name
-                              || '" with a net worth of ' || to_char(ranked.net_worth, 'FM999G999G999G990D00') || '.')
+                              || '" with a net worth of ' || money_text(ranked.net_worth, ranked.currency) || '.')
                 FROM (\(ranked)) ranked
                 """
             )

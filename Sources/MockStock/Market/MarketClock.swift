@@ -21,6 +21,10 @@ public struct MarketClock: Sendable {
         self.replayDay = replayDay
     }
 
+    /// The market's time zone, as SQL's `market_day` and `market_day_start` take it: the
+    /// one setting every statement that turns a moment into a market day is given.
+    public var zone: String { hours.zone }
+
     /// The market's day (`YYYY-MM-DD`) of a moment.
     public func day(of moment: Date) -> String { hours.day(of: moment) }
 

@@ -67,6 +67,14 @@ public struct MarketHours: Sendable, Equatable {
         return "\(padded(parts.year ?? 0, 4))-\(padded(parts.month ?? 0, 2))-\(padded(parts.day ?? 0, 2))"
     }
 
+    /// When a market day (`YYYY-MM-DD`) starts: its midnight in `timeZone` (SQL's
+    /// `market_day_start`).
+    public func start(of day: String) -> Date? {
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        return calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2]))
+    }
+
     /// Midday of a market day (`YYYY-MM-DD`), safely inside it whatever the offset.
     public func midday(of day: String) -> Date? {
         let parts = day.split(separator: "-").compactMap { Int($0) }
@@ -111,6 +119,9 @@ public struct MarketHours: Sendable, Equatable {
     public var timeZone: TimeZone {
         schedule == .always ? TimeZone(identifier: "UTC")! : Self.newYork
     }
+
+    /// The zone's name, as SQL's `market_day` and `market_day_start` take it.
+    public var zone: String { timeZone.identifier }
 
     private var calendar: Calendar {
         var calendar = Calendar(identifier: .gregorian)

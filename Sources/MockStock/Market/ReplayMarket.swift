@@ -62,7 +62,8 @@ public final class ReplayMarket: Service, Sendable {
                         i.symbol, (SELECT max(d.day) FROM daily_bars d WHERE d.symbol = i.symbol AND d.day < last.day),
                         last.day, \(AdjustedHistory.split)) p
                     ORDER BY p.day LIMIT 1),
-                   (last.day + time '20:00') AT TIME ZONE 'UTC', 'replay'
+                   -- Stamped 20:00 UTC, after the close in New York.
+                   market_day_start(last.day, 'UTC') + interval '20 hours', 'replay'
             FROM instruments i
             CROSS JOIN LATERAL (
                 SELECT day, close FROM daily_bars d WHERE d.symbol = i.symbol AND d.day <= \(day)::date

@@ -78,7 +78,7 @@ public final class SimulatedMarket: Service, Sendable {
             guard tick > lastTick else { return false }
             let today = hours.day(of: now)
             let newDay = lastDay != today
-            if newDay, let lastDay { try await Self.closeDay(lastDay, zone: hours.timeZone.identifier, in: session) }
+            if newDay, let lastDay { try await Self.closeDay(lastDay, zone: hours.zone, in: session) }
             let rows = try await session.query(
                 """
                 SELECT i.symbol, q.price, q.previous_close FROM instruments i
@@ -139,8 +139,8 @@ public final class SimulatedMarket: Service, Sendable {
                 SELECT (array_agg(b.open ORDER BY b.minute))[1] AS open, max(b.high) AS high, min(b.low) AS low
                 FROM minute_bars b
                 WHERE b.symbol = q.symbol
-                  AND b.minute >= (\(day)::date::timestamp AT TIME ZONE \(zone))
-                  AND b.minute < ((\(day)::date + 1)::timestamp AT TIME ZONE \(zone))
+                  AND b.minute >= market_day_start(\(day)::date, \(zone))
+                  AND b.minute < market_day_start(\(day)::date + 1, \(zone))
             ) m ON true
             WHERE q.source = 'simulated'
               AND NOT EXISTS (SELECT 1 FROM daily_bars d WHERE d.symbol = q.symbol AND d.day >= \(day)::date)

@@ -30,7 +30,7 @@ struct BackdatedTrades: Sendable {
             throw TradingError.noClose(symbol: symbol, day: day)
         }
         return try await store.executeBackdated(
-            side, try await order(close), day: day, closing: closing, through: through, zone: clock.hours.timeZone.identifier
+            side, try await order(close), day: day, closing: closing, through: through, zone: clock.zone
         )
     }
 
@@ -41,7 +41,7 @@ struct BackdatedTrades: Sendable {
     func importTrades(csv: String, userID: Int, portfolioID: Int, idempotency: (key: String, requestHash: String)? = nil) async throws -> Int {
         let through = try await clock.marketDay()
         let rows = try await TradeImport.rows(csv, before: through) { try await store.unknownSymbols($0) }
-        let zone = clock.hours.timeZone.identifier
+        let zone = clock.zone
         return try await store.pool.withTransaction { session in
             // Under an Idempotency-Key the import is made once: the key is taken in the same
             // transaction (a repeat waits for the first, then answers its count).

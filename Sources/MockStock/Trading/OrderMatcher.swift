@@ -81,6 +81,8 @@ struct OrderMatcher: Sendable {
             case .insufficientMargin: closing = (.rejected, "The portfolio's equity would not cover the short positions' margin.")
             case .closed: closing = (.expired, "The league is not running.")
             case .notFound: closing = (.canceled, "The portfolio was closed.")
+            // Placed through an API key on a portfolio whose league has come to forbid keys.
+            case .botsForbidden: closing = (.canceled, OrderStore.botsForbiddenReason)
             }
         } catch TradingError.proceedsBelowFee {
             closing = (.rejected, "The sale's proceeds would not cover its fee.")

@@ -74,7 +74,7 @@ struct OrderService: Sendable {
             userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity, price: local.price,
             fxRate: local.fxRate,
             fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce),
-            note: ticket.note, journalExempt: ticket.journalExempt
+            note: ticket.note, journalExempt: ticket.journalExempt, byKey: ticket.byKey
         )
         try await rules.checkFill(ticket.side, order, in: trading)
         let execution = try await trading.execute(ticket.side, order)
@@ -91,7 +91,7 @@ struct OrderService: Sendable {
             let order = rules.order(
                 userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity, price: price,
                 fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce),
-                note: ticket.note
+                note: ticket.note, byKey: ticket.byKey
             )
             try await rules.checkFill(ticket.side, order, in: trading)
             return order
@@ -146,17 +146,9 @@ struct OrderService: Sendable {
     }
 
     private static func placed(_ placed: OrderStore.Placed) throws -> Int {
-        switch placed.outcome {
-        case .ok:
-            guard let id = placed.id else { throw TradingError.incompleteRecord }
-            return id
-        case .notFound: throw TradingError.noSuchPortfolio
-        case .closed: throw TradingError.leagueNotRunning
-        case .frozen: throw TradingError.tradingFrozen
-        case .noteRequired: throw TradingError.noteRequired
-        case .insufficientFunds: throw TradingError.insufficientFunds
-        case .insufficientShares: throw TradingError.insufficientShares
-        }
+        try placed.outcome.check()
+        guard let id = placed.id else { throw TradingError.incompleteRecord }
+        return id
     }
 
     /// Replaces an open order with one that has `changes` applied, in one transaction

@@ -50,20 +50,10 @@ struct OrderStore: Sendable {
         var sharesFreeOnly = false
     }
 
-    enum PlaceOutcome: String, PostgresCodable {
-        case ok
-        case notFound = "not_found"
-        case closed
-        case frozen
-        case noteRequired = "note_required"
-        case insufficientFunds = "insufficient_funds"
-        case insufficientShares = "insufficient_shares"
-    }
-
     /// What the placing statement did: its outcome, the order it opened, and whether the
     /// current price may already fill that order (only then is the matcher asked).
     struct Placed: Sendable {
-        let outcome: PlaceOutcome
+        let outcome: TradeOutcome
         let id: Int?
         let mayFillNow: Bool
     }
@@ -85,7 +75,7 @@ struct OrderStore: Sendable {
     /// How placing `ticket` with `reservation` would turn out now: the placing statement
     /// itself, in a transaction that is always rolled back (its `clientOrderId` left out,
     /// so a preview never meets the order it previews).
-    func wouldPlace(_ ticket: OrderTicket, userID: Int, reservation: Reservation) async throws -> PlaceOutcome {
+    func wouldPlace(_ ticket: OrderTicket, userID: Int, reservation: Reservation) async throws -> TradeOutcome {
         var ticket = ticket
         ticket.clientOrderID = nil
         return try await placing {
@@ -123,7 +113,7 @@ struct OrderStore: Sendable {
     /// A placement to undo (a replacement that could not be placed, any preview): thrown to
     /// roll its transaction back.
     private struct Refused: Error {
-        let outcome: PlaceOutcome
+        let outcome: TradeOutcome
     }
 
     private func placing(_ body: () async throws -> Placed) async throws -> Placed {
@@ -145,7 +135,7 @@ struct OrderStore: Sendable {
             """
             reserved AS (
                 UPDATE portfolios p SET reserved_cash = p.reserved_cash + \(reservation.cash)
-                FROM owned WHERE p.id = owned.id AND owned.open AND buying_power(p.cash, p.reserved_cash) >= \(reservation.cash)
+                FROM owned WHERE p.id = owned.id AND owned.gate = 'ok' AND buying_power(p.cash, p.reserved_cash) >= \(reservation.cash)
                 RETURNING p.id, \(reservation.cash)::numeric AS cash, 0::int8 AS shares
             )
             """
@@ -153,7 +143,7 @@ struct OrderStore: Sendable {
             """
             reserved AS (
                 UPDATE holdings h SET reserved_quantity = h.reserved_quantity + \(reservation.shares)
-                FROM owned WHERE h.portfolio_id = owned.id AND owned.open AND h.symbol = \(ticket.symbol)
+                FROM owned WHERE h.portfolio_id = owned.id AND owned.gate = 'ok' AND h.symbol = \(ticket.symbol)
                   AND h.quantity - h.reserved_quantity >= \(reservation.shares)
                 RETURNING h.portfolio_id AS id, 0::numeric AS cash, \(reservation.shares)::int8 AS shares
             )
@@ -163,20 +153,18 @@ struct OrderStore: Sendable {
             free AS (
                 SELECT h.portfolio_id, least(\(reservation.shares), greatest(h.quantity - h.reserved_quantity, 0)) AS shares
                 FROM holdings h JOIN owned ON h.portfolio_id = owned.id
-                WHERE owned.open AND h.symbol = \(ticket.symbol)
+                WHERE owned.gate = 'ok' AND h.symbol = \(ticket.symbol)
                 FOR UPDATE OF h
             ), held_back AS (
                 UPDATE holdings h SET reserved_quantity = h.reserved_quantity + free.shares
                 FROM free WHERE h.portfolio_id = free.portfolio_id AND h.symbol = \(ticket.symbol) AND free.shares > 0
             ), reserved AS (
                 SELECT owned.id, 0::numeric AS cash, coalesce((SELECT shares FROM free), 0)::int8 AS shares
-                FROM owned WHERE owned.open
+                FROM owned WHERE owned.gate = 'ok'
             )
             """
         }
-        let refusal: PlaceOutcome = ticket.side == .buy ? .insufficientFunds : .insufficientShares
-        // Where the league requires a journal note, an order without one is refused.
-        let unnoted: PostgresQuery = ticket.note == nil && !ticket.journalExempt ? "coalesce(l.journal_required, false)" : "false"
+        let refusal: TradeOutcome = ticket.side == .buy ? .insufficientFunds : .insufficientShares
         // A replacement of a key's order is the key's too, wherever it was sent.
         let byKey: PostgresQuery = if let replaces {
             "\(ticket.byKey) OR (SELECT by_key FROM orders WHERE id = \(replaces))"
@@ -184,15 +172,9 @@ struct OrderStore: Sendable {
             "\(ticket.byKey)"
         }
         return """
-            WITH owned AS (
-                SELECT p.id, l.ends_at,
-                       league_open(l, now()) AND NOT \(unnoted) AS open, league_open(l, now()) AS running,
-                       l.frozen_at IS NOT NULL AS frozen
-                FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
-                WHERE p.user_id = \(userID) AND p.archived_at IS NULL
-                  AND portfolio_named(p.kind, p.id, \(ticket.portfolioID)::int8)
-                FOR UPDATE OF p
-            ), \(reserve), placed AS (
+            WITH \(TradeStatement.owned(userID: userID, portfolioID: ticket.portfolioID,
+                                        noted: ticket.note != nil || ticket.journalExempt, byKey: byKey, extra: ", l.ends_at")),
+            \(reserve), placed AS (
                 INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type, time_in_force,
                                     quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at, replaces, note, by_key)
                 SELECT \(userID), reserved.id, \(ticket.clientOrderID)::text, \(ticket.requestHash), \(ticket.symbol), \(ticket.side),
@@ -203,13 +185,7 @@ struct OrderStore: Sendable {
                 FROM reserved
                 RETURNING id, symbol, side, type, limit_price, stop_price
             )
-            SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(PlaceOutcome.notFound)
-                        WHEN NOT (SELECT open FROM owned)
-                            THEN CASE WHEN (SELECT frozen FROM owned) THEN \(PlaceOutcome.frozen)
-                                      WHEN NOT (SELECT running FROM owned) THEN \(PlaceOutcome.closed)
-                                      ELSE \(PlaceOutcome.noteRequired) END
-                        WHEN NOT EXISTS (SELECT 1 FROM placed) THEN \(refusal)
-                        ELSE \(PlaceOutcome.ok) END::text,
+            SELECT \(TradeStatement.gateOutcome(written: "placed", refusal: "\(refusal)")),
                    (SELECT id FROM placed),
                    coalesce((SELECT \(Self.crossed(stopLimit: Self.stopCrossed))
                              FROM placed o JOIN current_prices p ON p.symbol = o.symbol), false)
@@ -294,7 +270,7 @@ struct OrderStore: Sendable {
     /// Whether the order `o` is not of a frozen league's portfolio: those wait, neither
     /// filled nor triggered, until the league is unfrozen.
     private static let notFrozen: PostgresQuery =
-        "o.portfolio_id NOT IN (SELECT f.id FROM portfolios f JOIN leagues l ON l.id = f.league_id WHERE l.frozen_at IS NOT NULL)"
+        "o.portfolio_id NOT IN (SELECT f.id FROM portfolios f JOIN leagues l ON l.id = f.league_id WHERE league_frozen(l))"
 
     /// Whether the order `o` is on a portfolio no API key may trade: a set read once per
     /// statement (a call per order cost 10× the matcher's query with 10,000 key orders).
@@ -478,6 +454,6 @@ struct OrderStore: Sendable {
 
 extension OrderStore.Placed {
     init(_ row: PostgresRow) throws {
-        (outcome, id, mayFillNow) = try row.decode((OrderStore.PlaceOutcome, Int?, Bool).self)
+        (outcome, id, mayFillNow) = try row.decode((TradeOutcome, Int?, Bool).self)
     }
 }

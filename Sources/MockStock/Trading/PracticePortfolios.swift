@@ -55,7 +55,7 @@ struct PracticePortfolios: Sendable {
                 WITH created AS (
                     INSERT INTO portfolios (user_id, name, cash, kind, base_currency, created_at)
                     VALUES (\(userID), \(name), \(cash), \(PortfolioKind.practice), \(currency),
-                            coalesce((\(started)::date::timestamp AT TIME ZONE \(clock.hours.timeZone.identifier)), now()))
+                            coalesce(market_day_start(\(started)::date, \(clock.zone)), now()))
                     RETURNING id, created_at
                 ), funded AS (
                     INSERT INTO cash_movements (portfolio_id, kind, amount, note, created_at)
@@ -101,17 +101,17 @@ struct PracticePortfolios: Sendable {
         guard amount != 0 else { throw InvalidInput("amount must not be zero: positive deposits, negative withdraws.") }
         let at = try await day(request.at, "at")
         let kind: CashMovementKind = amount > 0 ? .deposit : .withdrawal
-        let zone = clock.hours.timeZone.identifier
+        let zone = clock.zone
         let rows = try await pool.query(
             """
             WITH target AS (
-                SELECT p.id, coalesce((\(at)::date::timestamp AT TIME ZONE \(zone)), now()) AS at, latest_entry(p.id) AS latest
+                SELECT p.id, coalesce(market_day_start(\(at)::date, \(zone)), now()) AS at, latest_entry(p.id) AS latest
                 FROM portfolios p WHERE p.id = \(id) AND p.user_id = \(userID) AND p.kind = \(PortfolioKind.practice)
                 FOR UPDATE OF p
             ), moved AS (
                 UPDATE portfolios p SET cash = p.cash + \(amount)
                 FROM target t
-                WHERE p.id = t.id AND (t.at AT TIME ZONE \(zone))::date >= (t.latest AT TIME ZONE \(zone))::date
+                WHERE p.id = t.id AND market_day(t.at, \(zone)) >= market_day(t.latest, \(zone))
                   AND (\(amount) > 0 OR buying_power(p.cash, p.reserved_cash) - income_after(p.id, t.at) + \(amount) >= 0)
                 RETURNING p.id, t.at
             ), recorded AS (
@@ -120,7 +120,7 @@ struct PracticePortfolios: Sendable {
                 RETURNING id, portfolio_id, kind, amount, note, created_at
             )
             SELECT (SELECT count(*) FROM target)::int,
-                   (SELECT (at AT TIME ZONE \(zone))::date >= (latest AT TIME ZONE \(zone))::date FROM target),
+                   (SELECT market_day(at, \(zone)) >= market_day(latest, \(zone)) FROM target),
                    r.id, r.kind, r.amount, r.note, r.created_at
             FROM (SELECT 1) one LEFT JOIN recorded r ON true
             """
@@ -142,7 +142,7 @@ struct PracticePortfolios: Sendable {
         guard try await trading.store.portfolio(userID: userID, id: id) != nil else { throw TradingError.noSuchPortfolio }
         let rows = try await pool.query(
             """
-            SELECT to_char(t.created_at AT TIME ZONE \(clock.hours.timeZone.identifier), 'YYYY-MM-DD'), t.symbol, t.side, t.quantity, t.price, t.fee
+            SELECT market_day(t.created_at, \(clock.zone))::text, t.symbol, t.side, t.quantity, t.price, t.fee
             FROM trades t WHERE t.portfolio_id = \(id)
             ORDER BY t.created_at, t.id
             """

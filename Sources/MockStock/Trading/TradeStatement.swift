@@ -1,7 +1,9 @@
 import Foundation
 import Postgres
 
-/// What a fill statement found: the trade was made, or why not.
+/// What a fill or placing statement found: the trade was made (the order placed), or why
+/// not. The first five are the trade gate's (SQL `trade_gate`), the rest the statement's
+/// own checks; `check()` is the one reading of them as a trader's refusal.
 enum TradeOutcome: String, PostgresCodable {
     case ok
     case notFound = "not_found"
@@ -11,6 +13,8 @@ enum TradeOutcome: String, PostgresCodable {
     case frozen
     /// No note, on a league portfolio whose league requires one (`journalRequired`).
     case noteRequired = "note_required"
+    /// Sent through an API key, on a portfolio whose league forbids keys.
+    case botsForbidden = "bots_forbidden"
     case insufficientFunds = "insufficient_funds"
     case insufficientShares = "insufficient_shares"
     /// A short sale the portfolio's equity would not cover (league rule `shortMarginPercent`).
@@ -30,8 +34,9 @@ extension TradeOutcome {
         case .closed: throw TradingError.leagueNotRunning
         case .frozen: throw TradingError.tradingFrozen
         case .noteRequired: throw TradingError.noteRequired
+        case .botsForbidden: throw ApiKeyError.botsForbidden
         case .notFound: throw TradingError.noSuchPortfolio
-        // A market order claims no open order, so this is never its outcome.
+        // A market order and a placed one claim no open order, so this is never their outcome.
         case .notOpen: throw TradingError.incompleteRecord
         }
     }
@@ -74,6 +79,8 @@ public struct TradeOrder: Sendable {
     let note: String?
     /// Set where no league's journal rule applies (orders sent through `/v2`).
     let journalExempt: Bool
+    /// Sent through an API key: the trade gate asks whether the portfolio's league forbids keys.
+    let byKey: Bool
 
     /// A fill dated a past day's close: the quantity and price are that day's, the
     /// position moves by what those shares are today (`shares`, after the splits since),
@@ -87,7 +94,7 @@ public struct TradeOrder: Sendable {
     public init(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fee: Decimal,
                 fill: OrderToFill = .marketTrade, shortMarginPercent: Decimal? = nil,
                 idempotency: (key: String, requestHash: String)? = nil, backdating: Backdating? = nil, fxRate: Decimal? = nil,
-                note: String? = nil, journalExempt: Bool = false) {
+                note: String? = nil, journalExempt: Bool = false, byKey: Bool = false) {
         self.userID = userID
         self.portfolioID = portfolioID
         self.symbol = symbol
@@ -101,6 +108,7 @@ public struct TradeOrder: Sendable {
         self.fxRate = fxRate
         self.note = note
         self.journalExempt = journalExempt
+        self.byKey = byKey
     }
 
     public var amount: Decimal { price * Decimal(quantity) }
@@ -113,7 +121,7 @@ public struct TradeOrder: Sendable {
     func backdated(_ backdating: Backdating) -> TradeOrder {
         TradeOrder(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price, fee: fee,
                    fill: fill, shortMarginPercent: nil, idempotency: idempotency, backdating: backdating, fxRate: fxRate,
-                   note: note, journalExempt: journalExempt)
+                   note: note, journalExempt: journalExempt, byKey: byKey)
     }
 }
 
@@ -157,46 +165,59 @@ public enum TradeStatement {
         }
     }
 
-    /// The portfolio that fills the order, locked. A market order names a portfolio of the
-    /// user's; a resting order is claimed first (order, then portfolio, then holding: the
-    /// lock order of every statement that touches orders, so none can deadlock another).
-    /// A league portfolio trades only while its league runs and is not frozen, and where
-    /// its league requires a journal note, only with one (`open`; a resting order's note
-    /// was asked for when it was placed).
+    /// The portfolio that fills the order, locked, with its trade gate (SQL `trade_gate`).
+    /// A market order names a portfolio of the user's; a resting order is claimed first
+    /// (order, then portfolio, then holding: the lock order of every statement that
+    /// touches orders, so none can deadlock another), its note and key mark its own (the
+    /// note was asked for when it was placed).
     private static func ownedPortfolio(_ order: TradeOrder) -> PostgresQuery {
-        let unnoted: PostgresQuery = switch order.fill {
-        case .marketTrade, .market: order.note == nil && !order.journalExempt ? "coalesce(l.journal_required, false)" : "false"
-        case .resting: "false"
-        }
-        let open: PostgresQuery = """
-            league_open(l, now()) AND NOT \(unnoted) AS open, league_open(l, now()) AS running,
-            l.frozen_at IS NOT NULL AS frozen
-            """
         switch order.fill {
         case .marketTrade, .market:
-            return """
-                owned AS (
-                    SELECT p.id, \(open)
-                    FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
-                    WHERE p.user_id = \(order.userID) AND p.archived_at IS NULL
-                      AND portfolio_named(p.kind, p.id, \(order.portfolioID)::int8)
-                    FOR UPDATE OF p
-                )
-                """
+            return owned(userID: order.userID, portfolioID: order.portfolioID,
+                         noted: order.note != nil || order.journalExempt, byKey: "\(order.byKey)")
         case .resting(let id):
             return """
                 claimed AS (
-                    SELECT o.id, o.portfolio_id, o.reserved_cash, o.reserved_quantity, o.note FROM orders o
+                    SELECT o.id, o.portfolio_id, o.reserved_cash, o.reserved_quantity, o.note, o.by_key FROM orders o
                     WHERE o.id = \(id) AND o.status = 'new'
                     FOR UPDATE SKIP LOCKED
                 ), owned AS (
-                    SELECT p.id, \(open)
+                    SELECT p.id, trade_gate(l, now(), true, claimed.by_key, p.id) AS gate
                     FROM claimed JOIN portfolios p ON p.id = claimed.portfolio_id LEFT JOIN leagues l ON l.id = p.league_id
                     WHERE p.archived_at IS NULL
                     FOR UPDATE OF p
                 )
                 """
         }
+    }
+
+    /// The CTE `owned`: the user's portfolio named `portfolioID` (nil: the personal one),
+    /// locked, with its trade gate (`gate`) and any `extra` columns of it or its league
+    /// (`l`). The one statement part by which a fill and a placing statement find the
+    /// portfolio and ask whether it may trade now.
+    static func owned(userID: Int, portfolioID: Int?, noted: Bool, byKey: PostgresQuery, extra: PostgresQuery = "") -> PostgresQuery {
+        """
+        owned AS (
+            SELECT p.id, trade_gate(l, now(), \(noted), \(byKey), p.id) AS gate\(extra)
+            FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
+            WHERE p.user_id = \(userID) AND p.archived_at IS NULL
+              AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
+            FOR UPDATE OF p
+        )
+        """
+    }
+
+    /// The statement's outcome (`TradeOutcome`) from `owned` and what it wrote (`written`,
+    /// a CTE that is empty when the conditional update refused): the portfolio is missing,
+    /// the gate refuses, the update refused (`refusal`), or all is well.
+    static func gateOutcome(written: String, refusal: PostgresQuery, claimed: PostgresQuery = "") -> PostgresQuery {
+        """
+        CASE \(claimed)
+             WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(TradeOutcome.notFound)
+             WHEN (SELECT gate FROM owned) <> \(TradeOutcome.ok) THEN (SELECT gate FROM owned)
+             WHEN NOT EXISTS (SELECT 1 FROM \(unescaped: written)) THEN \(refusal)
+             ELSE \(TradeOutcome.ok) END::text
+        """
     }
 
     /// The trade columns only some fills set: the day of a back-dated fill, the rate of a
@@ -275,14 +296,7 @@ public enum TradeStatement {
         }
         return """
             outcome AS (
-                SELECT CASE \(claimed)
-                            WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(TradeOutcome.notFound)
-                            WHEN NOT (SELECT open FROM owned)
-                                THEN CASE WHEN (SELECT frozen FROM owned) THEN \(TradeOutcome.frozen)
-                                          WHEN NOT (SELECT running FROM owned) THEN \(TradeOutcome.closed)
-                                          ELSE \(TradeOutcome.noteRequired) END
-                            WHEN NOT EXISTS (SELECT 1 FROM trade) THEN \(refusal)
-                            ELSE \(TradeOutcome.ok) END::text AS outcome
+                SELECT \(gateOutcome(written: "trade", refusal: refusal, claimed: claimed)) AS outcome
             )
             """
     }
@@ -324,7 +338,7 @@ public enum TradeStatement {
         return """
             WITH \(ownedPortfolio(order)), cash_after AS (
                 UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
-                FROM owned WHERE p.id = owned.id AND owned.open
+                FROM owned WHERE p.id = owned.id AND owned.gate = 'ok'
                              AND buying_power(p.cash, p.reserved_cash) + \(released)\(incomeAfter(order)) >= \(cost)
                 RETURNING p.id, p.cash
             ), position_after AS (
@@ -356,7 +370,7 @@ public enum TradeStatement {
             WITH \(ownedPortfolio(order)), held AS (
                 SELECT h.portfolio_id, h.quantity, h.cost_basis
                 FROM holdings h JOIN owned ON h.portfolio_id = owned.id
-                WHERE owned.open AND h.symbol = \(order.symbol) AND h.quantity - h.reserved_quantity + \(released) >= \(quantity)
+                WHERE owned.gate = 'ok' AND h.symbol = \(order.symbol) AND h.quantity - h.reserved_quantity + \(released) >= \(quantity)
                 FOR UPDATE OF h
             ), position_after AS (
                 UPDATE holdings h SET
@@ -408,7 +422,7 @@ public enum TradeStatement {
         return """
             WITH \(ownedPortfolio(order)), \(positionBefore(order)), cash_after AS (
                 UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
-                FROM owned WHERE p.id = owned.id AND owned.open AND buying_power(p.cash, p.reserved_cash) + \(released) >= \(cost)
+                FROM owned WHERE p.id = owned.id AND owned.gate = 'ok' AND buying_power(p.cash, p.reserved_cash) + \(released) >= \(cost)
                 RETURNING p.id, p.cash
             ), position_after AS (
                 INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
@@ -456,7 +470,7 @@ public enum TradeStatement {
                 GROUP BY p.id, p.cash
             ), allowed AS (
                 SELECT owned.id FROM owned, others, margin
-                WHERE owned.open AND (others.free >= \(quantity) OR (others.reserved = 0 AND margin.covered))
+                WHERE owned.gate = 'ok' AND (others.free >= \(quantity) OR (others.reserved = 0 AND margin.covered))
             ), position_after AS (
                 INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
                 SELECT id, \(order.symbol), -\(quantity), -\(order.amount) FROM allowed

@@ -42,10 +42,10 @@ struct TradingRules: Sendable, Equatable {
     /// short where the rules allow.
     func order(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fxRate: Decimal? = nil,
                fill: OrderToFill = .marketTrade, idempotency: (key: String, requestHash: String)? = nil, note: String? = nil,
-               journalExempt: Bool = false) -> TradeOrder {
+               journalExempt: Bool = false, byKey: Bool = false) -> TradeOrder {
         TradeOrder(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price,
                    fee: commission.fee(for: price * Decimal(quantity)), fill: fill, shortMarginPercent: shortSellingMargin,
-                   idempotency: idempotency, fxRate: fxRate, note: note, journalExempt: journalExempt)
+                   idempotency: idempotency, fxRate: fxRate, note: note, journalExempt: journalExempt, byKey: byKey)
     }
 
     /// The price a `side` fill pays or gets for a share quoted at `price` dollars, in the

@@ -102,7 +102,7 @@ struct TradingStore: Sendable {
         let signed = side == .buy ? order.quantity : -order.quantity
         let rows = try await session.query(
             """
-            SELECT p.kind = \(PortfolioKind.practice), coalesce((latest_entry(p.id) AT TIME ZONE \(zone))::date <= \(day)::date, true),
+            SELECT p.kind = \(PortfolioKind.practice), coalesce(market_day(latest_entry(p.id), \(zone)) <= \(day)::date, true),
                    backdated_shares(p.id, \(order.symbol), \(day)::date, \(through)::date, \(signed), \(zone)), income_after(p.id, \(closing))
             FROM portfolios p WHERE p.id = \(portfolioID) AND p.user_id = \(order.userID) AND p.archived_at IS NULL
             FOR UPDATE
@@ -300,7 +300,7 @@ struct TradingStore: Sendable {
     func activities(portfolioID: Int, before cursor: (at: String, source: Int, id: Int)?, limit: Int) async throws -> [ActivityRecord] {
         let rows = try await pool.query(
             """
-            SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '~' || source || '~' || id AS cursor,
+            SELECT activity_cursor(at, source, id) AS cursor,
                    CASE source WHEN 1 THEN 'fill-' WHEN 2 THEN 'cash-' ELSE 'split-' END || id AS activity_id,
                    type, symbol, side, quantity, price, amount, fee, note, at
             FROM activities

@@ -181,6 +181,32 @@ struct BotPlayerTests {
         }
     }
 
+    @Test("a key's trades stop the moment the host forbids keys: the trade gate reads the policy in the statement, not from the key's cached permission")
+    func forbiddingStopsKeyTradesAtOnce() async throws {
+        try await TestApp.run { client in
+            try await client.seedTradingMarket()
+            let host = try await client.register("gate_key_host")
+            let student = try await client.register("gate_key_student")
+            let league = try await client.createLeague(#"{"name":"Gate keys","mode":"isolated"}"#, token: host.token)
+            #expect(try await client.join(league.code, token: student.token).status == .ok)
+            let portfolio = try #require(try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: student.token)
+                .first { $0.leagueId == league.id }?.id)
+            let key = try await client.apiKey(token: student.token, portfolioID: portfolio)
+            let marketBuy = #"{"symbol":"AAPL","qty":"1","side":"buy","type":"market","time_in_force":"day"}"#
+            let limitBuy = #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"100","time_in_force":"gtc"}"#
+            // The first order reads the key's permission, which is then cached for 2 s.
+            #expect(try await client.alpaca(.post, "/v2/orders", key: key, body: marketBuy).status == .ok)
+            #expect(try await client.send(.patch, "/api/leagues/\(league.id)", body: #"{"bots":"forbidden"}"#, token: host.token).status == .ok)
+            for body in [marketBuy, limitBuy] {
+                let refused = try await client.alpaca(.post, "/v2/orders", key: key, body: body)
+                #expect(refused.status == .forbidden, "\(String(buffer: refused.body))")
+                #expect(String(buffer: refused.body).contains("forbids bots"), "\(String(buffer: refused.body))")
+            }
+            let positions = try await client.decode(PortfolioBody.self, "/api/portfolio?portfolioId=\(portfolio)", token: student.token)
+            #expect(positions.holdings.map(\.quantity) == [1], "only the order before the change filled")
+        }
+    }
+
     @Test("forbidding bots cancels the resting orders API keys placed in the league, a bot's or a member's, and not those placed by hand; a key's order placed as the policy changed never fills")
     func forbiddingCancelsKeyOrders() async throws {
         try await TemporaryDatabase.with { database in

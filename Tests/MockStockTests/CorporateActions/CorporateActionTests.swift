@@ -301,4 +301,28 @@ struct AppliedCorporateActionTests {
             }
         }
     }
+
+    @Test("notices write money as players read it (money_text): a dividend received and one a short pays, in dollars")
+    func moneyInNotices() async throws {
+        try await TestApp.run(configure: { $0.orderSweepInterval = .milliseconds(50) }) { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("notice_money").token
+            _ = try await client.tradeOK("buy", "AAPL", 7, token: token)
+            let (_, portfolio) = try await client.leagueWithRules(#"{"allowShortSelling":true}"#, token: token)
+            _ = try await client.tradeOK("sell", "AAPL", 4, token: token, portfolioID: portfolio)
+            let admin = try await client.adminToken()
+            let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+            let dividend = #"{"symbol":"AAPL","kind":"dividend","exDate":"\#(today)","amount":"1500.25"}"#
+            #expect(try await client.send(.post, "/api/admin/corporate-actions", body: dividend, token: admin).status == .created)
+            var bodies: [String] = []
+            for _ in 0..<100 where bodies.count < 2 {
+                try await Task.sleep(for: .milliseconds(50))
+                bodies = try await client.decode(NotificationPageBody.self, "/api/notifications", token: token).items
+                    .filter { $0.title == "AAPL paid a dividend" }.map(\.body)
+            }
+            // 7 × 1,500.25 received; the short of 4 pays 6,001.00 out of the cash it has.
+            #expect(bodies.contains("You received $10,501.75 for 7 shares ($1500.25 a share)."), "\(bodies)")
+            #expect(bodies.contains("Your short position paid $6,001.00 for 4 shares ($1500.25 a share)."), "\(bodies)")
+        }
+    }
 }

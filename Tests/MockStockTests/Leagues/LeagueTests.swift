@@ -123,6 +123,40 @@ struct LeagueTests {
         }
     }
 
+    @Test("a league's life: it runs from its start to its end, is open while it runs unfrozen, and is finished once")
+    func leagueLife() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { client in
+                let token = try await client.register("life_host").token
+                _ = try await client.createLeague(
+                    #"{"name":"Life","mode":"isolated","startsAt":"2030-01-01T00:00:00Z","endsAt":"2030-02-01T00:00:00Z"}"#, token: token)
+            }
+            try await database.withPool { pool in
+                func life(_ at: String) async throws -> [Bool] {
+                    let row = try await pool.query(
+                        """
+                        SELECT league_running(l, \(at)::timestamptz), league_ended(l, \(at)::timestamptz),
+                               league_finished(l), league_frozen(l), league_open(l, \(at)::timestamptz)
+                        FROM leagues l
+                        """
+                    ).decode((Bool, Bool, Bool, Bool, Bool).self)[0]
+                    return [row.0, row.1, row.2, row.3, row.4]
+                }
+                // running, ended, finished, frozen, open
+                #expect(try await life("2029-12-31T23:59:59Z") == [false, false, false, false, false], "before the start")
+                #expect(try await life("2030-01-15T00:00:00Z") == [true, false, false, false, true], "while it runs")
+                #expect(try await life("2030-02-01T00:00:00Z") == [false, true, false, false, false], "at its end, not yet finished")
+                try await pool.execute("UPDATE leagues SET frozen_at = now()")
+                #expect(try await life("2030-01-15T00:00:00Z") == [true, false, false, true, false], "frozen: running but not open")
+                try await pool.execute("UPDATE leagues SET frozen_at = NULL, finished_at = '2030-01-20T00:00:00Z'")
+                #expect(try await life("2030-01-25T00:00:00Z") == [false, true, true, false, false], "finished early")
+                // The background work that wants running leagues finds none; the finisher none to finish.
+                let unfinished = try await pool.query("SELECT count(*)::int FROM leagues l WHERE NOT league_finished(l)").decodeColumn(Int.self)
+                #expect(unfinished == [0])
+            }
+        }
+    }
+
     @Test("only the owner kicks; the kicked cannot rejoin; the owner cannot kick themself; strangers see nothing")
     func kickAndAuthorization() async throws {
         try await TestApp.run { client in

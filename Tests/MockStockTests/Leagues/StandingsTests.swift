@@ -76,6 +76,8 @@ struct StandingsTests {
                     let ended = notices.filter { $0.title == "League ended: Final" }
                     #expect(ended.count == 1)
                     #expect(ended.first?.body.hasPrefix("You finished #\(index + 1) of 4") == true, "\(ended)")
+                    #expect(ended.first?.body.hasSuffix("with a net worth of \(["$10,950.00", "$10,750.00", "$10,550.00", "$10,250.00"][index]).") == true,
+                            "\(ended.first?.body ?? "")")
                     let podium = try await client.achievements(token: player.token)["podium"]
                     #expect((podium?.earnedAt != nil) == (index < 3))
                 }

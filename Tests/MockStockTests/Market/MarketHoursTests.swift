@@ -1,8 +1,10 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Postgres
 @testable import MockStock
 import Testing
+import TestSupport
 
 @Suite("Market hours")
 struct MarketHoursTests {
@@ -23,6 +25,32 @@ struct MarketHoursTests {
         let replaying = MarketClock(hours: Self.nyse, now: { evening }, replayDay: { "2021-03-04" })
         #expect(try await replaying.marketDay() == "2021-03-04")
         #expect(replaying.today() == "2026-11-25")
+    }
+
+    @Test("SQL's market_day and market_day_start count days as MarketHours does, in the market's zone, across a change of clocks",
+          arguments: [MarketHours.Schedule.nyse, .always])
+    func marketDaySQL(_ schedule: MarketHours.Schedule) async throws {
+        let hours = MarketHours(schedule: schedule)
+        let texts = ["2026-11-26T02:00:00Z", "2026-11-26T05:00:00Z", "2026-03-08T06:59:59Z", "2026-03-08T07:00:00Z",
+                     "2026-07-04T03:59:59Z", "2026-07-04T04:00:00Z"]
+        let moments = texts.map(Self.utc)
+        let days = ["2026-03-08", "2026-03-09", "2026-11-01", "2026-11-26"]
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { _ in }
+            try await database.withPool { pool in
+                let sqlDays = try await pool.query(
+                    "SELECT market_day(m, \(hours.zone))::text FROM unnest(\(texts)::timestamptz[]) WITH ORDINALITY AS x (m, i) ORDER BY i"
+                ).decodeColumn(String.self)
+                #expect(sqlDays == moments.map(hours.day(of:)))
+                let starts = try await pool.query(
+                    "SELECT market_day_start(d, \(hours.zone)) FROM unnest(\(days)::date[]) WITH ORDINALITY AS x (d, i) ORDER BY i"
+                ).decodeColumn(Date.self)
+                #expect(starts == days.map { hours.start(of: $0)! })
+                // A day's start belongs to that day, and the moment before it to the day before.
+                #expect(starts.map(hours.day(of:)) == days)
+                #expect(starts.map { hours.day(of: $0.addingTimeInterval(-1)) } == ["2026-03-07", "2026-03-08", "2026-10-31", "2026-11-25"])
+            }
+        }
     }
 
     @Test("NYSE: open 09:30–16:00 New York time, in winter and in summer")

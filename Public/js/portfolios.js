@@ -1,0 +1,82 @@
+// A player's portfolios as the pages share them (GET /api/portfolios): found by id, their
+// currency, their league, their names in a select and in a sentence, and which one a
+// trade starts in. What a portfolio is (its `kind`, its `currency`) is the server's to say.
+import { api } from './api.js';
+import { h } from './dom.js';
+
+/** The player's portfolios, for a switcher: personal first, then league and practice ones. */
+export async function portfolioChoices() {
+  return api('/api/portfolios');
+}
+
+/** The portfolio of `id` among `portfolios` (ids compared as text, as URLs carry them). */
+export function portfolioById(portfolios, id) {
+  return portfolios.find((p) => String(p.id) === String(id));
+}
+
+/** The currency a portfolio's amounts are in: a league's own, else dollars. */
+export function currencyOf(portfolios, id) {
+  return portfolioById(portfolios, id)?.currency ?? 'USD';
+}
+
+/** The portfolio asked for (an id from the address) when it is still listed, else the
+ * first: a league portfolio archived by a reset is no longer listed. As text ('' for none). */
+export function chosenPortfolio(portfolios, asked) {
+  return asked && portfolioById(portfolios, asked) ? String(asked) : String(portfolios[0]?.id ?? '');
+}
+
+/** Reads the league of a league portfolio, each league once (null for a personal or
+ * practice portfolio, or when it cannot be read): `(portfolioId) => Promise<League|null>`.
+ * A dialog makes one, so what it says of a league is what the league says now. */
+export function leagueReader(portfolios) {
+  const asked = new Map();
+  return (id) => {
+    const leagueId = portfolioById(portfolios, id)?.leagueId;
+    if (!leagueId) return Promise.resolve(null);
+    if (!asked.has(leagueId)) {
+      asked.set(leagueId, api(`/api/leagues/${leagueId}`).catch(() => { asked.delete(leagueId); return null; }));
+    }
+    return asked.get(leagueId);
+  };
+}
+
+/** A portfolio's label in a list: "Personal portfolio", "Practice: Name", "League: Name". */
+export function portfolioLabel(portfolio) {
+  return ({ personal: 'Personal portfolio', practice: `Practice: ${portfolio.name}`, league: `League: ${portfolio.name}` })[portfolio.kind];
+}
+
+/** A select of the portfolios, `selected` chosen; `onchange(id)` when another is picked. */
+export function portfolioSelect(portfolios, selected, onchange, id = 'portfolio-select') {
+  return h('select', { id, onchange: (event) => onchange(event.target.value) },
+    portfolios.map((p) => h('option', { value: p.id, selected: String(p.id) === String(selected) }, portfolioLabel(p))));
+}
+
+/** A portfolio as a sentence names it. */
+export function portfolioName(portfolio) {
+  if (!portfolio || portfolio.kind === 'personal') return 'your personal portfolio';
+  return portfolio.kind === 'league' ? `the league “${portfolio.name}”` : `the practice portfolio “${portfolio.name}”`;
+}
+
+const LAST_PORTFOLIO = 'mockstock.tradingPortfolio';
+
+/** Which portfolio a trade starts in: the one the page came from (?portfolio=), else the
+ * one last traded in, else the first (the personal one). */
+export function tradingPortfolio(portfolios, context) {
+  const known = (id) => portfolios.some((p) => String(p.id) === String(id));
+  const asked = context.query.get('portfolio');
+  if (asked && known(asked)) return String(asked);
+  const last = sessionStorage.getItem(LAST_PORTFOLIO);
+  if (last && known(last)) return last;
+  return String(portfolios[0]?.id ?? '');
+}
+
+/** The portfolio traded in last: the next trade starts there. */
+export function rememberPortfolio(id) {
+  sessionStorage.setItem(LAST_PORTFOLIO, String(id));
+}
+
+/** A league portfolio was reset: the next trade starts in the new one if it would have
+ * started in the old (archived) one. */
+export function replacePortfolio(previous, next) {
+  if (previous != null && sessionStorage.getItem(LAST_PORTFOLIO) === String(previous)) rememberPortfolio(next);
+}

@@ -1,0 +1,287 @@
+// Trading as the stock page and the Orders page share it: the words for orders (types,
+// durations, outcomes), a trade's journal note, the buy and sell dialog and the order
+// ticket. What an order costs or holds back, and whether it may be placed, is the
+// server's to say (POST /api/orders/preview); the dialogs show its answers.
+import { api, newKey, marketHistory } from './api.js';
+import { h, showModalForm, amountProblem, count, dayText } from './dom.js';
+import { inCurrency, price, priceIn } from './decimal.js';
+import {
+  currencyOf, leagueReader, portfolioById, portfolioName, portfolioSelect, rememberPortfolio, tradingPortfolio,
+} from './portfolios.js';
+
+// The words for order types and durations, in the order the dialog offers them; lists
+// use the same words.
+export const ORDER_TYPES = { market: 'Market', limit: 'Limit', stop: 'Stop', stop_limit: 'Stop limit' };
+export const DURATIONS = { day: 'Day (until the close)', gtc: 'Good till cancelled', ioc: 'Immediate or cancel', fok: 'Fill or kill' };
+const STATUS = { new: 'Open', filled: 'Filled', canceled: 'Cancelled', expired: 'Expired', rejected: 'Rejected' };
+
+/** "Limit $140.00", "Stop $90.00, limit $85.00", "Market". */
+export function orderTerms(order) {
+  switch (order.type) {
+    case 'limit': return `Limit ${price(order.limitPrice)}`;
+    case 'stop': return `Stop ${price(order.stopPrice)}`;
+    case 'stop_limit': return `Stop ${price(order.stopPrice)}, limit ${price(order.limitPrice)}`;
+    default: return 'Market';
+  }
+}
+
+/** "market and limit orders", "market, limit and stop orders", "market orders only". */
+function typesInWords(types) {
+  const words = types.map((t) => (ORDER_TYPES[t] ?? t).toLowerCase());
+  if (words.length === 1) return `${words[0]} orders only`;
+  return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]} orders`;
+}
+
+/** What happened to an order, in words; a fill's price is in the portfolio's currency. */
+export function orderOutcome(order, currency = 'USD') {
+  if (order.status === 'filled') return `Filled at ${priceIn(order.filledAveragePrice, currency)}`;
+  return [STATUS[order.status] ?? order.status, order.rejectReason].filter(Boolean).join(': ');
+}
+
+/**
+ * A trade's or order's journal note (at most 500 characters): optional, or marked
+ * required where the portfolio's league asks for one (the server refuses the trade
+ * without it, in its words). `mark(required)` says which; `value()` is the note, or
+ * undefined when blank.
+ */
+export function noteField(id) {
+  const input = h('textarea', { id, rows: 2, maxlength: 500, placeholder: 'Why? e.g. Earnings beat expectations' });
+  const need = h('span', { class: 'muted', id: `${id}-need` }, '(optional)');
+  const row = h('div', { id: `${id}-row`, class: 'note-row' }, h('label', { for: id }, 'Journal note ', need), input);
+  return {
+    row, input,
+    mark(required) {
+      need.textContent = required ? '(required in this league)' : '(optional)';
+      need.className = required ? 'required' : 'muted';
+      input.setAttribute('aria-required', String(Boolean(required)));
+    },
+    value: () => input.value.trim() || undefined,
+  };
+}
+
+/** The order ticket on a stock page: type, prices, time in force, one order per submit
+ * (a retry of the same ticket reuses its clientOrderId, so the server places it once). */
+export function orderDialog(stock, portfolios, context, onPlaced, startIn = portfolios[0]?.id) {
+  const symbol = stock.symbol;
+  let portfolioId = String(startIn ?? '');
+  const side = h('select', { id: 'order-side' }, h('option', { value: 'buy' }, 'Buy'), h('option', { value: 'sell' }, 'Sell'));
+  const type = h('select', { id: 'order-type' }, Object.entries(ORDER_TYPES).map(([value, label]) => h('option', { value }, label)));
+  const quantity = h('input', { id: 'order-quantity', type: 'number', min: 1, max: 1000000000, step: 1, value: 1, required: true, inputmode: 'numeric' });
+  const limitPrice = h('input', { id: 'order-limit', inputmode: 'decimal', placeholder: price(stock.price) });
+  const stopPrice = h('input', { id: 'order-stop', inputmode: 'decimal', placeholder: price(stock.price) });
+  const duration = h('select', { id: 'order-tif' }, Object.entries(DURATIONS).map(([value, label]) => h('option', { value }, label)));
+  const typesNote = h('p', { id: 'order-types-note', class: 'hint', hidden: true });
+  const limitRow = h('div', {}, h('label', { for: 'order-limit' }, 'Limit price'), limitPrice);
+  const stopRow = h('div', {}, h('label', { for: 'order-stop' }, 'Stop price'), stopPrice);
+  const note = noteField('order-note');
+  const explain = h('p', { id: 'order-explain', class: 'hint', 'aria-live': 'polite' });
+  const error = h('p', { id: 'order-error', class: 'error', role: 'alert', hidden: true });
+  const confirm = h('button', { type: 'submit', id: 'order-confirm', class: 'primary' }, 'Place order');
+  let ticket = null;
+  let clientOrderId = null;
+  let previewed = 0;
+  let previewTimer = null;
+  const ticketBody = () => ({
+    symbol, side: side.value, quantity: Number(quantity.value), type: type.value, timeInForce: duration.value,
+    limitPrice: limitRow.hidden ? undefined : limitPrice.value.trim(),
+    stopPrice: stopRow.hidden ? undefined : stopPrice.value.trim(),
+    portfolioId: Number(portfolioId),
+    note: note.value(),
+  });
+
+  const update = () => {
+    limitRow.hidden = !['limit', 'stop_limit'].includes(type.value);
+    stopRow.hidden = !['stop', 'stop_limit'].includes(type.value);
+    const buying = side.value === 'buy';
+    const shares = Number(quantity.value) || 0;
+    const words = {
+      market: `${buying ? 'Buys' : 'Sells'} at the current price (${price(stock.price)}).`,
+      limit: `${buying ? 'Buys when the price is at or below' : 'Sells when the price is at or above'} the limit, at that price or better.`,
+      stop: `Becomes a market order when the price ${buying ? 'rises to' : 'falls to'} the stop.`,
+      stop_limit: `Becomes a limit order when the price ${buying ? 'rises to' : 'falls to'} the stop.`,
+    }[type.value];
+    explain.textContent = words;
+    // What it holds back while open is the server's to say (the rule placing uses); a
+    // ticket placing would refuse says why here, before it is sent.
+    const asked = ++previewed;
+    clearTimeout(previewTimer);
+    if (shares <= 0) return;
+    previewTimer = setTimeout(async () => {
+      try {
+        const hold = await api('/api/orders/preview', { method: 'POST', body: ticketBody() });
+        if (asked !== previewed) return;
+        const held = hold.reservedShares > 0 ? `${hold.reservedShares} share${hold.reservedShares === 1 ? '' : 's'}`
+          : `${inCurrency(hold.reservedCash, hold.currency)} of cash, commission included`;
+        explain.textContent = `${words} While open it holds back ${held}.`;
+      } catch (problem) {
+        if (asked === previewed) explain.textContent = `${words} ${problem.message}`;
+      }
+    }, 150);
+  };
+  for (const input of [side, type, quantity, limitPrice, stopPrice, note.input]) input.addEventListener('input', update);
+  for (const select of [side, type]) select.addEventListener('change', update);
+  update();
+
+  // A league's portfolio offers only the order types its rules allow (the server refuses
+  // others), and marks the note required where the league asks for one; each league is
+  // read once.
+  const leagueOf = leagueReader(portfolios);
+  const everyType = Object.keys(ORDER_TYPES);
+  const offerTypes = async () => {
+    const asked = portfolioId;
+    const league = await leagueOf(asked);
+    const allowed = league?.rules?.allowedOrderTypes ?? everyType;
+    if (asked !== portfolioId) return;
+    note.mark(league?.journalRequired);
+    const kept = allowed.includes(type.value) ? type.value : allowed[0];
+    type.replaceChildren(...allowed.map((value) => h('option', { value }, ORDER_TYPES[value] ?? value)));
+    type.value = kept;
+    const limited = allowed.length < everyType.length;
+    typesNote.textContent = limited ? `This league allows ${typesInWords(allowed)}.` : '';
+    typesNote.hidden = !limited;
+    update();
+  };
+  offerTypes();
+
+  const dialog = h('dialog', { class: 'card', 'aria-labelledby': 'order-title' });
+  const form = h('form', { method: 'dialog', id: 'order-form' },
+    h('h2', { id: 'order-title' }, `Order ${symbol}`),
+    portfolios.length > 1 ? [h('label', { for: 'order-portfolio' }, 'Portfolio'),
+      portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; offerTypes(); }, 'order-portfolio')] : null,
+    h('div', { class: 'pair' },
+      h('div', {}, h('label', { for: 'order-side' }, 'Side'), side),
+      h('div', {}, h('label', { for: 'order-type' }, 'Type'), type)),
+    typesNote,
+    h('label', { for: 'order-quantity' }, 'Shares'), quantity,
+    h('div', { class: 'pair' }, limitRow, stopRow),
+    h('label', { for: 'order-tif' }, 'Lasts'), duration,
+    note.row,
+    explain, error,
+    h('div', { class: 'actions' }, confirm, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel')));
+  showModalForm(dialog, form, error, quantity, async () => {
+    const body = ticketBody();
+    const problem = (body.limitPrice !== undefined && amountProblem(body.limitPrice, 'Limit price', 4))
+      || (body.stopPrice !== undefined && amountProblem(body.stopPrice, 'Stop price', 4));
+    if (problem) throw new Error(problem);
+    const signature = JSON.stringify(body);
+    if (signature !== ticket) { ticket = signature; clientOrderId = newKey(); }
+    const order = await api('/api/orders', { method: 'POST', body: { ...body, clientOrderId } });
+    dialog.close();
+    const what = `${order.side === 'buy' ? 'Buy' : 'Sell'} ${order.quantity} ${symbol} (${orderTerms(order)})`;
+    const currency = currencyOf(portfolios, portfolioId);
+    context.flash(order.status === 'filled' ? `${what}: filled at ${priceIn(order.filledAveragePrice, currency)}.`
+      : order.status === 'new' ? `${what}: placed. See it under Orders.` : `${what}: ${orderOutcome(order, currency).toLowerCase()}.`);
+    onPlaced();
+  });
+}
+
+/**
+ * The buy or sell dialog's estimate, kept in `line`: what the trade would come to is the
+ * server's to say — the preview of a market order for the shares (POST /api/orders/preview)
+ * answers what a buy would hold back, the price now at the portfolio's exchange rate and
+ * spread plus the commission, in the portfolio's currency — asked again, a moment after
+ * the shares (or the portfolio, or the note) change. Placing it would be refused? The
+ * server's words say why, before anything is sent. A sale's proceeds are not previewed:
+ * it shows the price a share. `ticket()` is the order's body, or a sentence when it is
+ * not one (no whole number of shares; a past day's close).
+ */
+function tradeEstimate(line, stock, side, ticket, foreignNote) {
+  let asked = 0;
+  let timer = null;
+  return () => {
+    const body = ticket();
+    const mine = ++asked;
+    clearTimeout(timer);
+    if (typeof body === 'string') { line.textContent = body; return; }
+    const priced = `${count(body.quantity, 'share')} at ${price(stock.price)} a share (the price may move).${foreignNote()}`;
+    line.textContent = side === 'buy' ? `${priced} Working out the cost…` : priced;
+    timer = setTimeout(async () => {
+      try {
+        const hold = await api('/api/orders/preview', { method: 'POST', body });
+        if (mine !== asked || side !== 'buy') return;
+        line.textContent = `Estimated cost: ${inCurrency(hold.reservedCash, hold.currency)}, commission included, for ${priced}`;
+      } catch (problem) {
+        if (mine === asked) line.textContent = `${priced} ${problem.message}`;
+      }
+    }, 250);
+  };
+}
+
+/** The buy or sell dialog on a stock's page: the server's estimate, its refusal in words,
+ * one trade per order (an Idempotency-Key kept while the order is unchanged). `onTraded`
+ * runs after a trade. */
+export function tradeDialog(side, stock, portfolios, context, onTraded) {
+  const symbol = stock.symbol;
+  const verb = side === 'buy' ? 'Buy' : 'Sell';
+  let portfolioId = tradingPortfolio(portfolios, context);
+  const quantity = h('input', { id: 'trade-quantity', type: 'number', min: 1, max: 1000000000, step: 1, value: 1, required: true, inputmode: 'numeric' });
+  // A practice portfolio may trade on a past day, at that day's close.
+  const day = h('input', { id: 'trade-day', type: 'date' });
+  const dayRow = h('div', { id: 'trade-day-row', hidden: true },
+    h('label', { for: 'trade-day' }, 'On a past day (optional: at its close)'), day);
+  marketHistory().then((span) => { if (span) { day.min = span.from; day.max = span.through; } }).catch(() => {});
+  const kindOf = () => portfolioById(portfolios, portfolioId)?.kind;
+  const estimate = h('p', { id: 'trade-estimate', 'aria-live': 'polite' });
+  // A journal note, marked required where the portfolio's league asks for one.
+  const note = noteField('trade-note');
+  const leagueOf = leagueReader(portfolios);
+  const markNote = async () => {
+    const asked = portfolioId;
+    const league = await leagueOf(asked);
+    if (asked === portfolioId) note.mark(league?.journalRequired);
+  };
+  markNote();
+  const error = h('p', { id: 'trade-error', class: 'error', role: 'alert', hidden: true });
+  const confirm = h('button', { type: 'submit', id: 'trade-confirm', class: 'primary' }, `${verb} ${symbol}`);
+  // One key per distinct order: a double click or a retry of the same order sends the
+  // same key (the server trades once); changing the order makes a new one.
+  let order = null;
+  let key = null;
+
+  // A league portfolio in another currency pays in it: the dollar price at the rate now
+  // plus the league's spread (the server's estimate includes both).
+  const tradeCurrency = () => currencyOf(portfolios, portfolioId);
+  const foreignNote = () => (tradeCurrency() !== 'USD' ? ` Paid in ${tradeCurrency()} at the rate now, with the league's spread.` : '');
+  const ticket = () => {
+    const shares = Number(quantity.value);
+    if (!Number.isInteger(shares) || shares <= 0) return 'Enter a whole number of shares.';
+    if (day.value) return `Fills at the close of ${dayText(day.value)}, at that day's price.`;
+    return { symbol, side, quantity: shares, type: 'market', portfolioId: Number(portfolioId), note: note.value() };
+  };
+  const estimateNow = tradeEstimate(estimate, stock, side, ticket, foreignNote);
+  const update = () => {
+    dayRow.hidden = kindOf() !== 'practice';
+    if (dayRow.hidden) day.value = '';
+    estimateNow();
+  };
+  quantity.addEventListener('input', update);
+  day.addEventListener('input', update);
+  note.input.addEventListener('input', update);
+  update();
+
+  const dialog = h('dialog', { class: 'card', 'aria-labelledby': 'trade-title' });
+  const form = h('form', { method: 'dialog' },
+    h('h2', { id: 'trade-title' }, `${verb} ${symbol}`),
+    portfolios.length > 1 ? [h('label', { for: 'trade-portfolio' }, 'Portfolio'),
+      portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; update(); markNote(); }, 'trade-portfolio')] : null,
+    h('label', { for: 'trade-quantity' }, 'Shares'), quantity, dayRow, note.row, estimate, error,
+    h('div', { class: 'actions' }, confirm, h('button', { type: 'button', id: 'trade-dialog-cancel', onclick: () => dialog.close() }, 'Cancel')));
+  showModalForm(dialog, form, error, quantity, async () => {
+    const amount = Number(quantity.value);
+    if (!Number.isInteger(amount) || amount < 1) throw new Error('Enter a whole number of shares, 1 or more.');
+    const body = { symbol, amount, portfolioId: Number(portfolioId), note: note.value() };
+    if (!dayRow.hidden && day.validity.badInput) throw new Error('Choose a whole day, or leave it empty to trade now.');
+    if (!dayRow.hidden && day.value) body.at = day.value;
+    const signature = JSON.stringify(body);
+    if (signature !== order) { order = signature; key = newKey(); }
+    const result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
+    dialog.close();
+    rememberPortfolio(portfolioId);
+    const currency = tradeCurrency();
+    const rate = result.trade.fxRate ? ` (${result.trade.fxRate} ${currency} a dollar)` : '';
+    const where = portfolioName(portfolioById(portfolios, portfolioId));
+    const fee = /[1-9]/.test(result.trade.fee) ? `, commission ${inCurrency(result.trade.fee, currency)} included` : '';
+    context.flash(`${side === 'buy' ? 'Bought' : 'Sold'} ${result.trade.quantity} ${symbol} at ${priceIn(result.trade.price, currency)}${rate} in ${where}: ${inCurrency(result.trade.amount, currency)}${fee}. Cash now ${inCurrency(result.cash, currency)}.`);
+    await onTraded();
+  });
+}
