@@ -15,7 +15,6 @@ DECLARE
     price numeric;
     after bigint;
     paid numeric := 0;
-    freed numeric;
     kind text;
     currency text;
 BEGIN
@@ -39,13 +38,10 @@ BEGIN
             FROM quotes q WHERE q.symbol = action.symbol;
         END IF;
         paid := round((held.quantity * action.ratio - after) * coalesce(price / action.ratio, 0), 2);
-        -- Open orders: a reverse split can leave one no whole share (cancelled, reservation released).
-        SELECT coalesce(sum(reserved_cash), 0) INTO freed FROM orders
-        WHERE portfolio_id = p_portfolio AND symbol = action.symbol AND status = 'new' AND trunc(quantity * action.ratio) < 1;
-        UPDATE orders SET status = 'canceled', canceled_at = now(), updated_at = now(), reserved_cash = 0, reserved_quantity = 0,
-                          reject_reason = 'The ' || split_words(action.ratio) || ' split left the order no whole share.'
-        WHERE portfolio_id = p_portfolio AND symbol = action.symbol AND status = 'new' AND trunc(quantity * action.ratio) < 1;
-        UPDATE portfolios SET reserved_cash = reserved_cash - freed WHERE id = p_portfolio AND freed > 0;
+        -- Open orders: a reverse split can leave one no whole share (cancelled, what it holds released).
+        PERFORM close_orders(ARRAY(SELECT id FROM orders WHERE portfolio_id = p_portfolio AND symbol = action.symbol
+                                                           AND status = 'new' AND trunc(quantity * action.ratio) < 1),
+                             'canceled', 'The ' || split_words(action.ratio) || ' split left the order no whole share.');
         UPDATE orders SET quantity = trunc(quantity * action.ratio), limit_price = round(limit_price / action.ratio, 4),
                           stop_price = round(stop_price / action.ratio, 4),
                           reserved_quantity = least(trunc(reserved_quantity * action.ratio), trunc(quantity * action.ratio)),

@@ -27,9 +27,9 @@ struct AchievementStore: Sendable {
 }
 
 extension AchievementStore {
-    /// Awards "Up fifty percent" to every user with a portfolio worth at least 1.5× the
-    /// money paid into it (prices move without trades, so a trade is not the event that
-    /// earns it). The portfolios of users who lack it are valued `chunk` at a time in
+    /// Awards "Up fifty percent" to every user with a portfolio whose return on the money
+    /// paid into it (SQL `return_percent` of its `net_worth`) is 50 % or more (prices move
+    /// without trades, so a trade is not the event that earns it). The portfolios of users who lack it are valued `chunk` at a time in
     /// portfolio order, each chunk its own short transaction, so the check of a game of
     /// any size stays within the statement timeout and holds no lock for long. An
     /// advisory lock per chunk keeps server processes from valuing the same chunk at the
@@ -56,7 +56,7 @@ extension AchievementStore {
                         GROUP BY v.portfolio_id
                     ), winners AS (
                         SELECT DISTINCT c.user_id FROM candidates c JOIN valued v ON v.portfolio_id = c.id
-                        WHERE c.cash + v.value >= 1.5 * c.paid_in
+                        WHERE return_percent(net_worth(c.cash, v.value), c.paid_in) >= 50
                     )
                     SELECT (SELECT max(id) FROM candidates), count(*) FILTER (WHERE award_achievement(user_id, 'up_fifty'))
                     FROM (SELECT user_id FROM winners ORDER BY user_id) ordered

@@ -55,40 +55,33 @@ struct CompositionService: Sendable {
         }
         let rate = try await exchange(from: live.currency, to: currency)
         func money(_ value: Decimal) -> String { (value * rate).rounded(2).moneyString }
-        let held: [(symbol: String, quantity: Int, price: Decimal)]
-        let cash: Decimal
+        let held: [(symbol: String, quantity: Int, price: Decimal, value: Decimal)]
+        let cash: Decimal, holdingsValue: Decimal, netWorth: Decimal
         if let date, date < today {
-            // Shares and cash at the day's end (`portfolio_moves`), each symbol at its last close by then.
+            // The portfolio at the day's end (SQL `portfolio_at`, as its value history has it).
             let rows = try await reads.query(
                 """
-                WITH moves AS (
-                    SELECT m.symbol, m.amount, m.shares FROM portfolio_moves m
-                    WHERE m.portfolio_id = \(live.id) AND m.at < market_day_start(\(date)::date + 1, \(history.clock.zone))
-                ), held AS (
-                    SELECT symbol, sum(shares)::int8 AS shares FROM moves WHERE symbol IS NOT NULL GROUP BY symbol HAVING sum(shares) <> 0
-                )
-                SELECT NULL::text, NULL::int8, coalesce((SELECT sum(amount) FROM moves), 0)
-                UNION ALL
-                SELECT h.symbol, h.shares,
-                       coalesce((SELECT b.close FROM daily_bars b WHERE b.symbol = h.symbol AND b.day <= \(date)::date ORDER BY b.day DESC LIMIT 1), 0)
-                FROM held h
+                SELECT symbol, shares::int8, price, value, max(cash) OVER (), coalesce(sum(value) OVER (), 0),
+                       net_worth(max(cash) OVER (), sum(value) OVER ())
+                FROM portfolio_at(\(live.id), ARRAY[\(date)::date], \(history.clock.zone))
                 """
-            ).decode((String?, Int?, Decimal).self)
-            cash = rows.first { $0.0 == nil }?.2 ?? 0
-            let local = try await exchange(from: ValueHistoryService.currency, to: live.currency)
-            held = rows.compactMap { row in row.0.map { (symbol: $0, quantity: row.1 ?? 0, price: row.2 * local) } }
+            ).decode((String?, Int?, Decimal?, Decimal?, Decimal, Decimal, Decimal).self)
+            (cash, holdingsValue, netWorth) = rows.first.map { ($0.4, $0.5, $0.6) } ?? (0, 0, 0)
+            held = rows.compactMap { row in
+                guard let symbol = row.0, let quantity = row.1, let price = row.2, let value = row.3 else { return nil }
+                return (symbol: symbol, quantity: quantity, price: price, value: value)
+            }
         } else {
-            cash = live.cash
-            held = live.holdings.map { (symbol: $0.symbol, quantity: $0.quantity, price: $0.price) }
+            (cash, holdingsValue, netWorth) = (live.cash, live.holdingsValue, live.netWorth)
+            held = live.holdings.map { (symbol: $0.symbol, quantity: $0.quantity, price: $0.price, value: $0.value) }
         }
         let sectors = try await reads.query(
             "SELECT symbol, sector FROM instruments WHERE symbol = ANY(\(held.map(\.symbol))::text[])"
         ).decode((String, String).self)
         let sectorOf = Dictionary(sectors.map { ($0.0, $0.1.isEmpty ? Self.unclassified : $0.1) }) { first, _ in first }
-        let total = held.reduce(Decimal(0)) { $0 + $1.price * Decimal($1.quantity) }
-        func weight(_ value: Decimal) -> String? { total == 0 ? nil : (value / total).rate }
+        func weight(_ value: Decimal) -> String? { holdingsValue == 0 ? nil : (value / holdingsValue).rate }
         // Largest first.
-        let positions = held.map { (position: $0, value: $0.price * Decimal($0.quantity)) }
+        let positions = held.map { (position: $0, value: $0.value) }
             .sorted { ($0.value, $1.position.symbol) > ($1.value, $0.position.symbol) }
             .map { position, value in
                 Composition.Position(
@@ -97,10 +90,10 @@ struct CompositionService: Sendable {
                 )
             }
         var bySector: [String: Decimal] = [:]
-        for position in held { bySector[sectorOf[position.symbol] ?? Self.unclassified, default: 0] += position.price * Decimal(position.quantity) }
+        for position in held { bySector[sectorOf[position.symbol] ?? Self.unclassified, default: 0] += position.value }
         return Composition(
-            date: date.flatMap { $0 < today ? $0 : nil }, currency: currency, cash: money(cash), holdingsValue: money(total),
-            netWorth: money(cash + total),
+            date: date.flatMap { $0 < today ? $0 : nil }, currency: currency, cash: money(cash), holdingsValue: money(holdingsValue),
+            netWorth: money(netWorth),
             bySymbol: positions,
             bySector: bySector.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { .init(sector: $0.key, value: money($0.value), weight: weight($0.value)) }
         )

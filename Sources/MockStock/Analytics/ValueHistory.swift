@@ -41,7 +41,8 @@ struct ValueHistoryService: Sendable {
         let day: String
         let cash: Decimal
         let holdingsValue: Decimal
-        var netWorth: Decimal { cash + holdingsValue }
+        /// As the database reckons it (SQL `net_worth`).
+        let netWorth: Decimal
         let netInflow: Decimal
     }
 
@@ -76,7 +77,8 @@ struct ValueHistoryService: Sendable {
         var inflowBefore = rows.first?.inflowToDate ?? 0
         var values: [Value] = []
         for row in rows.dropFirst() {
-            values.append(Value(day: row.day, cash: row.cash, holdingsValue: row.holdingsValue, netInflow: row.inflowToDate - inflowBefore))
+            values.append(Value(day: row.day, cash: row.cash, holdingsValue: row.holdingsValue, netWorth: row.netWorth,
+                                netInflow: row.inflowToDate - inflowBefore))
             inflowBefore = row.inflowToDate
         }
         // Today is the portfolio as it stands: its cash and holdings as it shows them (live
@@ -84,7 +86,7 @@ struct ValueHistoryService: Sendable {
         if past.count < ends.count {
             let paidIn = try await store.paidIn(portfolioID: live.id)
             values.append(Value(
-                day: today, cash: live.cash, holdingsValue: live.holdingsValue,
+                day: today, cash: live.cash, holdingsValue: live.holdingsValue, netWorth: live.netWorth,
                 netInflow: paidIn - inflowBefore
             ))
         }
@@ -104,7 +106,7 @@ struct ValueHistoryService: Sendable {
             guard let rate = rates[value.day] else { throw FxError.noRate(source, currency) }
             return Value(
                 day: value.day, cash: (value.cash * rate).rounded(2), holdingsValue: (value.holdingsValue * rate).rounded(2),
-                netInflow: (value.netInflow * rate).rounded(2)
+                netWorth: (value.netWorth * rate).rounded(2), netInflow: (value.netInflow * rate).rounded(2)
             )
         }
     }

@@ -116,7 +116,7 @@ public func buildApplication(
         }],
         interval: configuration.standings.riskCheckInterval, logger: logger, started: started
     ))
-    let alpacaStore = AlpacaStore(pool: pool, zone: clock.zone, reads: reads)
+    let alpacaStore = AlpacaStore(pool: pool, zone: MarketHours.newYorkZone, reads: reads)
     let apiKeys = ApiKeyService(store: ApiKeyStore(pool: pool))
     let alpacaOrders = AlpacaOrdersController(orders: orderService, store: orders, trading: trading)
     let features = Features(

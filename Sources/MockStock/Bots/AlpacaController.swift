@@ -78,7 +78,7 @@ struct AlpacaController {
         let values = try await history.values(
             userID: context.requireIdentity().userID, portfolioID: context.botPortfolioID, from: start, to: end, interval: .day
         ).values
-        return AlpacaResponse(AlpacaPortfolioHistory(values, hours: hours))
+        return AlpacaResponse(AlpacaPortfolioHistory(values))
     }
 
     /// The day `period` (`<n>D`, `W`, `M` or `A`: days, weeks, months, years) before `end`.

@@ -264,8 +264,8 @@ struct AlpacaStreamStatus: Encodable, Sendable {
 
 /// `GET /v2/account/portfolio/history`: equity per day as JSON numbers (written exactly,
 /// from decimals), with profit and loss against the first day's equity (`base_value`),
-/// leaving out money paid in or taken out since; timestamps are the days' starts in the
-/// market's time zone (New York midnights on the `nyse` schedule).
+/// leaving out money paid in or taken out since; timestamps are New York midnights, as
+/// Alpaca's are, whatever the server's schedule.
 struct AlpacaPortfolioHistory: Encodable, Sendable {
     let timestamp: [Int]
     let equity: [Decimal]
@@ -276,8 +276,9 @@ struct AlpacaPortfolioHistory: Encodable, Sendable {
     var timeframe = "1D"
     var cashflow: [String: [Decimal]] = [:]
 
-    init(_ values: [ValueHistoryService.Value], hours: MarketHours) {
-        timestamp = values.map { Int(hours.start(of: $0.day)?.timeIntervalSince1970 ?? 0) }
+    init(_ values: [ValueHistoryService.Value]) {
+        let newYork = MarketHours(schedule: .nyse)
+        timestamp = values.map { Int(newYork.start(of: $0.day)?.timeIntervalSince1970 ?? 0) }
         equity = values.map(\.netWorth)
         let base = values.first?.netWorth ?? 0
         baseValue = base

@@ -4,8 +4,8 @@ import Postgres
 /// What only the Alpaca-compatible API reads: the UUIDs accounts and assets are known by.
 struct AlpacaStore: Sendable {
     let pool: PostgresConnectionPool
-    /// The market's time zone (`MarketClock.zone`): a daily bar is stamped at its day's
-    /// start there, an activity dated by its market day.
+    /// Alpaca's time zone (`MarketHours.newYorkZone`, whatever the server's schedule): a
+    /// daily bar is stamped at its day's start there, an activity dated by its day there.
     let zone: String
     /// Market data for bots, which may be a little stale.
     var reads: StaleReads? = nil

@@ -129,7 +129,11 @@ public struct MarketHours: Sendable, Equatable {
         return calendar
     }
 
-    private static let newYork = TimeZone(identifier: "America/New_York")!
+    /// The exchange's time zone: the `nyse` schedule's, and the one Alpaca's API speaks
+    /// whatever the schedule (it stamps daily bars at New York's midnight and dates
+    /// activities by New York's day).
+    public static let newYorkZone = "America/New_York"
+    private static let newYork = TimeZone(identifier: newYorkZone)!
 
     private func session(on day: DateComponents, calendar: Calendar) -> Session? {
         func at(_ hour: Int, _ minute: Int) -> Date {

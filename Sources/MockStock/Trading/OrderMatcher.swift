@@ -58,16 +58,17 @@ struct OrderMatcher: Sendable {
     /// is filling or closing right now is skipped.
     private func fill(_ candidate: OrderStore.Fillable) async throws -> Bool {
         let rules = try await rules.rules(userID: candidate.userID, portfolioID: candidate.portfolioID)
-        let local: (price: Decimal, fxRate: Decimal?)
+        let order: TradeOrder
         do {
-            local = try await rules.localPrice(candidate.price, candidate.side, quotes: quotes)
+            order = try await rules.fill(
+                candidate.side, quote: candidate.price, quotes: quotes, userID: candidate.userID, portfolioID: candidate.portfolioID,
+                symbol: candidate.symbol, quantity: candidate.quantity, fill: .resting(id: candidate.id)
+            )
         } catch let error as FxError {
             // No rate for the portfolio's currency now: the order waits for one.
             logger.warning("order left open without an exchange rate", metadata: ["order": "\(candidate.id)", "error": "\(error)"])
             return false
         }
-        let order = rules.order(userID: candidate.userID, portfolioID: candidate.portfolioID, symbol: candidate.symbol,
-                                quantity: candidate.quantity, price: local.price, fxRate: local.fxRate, fill: .resting(id: candidate.id))
         let closing: (status: OrderStatus, reason: String)
         do {
             try await rules.checkFill(candidate.side, order, in: trading)

@@ -69,10 +69,9 @@ struct OrderService: Sendable {
     /// A market order while the market is open: one fill statement writes the trade and
     /// the filled order.
     private func fillAtOnce(_ ticket: OrderTicket, userID: Int, price: Decimal, rules: TradingRules) async throws -> Int {
-        let local = try await rules.localPrice(price, ticket.side, quotes: quotes)
-        let order = rules.order(
-            userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity, price: local.price,
-            fxRate: local.fxRate,
+        let order = try await rules.fill(
+            ticket.side, quote: price, quotes: quotes, userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol,
+            quantity: ticket.quantity,
             fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce),
             note: ticket.note, journalExempt: ticket.journalExempt, byKey: ticket.byKey
         )
@@ -134,9 +133,10 @@ struct OrderService: Sendable {
         _ ticket: OrderTicket, userID: Int, lastPrice: Decimal, at moment: Date, rules: TradingRules
     ) async throws -> (OrderStore.Reservation, expiresAt: Date?) {
         // The fill the order may come to at the price it reserves at must be one the rules allow.
-        let local = try await rules.localPrice(ticket.reservationPrice(lastPrice: lastPrice), ticket.side, quotes: quotes)
-        let most = rules.order(userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity,
-                               price: local.price, fxRate: local.fxRate)
+        let most = try await rules.fill(
+            ticket.side, quote: ticket.reservationPrice(lastPrice: lastPrice), quotes: quotes, userID: userID,
+            portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity
+        )
         try await rules.checkFill(ticket.side, most, in: trading)
         let reservation: OrderStore.Reservation = switch ticket.side {
         case .buy: .init(cash: most.amount + most.fee, shares: 0)

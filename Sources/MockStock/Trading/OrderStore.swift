@@ -144,14 +144,14 @@ struct OrderStore: Sendable {
             reserved AS (
                 UPDATE holdings h SET reserved_quantity = h.reserved_quantity + \(reservation.shares)
                 FROM owned WHERE h.portfolio_id = owned.id AND owned.gate = 'ok' AND h.symbol = \(ticket.symbol)
-                  AND h.quantity - h.reserved_quantity >= \(reservation.shares)
+                  AND free_shares(h.quantity, h.reserved_quantity) >= \(reservation.shares)
                 RETURNING h.portfolio_id AS id, 0::numeric AS cash, \(reservation.shares)::int8 AS shares
             )
             """
         case (.sell, true):
             """
             free AS (
-                SELECT h.portfolio_id, least(\(reservation.shares), greatest(h.quantity - h.reserved_quantity, 0)) AS shares
+                SELECT h.portfolio_id, least(\(reservation.shares), greatest(free_shares(h.quantity, h.reserved_quantity), 0)) AS shares
                 FROM holdings h JOIN owned ON h.portfolio_id = owned.id
                 WHERE owned.gate = 'ok' AND h.symbol = \(ticket.symbol)
                 FOR UPDATE OF h
@@ -239,31 +239,15 @@ struct OrderStore: Sendable {
         case .placedByForbiddenKeys(nil):
             ("o.by_key AND \(Self.keyForbidden)", "LIMIT 1000 FOR UPDATE SKIP LOCKED")
         }
+        // The orders are picked and locked here; SQL `close_orders` closes them and releases
+        // what they hold.
         return """
             WITH claimed AS (
-                SELECT o.id, o.portfolio_id, o.symbol, o.reserved_cash, o.reserved_quantity FROM orders o
+                SELECT o.id FROM orders o
                 WHERE o.status = 'new' AND \(criteria)
                 ORDER BY o.id \(lock)
-            ), closed AS (
-                UPDATE orders o SET status = \(status), reserved_cash = 0, reserved_quantity = 0, updated_at = now(),
-                                    canceled_at = CASE WHEN \(status) = 'canceled' THEN now() END,
-                                    expired_at = CASE WHEN \(status) = 'expired' THEN now() END,
-                                    replaced_at = CASE WHEN \(status) = 'replaced' THEN now() END,
-                                    reject_reason = \(reason)::text
-                FROM claimed WHERE o.id = claimed.id
-                RETURNING o.id
-            ), released_cash AS (
-                UPDATE portfolios p SET reserved_cash = p.reserved_cash - r.total
-                FROM (SELECT portfolio_id, sum(reserved_cash) AS total FROM claimed
-                      GROUP BY portfolio_id HAVING sum(reserved_cash) > 0) r
-                WHERE p.id = r.portfolio_id
-            ), released_shares AS (
-                UPDATE holdings h SET reserved_quantity = h.reserved_quantity - r.total
-                FROM (SELECT portfolio_id, symbol, sum(reserved_quantity) AS total FROM claimed
-                      GROUP BY portfolio_id, symbol HAVING sum(reserved_quantity) > 0) r
-                WHERE h.portfolio_id = r.portfolio_id AND h.symbol = r.symbol
             )
-            SELECT id FROM closed ORDER BY id
+            SELECT id FROM close_orders(ARRAY(SELECT id FROM claimed), \(status), \(reason)::text) AS id
             """
     }
 

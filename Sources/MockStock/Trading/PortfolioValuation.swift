@@ -19,8 +19,9 @@ struct PortfolioValuation: Sendable {
         /// The previous close in the portfolio's currency (the price when there is none);
         /// nil unless the valuation was read with the day's change.
         let previousPrice: Decimal?
+        /// What the position is worth now (`holding_values.value`).
+        let value: Decimal
 
-        var value: Decimal { price * Decimal(quantity) }
         var unrealizedGain: Decimal { (value - costBasis).rounded(4) }
         /// Zero when read without the day's change.
         var dayChange: Decimal { (price - (previousPrice ?? price)) * Decimal(quantity) }
@@ -39,9 +40,10 @@ struct PortfolioValuation: Sendable {
     /// What new orders and trades may spend, by the SQL function `buying_power`.
     let buyingPower: Decimal
     let holdings: [Holding]
-
-    var holdingsValue: Decimal { holdings.reduce(0) { $0 + $1.value } }
-    var netWorth: Decimal { cash + holdingsValue }
+    /// What the holdings are worth now (the sum of their `holding_values`) and the
+    /// portfolio's net worth (SQL `net_worth`), as the database reckons them.
+    let holdingsValue: Decimal
+    let netWorth: Decimal
 }
 
 extension Portfolio {

@@ -285,10 +285,6 @@ public enum TradeStatement {
 
     /// The outcome: the order is no longer open, the portfolio is missing or closed, or
     /// the trade (absent when the conditional update refused it) was made.
-    private static func outcome(_ order: TradeOrder, refusal: TradeOutcome) -> PostgresQuery {
-        outcome(order, refusal: "\(refusal)")
-    }
-
     private static func outcome(_ order: TradeOrder, refusal: PostgresQuery) -> PostgresQuery {
         let claimed: PostgresQuery = switch order.fill {
         case .marketTrade, .market: ""
@@ -332,28 +328,70 @@ public enum TradeStatement {
     /// checked by the row update itself, so no interleaving can overspend — then the
     /// holding, the trade row and the order row are written.
     private static func buy(_ order: TradeOrder) -> PostgresQuery {
+        """
+        WITH \(ownedPortfolio(order)), \(buyCash(order)), position_after AS (
+            INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
+            SELECT id, \(order.symbol), \(order.shares), \(order.amount) FROM cash_after
+            ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
+                quantity = h.quantity + excluded.quantity, cost_basis = h.cost_basis + excluded.cost_basis
+            RETURNING quantity
+        ), \(tradeRow(.buy, order, realizedGain: nil, from: "cash_after"))\(ending(.buy, order, refusal: .insufficientFunds))
+        """
+    }
+
+    /// A buy's cash: taken only if the buying power (cash not reserved by other open
+    /// orders, plus what this order reserved; for a back-dated fill, less the income
+    /// received after it) covers the cost — checked by the row update itself, so no
+    /// interleaving can overspend.
+    private static func buyCash(_ order: TradeOrder) -> PostgresQuery {
         let cost = order.amount + order.fee
         let released = released(order, "reserved_cash")
-        let recorded = recorded(order)
         return """
-            WITH \(ownedPortfolio(order)), cash_after AS (
+            cash_after AS (
                 UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
                 FROM owned WHERE p.id = owned.id AND owned.gate = 'ok'
                              AND buying_power(p.cash, p.reserved_cash) + \(released)\(incomeAfter(order)) >= \(cost)
                 RETURNING p.id, p.cash
-            ), position_after AS (
-                INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
-                SELECT id, \(order.symbol), \(order.shares), \(order.amount) FROM cash_after
-                ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
-                    quantity = h.quantity + excluded.quantity, cost_basis = h.cost_basis + excluded.cost_basis
-                RETURNING quantity
-            ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee\(recorded.column))
-                SELECT id, \(order.symbol), \(TradeSide.buy), \(order.quantity), \(order.price), \(order.amount), \(order.fee)\(recorded.value)
-                FROM cash_after
-                RETURNING id, portfolio_id, created_at
-            )\(orderRow(.buy, order)), \(outcome(order, refusal: .insufficientFunds))\(rememberAndReport(order))
+            )
             """
+    }
+
+    /// A sale's proceeds after its fee, credited to the portfolio whose position it moved.
+    private static func saleCash(_ order: TradeOrder) -> PostgresQuery {
+        """
+        cash_after AS (
+            UPDATE portfolios p SET cash = p.cash + \(order.amount - order.fee)
+            FROM position_after WHERE p.id = position_after.portfolio_id
+            RETURNING p.id, p.cash
+        )
+        """
+    }
+
+    /// The trade row of every fill, written from `source` (the CTEs that give the
+    /// portfolio's `id`): its side, quantity, price — the statement's input, priced by
+    /// `TradingRules.fill` — amount and fee, the gain a sale or a cover realizes, and the
+    /// columns only some fills set.
+    private static func tradeRow(_ side: TradeSide, _ order: TradeOrder, realizedGain: PostgresQuery?, from source: String) -> PostgresQuery {
+        let recorded = recorded(order)
+        let gain: (column: PostgresQuery, value: PostgresQuery) = realizedGain.map { (", realized_gain", ", \($0)") } ?? ("", "")
+        return """
+            trade AS (
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee\(gain.column)\(recorded.column))
+                SELECT id, \(order.symbol), \(side), \(order.quantity), \(order.price), \(order.amount), \(order.fee)\(gain.value)\(recorded.value)
+                FROM \(unescaped: source)
+                RETURNING id, portfolio_id, created_at
+            )
+            """
+    }
+
+    /// What every fill ends with after its trade row: the order row, the outcome (the
+    /// update refused: `refusal`) and what is remembered and reported.
+    private static func ending(_ side: TradeSide, _ order: TradeOrder, refusal: PostgresQuery) -> PostgresQuery {
+        "\(orderRow(side, order)), \(outcome(order, refusal: refusal))\(rememberAndReport(order))"
+    }
+
+    private static func ending(_ side: TradeSide, _ order: TradeOrder, refusal: TradeOutcome) -> PostgresQuery {
+        ending(side, order, refusal: "\(refusal)")
     }
 
     /// Sells in one statement: the holding is locked (read at its latest version), the
@@ -363,14 +401,12 @@ public enum TradeStatement {
     /// shares sold. A holding sold to zero stays as a hidden row.
     private static func sell(_ order: TradeOrder) -> PostgresQuery {
         let quantity = order.shares
-        let proceeds = order.amount - order.fee
         let released = released(order, "reserved_quantity")
-        let recorded = recorded(order)
         return """
             WITH \(ownedPortfolio(order)), held AS (
                 SELECT h.portfolio_id, h.quantity, h.cost_basis
                 FROM holdings h JOIN owned ON h.portfolio_id = owned.id
-                WHERE owned.gate = 'ok' AND h.symbol = \(order.symbol) AND h.quantity - h.reserved_quantity + \(released) >= \(quantity)
+                WHERE owned.gate = 'ok' AND h.symbol = \(order.symbol) AND free_shares(h.quantity, h.reserved_quantity) + \(released) >= \(quantity)
                 FOR UPDATE OF h
             ), position_after AS (
                 UPDATE holdings h SET
@@ -379,17 +415,9 @@ public enum TradeStatement {
                     cost_basis = cost_basis_kept(held.cost_basis, held.quantity, held.quantity - \(quantity))
                 FROM held WHERE h.portfolio_id = held.portfolio_id AND h.symbol = \(order.symbol)
                 RETURNING h.portfolio_id, h.quantity, held.cost_basis - h.cost_basis AS cost_sold
-            ), cash_after AS (
-                UPDATE portfolios p SET cash = p.cash + \(proceeds)
-                FROM position_after WHERE p.id = position_after.portfolio_id
-                RETURNING p.id, p.cash
-            ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain\(recorded.column))
-                SELECT id, \(order.symbol), \(TradeSide.sell), \(order.quantity), \(order.price), \(order.amount), \(order.fee),
-                       \(proceeds) - cost_sold\(recorded.value)
-                FROM cash_after, position_after
-                RETURNING id, portfolio_id, created_at
-            )\(orderRow(.sell, order)), \(outcome(order, refusal: .insufficientShares))\(rememberAndReport(order))
+            ), \(saleCash(order)),
+            \(tradeRow(.sell, order, realizedGain: "\(order.amount - order.fee) - cost_sold", from: "cash_after, position_after"))\(
+                ending(.sell, order, refusal: .insufficientShares))
             """
     }
 
@@ -416,15 +444,14 @@ public enum TradeStatement {
     /// bought beyond the short open a long position at the price.
     private static func buyWithShorts(_ order: TradeOrder) -> PostgresQuery {
         let quantity = order.quantity
-        let cost = order.amount + order.fee
-        let released = released(order, "reserved_cash")
-        let recorded = recorded(order)
+        let gain: PostgresQuery = """
+            CASE WHEN b.quantity < 0 THEN
+                cost_basis_kept(b.cost_basis, b.quantity, least(b.quantity + \(quantity), 0)) - b.cost_basis
+                - \(order.price) * least(-b.quantity, \(quantity)) - \(order.fee)
+            END
+            """
         return """
-            WITH \(ownedPortfolio(order)), \(positionBefore(order)), cash_after AS (
-                UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
-                FROM owned WHERE p.id = owned.id AND owned.gate = 'ok' AND buying_power(p.cash, p.reserved_cash) + \(released) >= \(cost)
-                RETURNING p.id, p.cash
-            ), position_after AS (
+            WITH \(ownedPortfolio(order)), \(positionBefore(order)), \(buyCash(order)), position_after AS (
                 INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
                 SELECT id, \(order.symbol), \(quantity), \(order.amount) FROM cash_after
                 ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
@@ -434,16 +461,8 @@ public enum TradeStatement {
                                           THEN cost_basis_kept(h.cost_basis, h.quantity, h.quantity + excluded.quantity)
                                       ELSE \(order.price) * (h.quantity + excluded.quantity) END
                 RETURNING quantity
-            ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain\(recorded.column))
-                SELECT id, \(order.symbol), \(TradeSide.buy), \(quantity), \(order.price), \(order.amount), \(order.fee),
-                       CASE WHEN b.quantity < 0 THEN
-                           cost_basis_kept(b.cost_basis, b.quantity, least(b.quantity + \(quantity), 0)) - b.cost_basis
-                           - \(order.price) * least(-b.quantity, \(quantity)) - \(order.fee)
-                       END\(recorded.value)
-                FROM cash_after, position_before b
-                RETURNING id, portfolio_id, created_at
-            )\(orderRow(.buy, order)), \(outcome(order, refusal: .insufficientFunds))\(rememberAndReport(order))
+            ), \(tradeRow(.buy, order, realizedGain: gain, from: "cash_after, position_before b"))\(
+                ending(.buy, order, refusal: .insufficientFunds))
             """
     }
 
@@ -454,16 +473,22 @@ public enum TradeStatement {
     /// realizes its gain as a plain sale does; a short's cost basis is minus the proceeds.
     private static func sellWithShorts(_ order: TradeOrder, marginPercent: Decimal) -> PostgresQuery {
         let quantity = order.quantity
-        let proceeds = order.amount - order.fee
         let released = released(order, "reserved_quantity")
-        let recorded = recorded(order)
+        let gain: PostgresQuery = """
+            CASE WHEN b.quantity > 0 THEN
+                \(order.price) * least(b.quantity, \(quantity)) - \(order.fee)
+                - (b.cost_basis - cost_basis_kept(b.cost_basis, b.quantity, greatest(b.quantity - \(quantity), 0)))
+            END
+            """
+        let refusal: PostgresQuery =
+            "CASE WHEN (SELECT reserved FROM others) > 0 THEN \(TradeOutcome.insufficientShares) ELSE \(TradeOutcome.insufficientMargin) END"
         return """
             WITH \(ownedPortfolio(order)), \(positionBefore(order)), others AS (
-                SELECT b.quantity - (b.reserved_quantity - \(released)) AS free, b.reserved_quantity - \(released) AS reserved
+                SELECT free_shares(b.quantity, b.reserved_quantity - \(released)) AS free, b.reserved_quantity - \(released) AS reserved
                 FROM position_before b
             ), margin AS (
                 -- At the quote a sale changes equity by its fee only.
-                SELECT (p.cash + coalesce(sum(v.value), 0) - \(order.fee)) * 100 >= \(marginPercent) * (
+                SELECT (net_worth(p.cash, sum(v.value)) - \(order.fee)) * 100 >= \(marginPercent) * (
                            coalesce(sum(-v.value) FILTER (WHERE v.quantity < 0 AND v.symbol <> \(order.symbol)), 0)
                            + greatest(\(quantity) - (SELECT quantity FROM position_before), 0) * \(order.price)) AS covered
                 FROM owned JOIN portfolios p ON p.id = owned.id LEFT JOIN holding_values v ON v.portfolio_id = p.id
@@ -481,22 +506,8 @@ public enum TradeStatement {
                                       WHEN h.quantity <= 0 THEN h.cost_basis - \(order.amount)
                                       ELSE \(order.price) * (h.quantity - \(quantity)) END
                 RETURNING h.portfolio_id, h.quantity
-            ), cash_after AS (
-                UPDATE portfolios p SET cash = p.cash + \(proceeds)
-                FROM position_after WHERE p.id = position_after.portfolio_id
-                RETURNING p.id, p.cash
-            ), trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, realized_gain\(recorded.column))
-                SELECT id, \(order.symbol), \(TradeSide.sell), \(quantity), \(order.price), \(order.amount), \(order.fee),
-                       CASE WHEN b.quantity > 0 THEN
-                           \(order.price) * least(b.quantity, \(quantity)) - \(order.fee)
-                           - (b.cost_basis - cost_basis_kept(b.cost_basis, b.quantity, greatest(b.quantity - \(quantity), 0)))
-                       END\(recorded.value)
-                FROM cash_after, position_before b
-                RETURNING id, portfolio_id, created_at
-            )\(orderRow(.sell, order)),
-            \(outcome(order, refusal: "CASE WHEN (SELECT reserved FROM others) > 0 THEN \(TradeOutcome.insufficientShares) ELSE \(TradeOutcome.insufficientMargin) END"))
-            \(rememberAndReport(order))
+            ), \(saleCash(order)),
+            \(tradeRow(.sell, order, realizedGain: gain, from: "cash_after, position_before b"))\(ending(.sell, order, refusal: refusal))
             """
     }
 }

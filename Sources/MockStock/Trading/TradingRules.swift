@@ -48,11 +48,28 @@ struct TradingRules: Sendable, Equatable {
                    idempotency: idempotency, fxRate: fxRate, note: note, journalExempt: journalExempt, byKey: byKey)
     }
 
+    /// A `side` fill of `quantity` shares quoted at `quote` dollars, priced under these
+    /// rules (`localPrice`, and the commission on the amount): the one pricing step of every
+    /// fill made at a quote — an immediate trade, a market order, a resting order the
+    /// matcher fills — and of the most a resting order may cost, which it reserves. The
+    /// fill statement (`TradeStatement`) takes the price it gives as its input. (A
+    /// back-dated fill is priced at a past day's close instead: `order`.)
+    func fill(
+        _ side: TradeSide, quote: Decimal, quotes: any QuoteProvider, userID: Int, portfolioID: Int?, symbol: String, quantity: Int,
+        fill: OrderToFill = .marketTrade, idempotency: (key: String, requestHash: String)? = nil, note: String? = nil,
+        journalExempt: Bool = false, byKey: Bool = false
+    ) async throws -> TradeOrder {
+        let local = try await localPrice(quote, side, quotes: quotes)
+        return order(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: local.price,
+                     fxRate: local.fxRate, fill: fill, idempotency: idempotency, note: note, journalExempt: journalExempt,
+                     byKey: byKey)
+    }
+
     /// The price a `side` fill pays or gets for a share quoted at `price` dollars, in the
     /// portfolio's currency: the dollar price where that is dollars; else at the rate now
     /// plus the spread for a buy, minus it for a sale (the rate to six decimals, the price
     /// to four), with the rate it applied. `FxError.noRate` when the currency has none now.
-    func localPrice(_ price: Decimal, _ side: TradeSide, quotes: any QuoteProvider) async throws -> (price: Decimal, fxRate: Decimal?) {
+    private func localPrice(_ price: Decimal, _ side: TradeSide, quotes: any QuoteProvider) async throws -> (price: Decimal, fxRate: Decimal?) {
         guard currency != FxCurrency.dollar else { return (price, nil) }
         guard let now = try await quotes.fxRate(from: FxCurrency.dollar, to: currency) else {
             throw FxError.noRate(FxCurrency.dollar, currency)

@@ -29,19 +29,23 @@ struct TradingService: Sendable {
         }
         let rules = try await rules.rules(userID: userID, portfolioID: portfolioID)
         try rules.check(type: .market, symbol: symbol)
-        let order = { (price: Decimal, fxRate: Decimal?) async throws -> TradeOrder in
-            let order = rules.order(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
-                                    price: price, fxRate: fxRate, fill: fill, idempotency: idempotency, note: note)
+        let checked = { (order: TradeOrder) async throws -> TradeOrder in
             try await rules.checkFill(side, order, in: store)
             return order
         }
         do {
             if let at {
-                return try Self.result(try await backdating.fill(side, symbol: symbol, on: at) { try await order($0, nil) }, symbol: symbol)
+                return try Self.result(try await backdating.fill(side, symbol: symbol, on: at) { close in
+                    try await checked(rules.order(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
+                                                  price: close, fill: fill, idempotency: idempotency, note: note))
+                }, symbol: symbol)
             }
             let quote = try await quotes.quote(for: symbol, knownIn: market)
-            let local = try await rules.localPrice(quote.price, side, quotes: quotes)
-            return try Self.result(try await store.execute(side, order(local.price, local.fxRate)), symbol: symbol)
+            let order = try await checked(rules.fill(
+                side, quote: quote.price, quotes: quotes, userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
+                fill: fill, idempotency: idempotency, note: note
+            ))
+            return try Self.result(try await store.execute(side, order), symbol: symbol)
         } catch TradingError.idempotencyKeyInFlight {
             // The same request ran at the same moment and won: answer what it answered.
             guard let idempotency, let earlier = try await store.remembered(userID: userID, key: idempotency.key) else {

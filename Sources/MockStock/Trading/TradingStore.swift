@@ -182,13 +182,15 @@ struct TradingStore: Sendable {
             """
             SELECT p.id, p.league_id, p.name, p.kind, p.base_currency, p.cash_currency, p.cash, p.reserved_cash,
                    buying_power(p.cash, p.reserved_cash) AS buying_power, v.symbol, i.name AS instrument, v.quantity, v.cost_basis,
-                   v.average_cost, v.price,
-                   \(unescaped: dayChange ? "v.previous_price" : "NULL::numeric AS previous_price")
+                   v.average_cost, v.price, v.value,
+                   \(unescaped: dayChange ? "v.previous_price" : "NULL::numeric AS previous_price"),
+                   coalesce(sum(v.value) OVER w, 0) AS holdings_value, net_worth(p.cash, sum(v.value) OVER w) AS net_worth
             FROM portfolios p
             LEFT JOIN holding_values v ON v.portfolio_id = p.id
             LEFT JOIN instruments i ON i.symbol = v.symbol
             WHERE p.user_id = \(userID) AND p.archived_at IS NULL
               AND (\(all)::bool OR portfolio_named(p.kind, p.id, \(id)::int8))
+            WINDOW w AS (PARTITION BY p.id)
             ORDER BY p.league_id NULLS FIRST, p.kind, p.id, v.symbol
             """
         )
@@ -205,7 +207,8 @@ struct TradingStore: Sendable {
             portfolios[portfolios.count - 1].holdings.append(PortfolioValuation.Holding(
                 symbol: symbol, name: try row.decode(String.self, column: "instrument"),
                 quantity: try row.decode(Int.self, column: "quantity"), costBasis: try row.decode(Decimal.self, column: "cost_basis"),
-                averageCost: try row.decode(Decimal.self, column: "average_cost"), price: price, previousPrice: dayChange ? try row.decode(Decimal?.self, column: "previous_price") ?? price : nil
+                averageCost: try row.decode(Decimal.self, column: "average_cost"), price: price, previousPrice: dayChange ? try row.decode(Decimal?.self, column: "previous_price") ?? price : nil,
+                value: try row.decode(Decimal.self, column: "value")
             ))
         }
         return try portfolios.map { id, row, holdings in
@@ -215,7 +218,9 @@ struct TradingStore: Sendable {
                 baseCurrency: try row.decode(String.self, column: "base_currency"),
                 currency: try row.decode(String.self, column: "cash_currency"), cash: try row.decode(Decimal.self, column: "cash"),
                 reserved: try row.decode(Decimal.self, column: "reserved_cash"),
-                buyingPower: try row.decode(Decimal.self, column: "buying_power"), holdings: holdings
+                buyingPower: try row.decode(Decimal.self, column: "buying_power"), holdings: holdings,
+                holdingsValue: try row.decode(Decimal.self, column: "holdings_value"),
+                netWorth: try row.decode(Decimal.self, column: "net_worth")
             )
         }
     }
@@ -236,7 +241,7 @@ struct TradingStore: Sendable {
     func exposure(userID: Int, portfolioID: Int?, symbol: String) async throws -> (position: Decimal, netWorth: Decimal)? {
         try await pool.query(
             """
-            SELECT coalesce(sum(v.value) FILTER (WHERE v.symbol = \(symbol)), 0), p.cash + coalesce(sum(v.value), 0)
+            SELECT coalesce(sum(v.value) FILTER (WHERE v.symbol = \(symbol)), 0), net_worth(p.cash, sum(v.value))
             FROM portfolios p LEFT JOIN holding_values v ON v.portfolio_id = p.id
             WHERE p.user_id = \(userID) AND p.archived_at IS NULL
               AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)

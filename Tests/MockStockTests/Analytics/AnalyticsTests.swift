@@ -152,8 +152,8 @@ struct AnalyticsTests {
             #expect(history.profit_loss == [0, 0, 100, 100, 200, 200])
             #expect(history.profit_loss_pct == [0, 0, Decimal(string: "0.009662"), Decimal(string: "0.008811"),
                                                 Decimal(string: "0.017621"), Decimal(string: "0.017621")])
-            // Each day's midnight in the market's time zone (UTC on the `always` schedule these tests run).
-            #expect(history.timestamp.first == Int(ISO8601DateFormatter().date(from: "2026-01-04T00:00:00Z")!.timeIntervalSince1970))
+            // New York's midnight of each day, as Alpaca's, though these tests run the `always` schedule.
+            #expect(history.timestamp.first == Int(ISO8601DateFormatter().date(from: "2026-01-04T05:00:00Z")!.timeIntervalSince1970))
             #expect(Set(zip(history.timestamp, history.timestamp.dropFirst()).map { $1 - $0 }) == [86_400])
             let week = try await client.decode(History.self, "/v2/account/portfolio/history?period=2D&date_end=2026-01-08", token: token)
             #expect(week.equity == [10450, 11450, 11550] && week.base_value == 10450 && week.profit_loss == [0, 0, 100])

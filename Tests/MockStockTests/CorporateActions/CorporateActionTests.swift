@@ -325,4 +325,32 @@ struct AppliedCorporateActionTests {
             #expect(bodies.contains("Your short position paid $6,001.00 for 4 shares ($1500.25 a share)."), "\(bodies)")
         }
     }
+
+    @Test("a 1-for-10 split closes an order it leaves no whole share, with the reason, and releases what it held (close_orders); the others are scaled")
+    func reverseSplitClosesOrders() async throws {
+        try await TestApp.run(configure: { $0.orderSweepInterval = .milliseconds(50) }) { client in
+            try await client.seedTradingMarket()
+            let token = try await client.register("reverse_split").token
+            _ = try await client.tradeOK("buy", "AAPL", 20, token: token)
+            let small = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"sell","quantity":5,"type":"limit","limitPrice":"170"}"#, token: token)
+            let big = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"sell","quantity":10,"type":"limit","limitPrice":"170"}"#, token: token)
+            let admin = try await client.adminToken()
+            let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+            let split = #"{"symbol":"AAPL","kind":"split","exDate":"\#(today)","ratio":"0.1"}"#
+            #expect(try await client.send(.post, "/api/admin/corporate-actions", body: split, token: admin).status == .created)
+            var closed = try await client.order(small.id, token: token)
+            for _ in 0..<100 where closed.status == "new" {
+                try await Task.sleep(for: .milliseconds(50))
+                closed = try await client.order(small.id, token: token)
+            }
+            #expect(closed.status == "canceled" && closed.rejectReason?.hasSuffix("split left the order no whole share.") == true, "\(closed)")
+            let scaled = try await client.order(big.id, token: token)
+            #expect(scaled.status == "new" && scaled.quantity == 1 && scaled.limitPrice == "1700.00", "\(scaled)")
+            // 20 shares became 2; one of them is held back by the scaled order, the other is free to sell.
+            let sale = try await client.trade("sell", #"{"symbol":"AAPL","amount":1}"#, token: token)
+            #expect(sale.status == .ok, "\(String(buffer: sale.body))")
+            let again = try await client.trade("sell", #"{"symbol":"AAPL","amount":1}"#, token: token)
+            #expect(try decodeProblem(again).code == "insufficient_shares")
+        }
+    }
 }

@@ -152,6 +152,39 @@ struct OrderTests {
         }
     }
 
+    @Test("closing an order releases what it holds (SQL close_orders): a buy's cash back to buying power, a sale's shares back to the free shares, once")
+    func closeOrdersReleases() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { client in
+                try await client.seedTradingMarket()
+                let token = try await client.register("closer").token
+                _ = try await client.tradeOK("buy", "AAPL", 5, token: token)
+                let buy = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"buy","quantity":2,"type":"limit","limitPrice":"100"}"#, token: token)
+                let sell = try await client.placeOrderOK(#"{"symbol":"AAPL","side":"sell","quantity":3,"type":"limit","limitPrice":"170"}"#, token: token)
+                try await database.withPool { pool in
+                    func held() async throws -> [Decimal] {
+                        try await pool.query(
+                            """
+                            SELECT p.reserved_cash, h.reserved_quantity::numeric, free_shares(h.quantity, h.reserved_quantity)::numeric
+                            FROM portfolios p JOIN holdings h ON h.portfolio_id = p.id WHERE h.symbol = 'AAPL'
+                            """
+                        ).decode((Decimal, Decimal, Decimal).self).map { [$0.0, $0.1, $0.2] }.first ?? []
+                    }
+                    #expect(try await held() == [200, 3, 2], "2 × 100 held back, 3 of 5 shares")
+                    let closed = try await pool.query("SELECT * FROM close_orders(ARRAY[\(buy.id), \(sell.id)]::int8[], 'expired', 'Test')")
+                        .decodeColumn(Int.self)
+                    #expect(closed == [buy.id, sell.id])
+                    #expect(try await held() == [0, 0, 5])
+                    let again = try await pool.query("SELECT * FROM close_orders(ARRAY[\(buy.id), \(sell.id)]::int8[], 'canceled', NULL)")
+                        .decodeColumn(Int.self)
+                    #expect(again.isEmpty, "orders no longer open are left alone")
+                }
+                let expired = try await client.order(sell.id, token: token)
+                #expect(expired.status == "expired")
+            }
+        }
+    }
+
     @Test("buying power: open orders and market trades never spend the same cash twice")
     func buyingPower() async throws {
         try await TestApp.run { client in
