@@ -5,6 +5,11 @@ import Postgres
 struct MarketAdminStore: Sendable {
     let pool: PostgresConnectionPool
 
+    /// Whether no instrument exists yet.
+    func isEmpty() async throws -> Bool {
+        try await pool.query("SELECT NOT EXISTS (SELECT 1 FROM instruments)").decodeColumn(Bool.self) == [true]
+    }
+
     /// Inserts or replaces instruments; returns how many were written.
     func upsert(_ instruments: [Instrument]) async throws -> Int {
         guard !instruments.isEmpty else { return 0 }

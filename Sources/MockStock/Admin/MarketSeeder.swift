@@ -17,7 +17,7 @@ public struct MarketSeeder: Sendable {
 
     /// Whether no instrument exists yet.
     public func isEmpty() async throws -> Bool {
-        try await admin.pool.query("SELECT NOT EXISTS (SELECT 1 FROM instruments)").decodeColumn(Bool.self) == [true]
+        try await admin.isEmpty()
     }
 
     /// Upserts instruments from CSV; see `Instrument.fromCSV`.

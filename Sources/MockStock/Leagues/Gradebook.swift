@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import Postgres
 
 /// The gradebook: a league as a host downloads it (`GET /api/leagues/{id}/report.csv`),
 /// one row per member in the league's order (`rankBy`), with the standing's figures and
@@ -10,7 +9,7 @@ import Postgres
 struct Gradebook: Sendable {
     static let header = "rank,username,netWorth,returnPercent,sharpe,sortino,maxDrawdown,excessReturn,trades,notes,resets,lastTradeAt"
 
-    let pool: PostgresConnectionPool
+    let leagues: LeagueStore
     let standings: StandingsStore
 
     struct Activity: Sendable {
@@ -20,7 +19,7 @@ struct Gradebook: Sendable {
     }
 
     func csv(of league: LeagueStore.LeagueRecord) async throws -> String {
-        let activity = try await self.activity(of: league)
+        let activity = try await leagues.activity(of: league)
         let formatter = ISO8601DateFormatter()
         var lines = [Self.header]
         var offset = 0
@@ -48,27 +47,5 @@ struct Gradebook: Sendable {
     static func text(_ value: String) -> String {
         guard let first = value.first, "=+-@".contains(first) else { return value }
         return "'" + value
-    }
-
-    /// Each member's trades, journal notes and last trade since their portfolio plays in the
-    /// league (`league_portfolios.since`).
-    private func activity(of league: LeagueStore.LeagueRecord) async throws -> [Int: Activity] {
-        let rows = try await pool.query(
-            """
-            WITH lp AS (SELECT * FROM league_portfolios(\(league.id))),
-            traded AS (
-                SELECT lp.user_id, count(*) AS trades, max(t.created_at) AS last
-                FROM lp JOIN trades t ON t.portfolio_id = lp.portfolio_id AND t.created_at >= lp.since
-                GROUP BY lp.user_id
-            ), noted AS (
-                SELECT lp.user_id, count(*) AS notes
-                FROM lp JOIN orders o ON o.portfolio_id = lp.portfolio_id AND o.note IS NOT NULL AND o.created_at >= lp.since
-                GROUP BY lp.user_id
-            )
-            SELECT user_id, coalesce(traded.trades, 0), coalesce(noted.notes, 0), traded.last
-            FROM traded FULL JOIN noted USING (user_id)
-            """
-        ).decode((Int, Int, Int, Date?).self)
-        return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, Activity(trades: $0.1, notes: $0.2, lastTradeAt: $0.3)) })
     }
 }

@@ -404,6 +404,28 @@ struct LeagueStore: Sendable {
         }
     }
 
+    /// Each member's trades, journal notes and last trade since their portfolio plays in the
+    /// league (`league_portfolios.since`), for the gradebook (`Gradebook`).
+    func activity(of league: LeagueRecord) async throws -> [Int: Gradebook.Activity] {
+        let rows = try await pool.query(
+            """
+            WITH lp AS (SELECT * FROM league_portfolios(\(league.id))),
+            traded AS (
+                SELECT lp.user_id, count(*) AS trades, max(t.created_at) AS last
+                FROM lp JOIN trades t ON t.portfolio_id = lp.portfolio_id AND t.created_at >= lp.since
+                GROUP BY lp.user_id
+            ), noted AS (
+                SELECT lp.user_id, count(*) AS notes
+                FROM lp JOIN orders o ON o.portfolio_id = lp.portfolio_id AND o.note IS NOT NULL AND o.created_at >= lp.since
+                GROUP BY lp.user_id
+            )
+            SELECT user_id, coalesce(traded.trades, 0), coalesce(noted.notes, 0), traded.last
+            FROM traded FULL JOIN noted USING (user_id)
+            """
+        ).decode((Int, Int, Int, Date?).self)
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, Gradebook.Activity(trades: $0.1, notes: $0.2, lastTradeAt: $0.3)) })
+    }
+
     private func record(_ row: PostgresRow) throws -> LeagueRecord {
         LeagueRecord(
             id: try row.decode(Int.self, column: "id"), name: try row.decode(String.self, column: "name"),
