@@ -37,10 +37,9 @@ function botsPage(root, context) {
   return page;
 }
 
-/** Which portfolio of a bot this is: the server's `kind` where it sends one; a bot's
- * portfolios (openapi.yaml `Bot`) carry only their league, none for the personal one. */
+/** Which portfolio of a bot this is, as the server says (openapi.yaml `Bot`). */
 function botPortfolioKind(portfolio) {
-  return portfolio.kind ?? (portfolio.leagueId == null ? 'personal' : 'league');
+  return portfolio.kind;
 }
 
 /** A portfolio of a bot in words: its personal one, or a league's by name (the caller's

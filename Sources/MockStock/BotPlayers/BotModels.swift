@@ -7,11 +7,12 @@ struct CreateBotRequest: Decodable {
 }
 
 /// A bot player as its owner sees it (openapi.yaml `Bot`): its open portfolios, the
-/// personal one first (`leagueId` null), then its league portfolios.
+/// personal one first (`leagueId` null), then its league portfolios, each with its `kind`.
 struct Bot: ResponseEncodable, Sendable {
     struct Portfolio: Encodable, Sendable {
         let id: Int
         @NullEncoded var leagueId: Int?
+        let kind: PortfolioKind
     }
 
     let id: Int

@@ -31,15 +31,18 @@ struct BotStore: Sendable {
     func bots(ownerID: Int, id: Int? = nil) async throws -> [Bot] {
         let rows = try await pool.query(
             """
-            SELECT u.id, u.username, u.created_at, p.id, p.league_id
-            FROM users u LEFT JOIN portfolios p ON p.user_id = u.id AND p.kind IN ('personal', 'league') AND p.archived_at IS NULL
+            SELECT u.id, u.username, u.created_at, p.id, p.league_id, p.kind
+            FROM users u LEFT JOIN portfolios p ON p.user_id = u.id AND p.kind <> \(PortfolioKind.practice) AND p.archived_at IS NULL
             WHERE u.bot_owner_id = \(ownerID) AND (\(id)::int8 IS NULL OR u.id = \(id))
             ORDER BY u.id, p.league_id NULLS FIRST, p.id
             """
-        ).decode((Int, String, Date, Int?, Int?).self)
+        ).decode((Int, String, Date, Int?, Int?, PortfolioKind?).self)
         // One row per bot and open portfolio (none: one row without), in the bots' order.
         let portfolios = Dictionary(grouping: rows, by: \.0).mapValues { rows in
-            rows.compactMap { row in row.3.map { Bot.Portfolio(id: $0, leagueId: row.4) } }
+            rows.compactMap { row -> Bot.Portfolio? in
+                guard let id = row.3, let kind = row.5 else { return nil }
+                return Bot.Portfolio(id: id, leagueId: row.4, kind: kind)
+            }
         }
         var seen = Set<Int>()
         return rows.filter { seen.insert($0.0).inserted }.map { row in

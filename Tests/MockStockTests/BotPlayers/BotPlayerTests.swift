@@ -11,6 +11,7 @@ struct BotBody: Decodable {
     struct Portfolio: Decodable, Equatable {
         let id: Int
         let leagueId: Int?
+        let kind: String
     }
 
     let id: Int
@@ -67,7 +68,7 @@ struct BotPlayerTests {
             let owner = try await client.register("bot_owner")
             let bot = try await client.createBot("owner_bot_1", token: owner.token)
             #expect(bot.username == "owner_bot_1" && bot.ownerId == owner.user.id)
-            #expect(bot.portfolios.count == 1 && bot.portfolios[0].leagueId == nil)
+            #expect(bot.portfolios.count == 1 && bot.portfolios[0].leagueId == nil && bot.portfolios[0].kind == "personal")
 
             // The same rules as any username: taken in any case, or malformed.
             let taken = try await client.send(.post, "/api/bots", body: #"{"name":"BOT_OWNER"}"#, token: owner.token)
@@ -138,7 +139,7 @@ struct BotPlayerTests {
             let bot = try await client.createBot("student_bot", token: student.token)
             #expect(try await client.send(.post, "/api/leagues/join/\(league.code)", body: #"{"botId":\#(bot.id)}"#, token: student.token).status == .ok)
             let leaguePortfolio = try #require(try await client.decode([BotBody].self, "/api/bots", token: student.token).first?.portfolios.last)
-            #expect(leaguePortfolio.leagueId == league.id)
+            #expect(leaguePortfolio.leagueId == league.id && leaguePortfolio.kind == "league")
             let key = try await client.botKey(token: student.token, botID: bot.id, portfolioID: leaguePortfolio.id)
             #expect(try await client.alpacaBuy("AAPL", 1, key: key).status == .ok)
             try await client.setPrice("AAPL", "200.00")
