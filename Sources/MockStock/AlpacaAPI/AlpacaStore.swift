@@ -31,7 +31,7 @@ struct AlpacaStore: Sendable {
         try await pool.query(
             """
             SELECT p.id, p.uuid::text, p.created_at,
-                   trade_gate(l, now(), true, true, p.id) = \(TradeOutcome.ok)
+                   trade_gate(l, now(), true, false) = \(TradeOutcome.ok)
             FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
             WHERE p.user_id = \(userID) AND p.archived_at IS NULL
               AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)

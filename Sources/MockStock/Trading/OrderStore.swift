@@ -173,7 +173,9 @@ struct OrderStore: Sendable {
         }
         return """
             WITH \(TradeStatement.owned(userID: userID, portfolioID: ticket.portfolioID,
-                                        noted: ticket.note != nil || ticket.journalExempt, byKey: byKey, extra: ", l.ends_at")),
+                                        noted: ticket.note != nil || ticket.journalExempt,
+                                        keyForbidden: ticket.byKey || replaces != nil ? "(\(byKey)) AND \(TradeStatement.keyForbidden)" : "false",
+                                        extra: ", l.ends_at")),
             \(reserve), placed AS (
                 INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type, time_in_force,
                                     quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at, replaces, note, by_key)

@@ -27,7 +27,7 @@ struct TradeGateTests {
                 func gate(_ portfolioID: Int) async throws -> [String] {
                     try await pool.query(
                         """
-                        SELECT trade_gate(l, now(), c.noted, c.by_key, p.id)
+                        SELECT trade_gate(l, now(), c.noted, c.by_key AND api_keys_forbidden(p.id))
                         FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id,
                              (VALUES (1, true, false), (2, false, false), (3, true, true), (4, false, true)) c (i, noted, by_key)
                         WHERE p.id = \(portfolioID) ORDER BY c.i
