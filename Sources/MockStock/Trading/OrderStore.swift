@@ -135,7 +135,7 @@ struct OrderStore: Sendable {
             """
             reserved AS (
                 UPDATE portfolios p SET reserved_cash = p.reserved_cash + \(reservation.cash)
-                FROM owned WHERE p.id = owned.id AND owned.gate = 'ok' AND buying_power(p.cash, p.reserved_cash) >= \(reservation.cash)
+                FROM owned WHERE p.id = owned.id AND \(TradeStatement.gateOpen) AND buying_power(p.cash, p.reserved_cash) >= \(reservation.cash)
                 RETURNING p.id, \(reservation.cash)::numeric AS cash, 0::int8 AS shares
             )
             """
@@ -143,7 +143,7 @@ struct OrderStore: Sendable {
             """
             reserved AS (
                 UPDATE holdings h SET reserved_quantity = h.reserved_quantity + \(reservation.shares)
-                FROM owned WHERE h.portfolio_id = owned.id AND owned.gate = 'ok' AND h.symbol = \(ticket.symbol)
+                FROM owned WHERE h.portfolio_id = owned.id AND \(TradeStatement.gateOpen) AND h.symbol = \(ticket.symbol)
                   AND free_shares(h.quantity, h.reserved_quantity) >= \(reservation.shares)
                 RETURNING h.portfolio_id AS id, 0::numeric AS cash, \(reservation.shares)::int8 AS shares
             )
@@ -153,14 +153,14 @@ struct OrderStore: Sendable {
             free AS (
                 SELECT h.portfolio_id, least(\(reservation.shares), greatest(free_shares(h.quantity, h.reserved_quantity), 0)) AS shares
                 FROM holdings h JOIN owned ON h.portfolio_id = owned.id
-                WHERE owned.gate = 'ok' AND h.symbol = \(ticket.symbol)
+                WHERE \(TradeStatement.gateOpen) AND h.symbol = \(ticket.symbol)
                 FOR UPDATE OF h
             ), held_back AS (
                 UPDATE holdings h SET reserved_quantity = h.reserved_quantity + free.shares
                 FROM free WHERE h.portfolio_id = free.portfolio_id AND h.symbol = \(ticket.symbol) AND free.shares > 0
             ), reserved AS (
                 SELECT owned.id, 0::numeric AS cash, coalesce((SELECT shares FROM free), 0)::int8 AS shares
-                FROM owned WHERE owned.gate = 'ok'
+                FROM owned WHERE \(TradeStatement.gateOpen)
             )
             """
         }

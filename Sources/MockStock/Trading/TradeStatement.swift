@@ -191,6 +191,10 @@ public enum TradeStatement {
         }
     }
 
+    /// Whether the gate of `owned` lets the portfolio trade: the condition of every update
+    /// a fill or a placing statement makes.
+    static let gateOpen: PostgresQuery = "owned.gate = 'ok'"
+
     /// Whether no API key may trade the portfolio `p` (`api_keys_forbidden_portfolios`),
     /// read by the statement for a key's trade only: planned with it, a probe of the set
     /// costs ~0.06 ms where a call of `api_keys_forbidden` costs ~0.4 ms (planned anew).
@@ -355,7 +359,7 @@ public enum TradeStatement {
         return """
             cash_after AS (
                 UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
-                FROM owned WHERE p.id = owned.id AND owned.gate = 'ok'
+                FROM owned WHERE p.id = owned.id AND \(Self.gateOpen)
                              AND buying_power(p.cash, p.reserved_cash) + \(released)\(incomeAfter(order)) >= \(cost)
                 RETURNING p.id, p.cash
             )
@@ -412,7 +416,7 @@ public enum TradeStatement {
             WITH \(ownedPortfolio(order)), held AS (
                 SELECT h.portfolio_id, h.quantity, h.cost_basis
                 FROM holdings h JOIN owned ON h.portfolio_id = owned.id
-                WHERE owned.gate = 'ok' AND h.symbol = \(order.symbol) AND free_shares(h.quantity, h.reserved_quantity) + \(released) >= \(quantity)
+                WHERE \(Self.gateOpen) AND h.symbol = \(order.symbol) AND free_shares(h.quantity, h.reserved_quantity) + \(released) >= \(quantity)
                 FOR UPDATE OF h
             ), position_after AS (
                 UPDATE holdings h SET
@@ -501,7 +505,7 @@ public enum TradeStatement {
                 GROUP BY p.id, p.cash
             ), allowed AS (
                 SELECT owned.id FROM owned, others, margin
-                WHERE owned.gate = 'ok' AND (others.free >= \(quantity) OR (others.reserved = 0 AND margin.covered))
+                WHERE \(Self.gateOpen) AND (others.free >= \(quantity) OR (others.reserved = 0 AND margin.covered))
             ), position_after AS (
                 INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
                 SELECT id, \(order.symbol), -\(quantity), -\(order.amount) FROM allowed
