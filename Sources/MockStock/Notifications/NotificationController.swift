@@ -8,6 +8,7 @@ struct NotificationController {
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.get("notifications", use: list)
         api.post("notifications/{id}/read", use: markRead)
+        api.post("notifications/read", use: markAllRead)
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> CursorPage<Notification> {
@@ -28,5 +29,10 @@ struct NotificationController {
             try await store.markRead(id: id, userID: context.requireIdentity().userID)
         else { throw NotificationError.noSuchNotification }
         return .noContent
+    }
+
+    /// Marks every unread notification of the caller read, broadcasts included.
+    @Sendable func markAllRead(_ request: Request, context: AppRequestContext) async throws -> NotificationsMarked {
+        NotificationsMarked(marked: try await store.markAllRead(userID: context.requireIdentity().userID))
     }
 }

@@ -10,6 +10,11 @@ struct Notification: ResponseEncodable, Sendable {
     @NullEncoded var readAt: Date?
 }
 
+/// How many notifications a "mark all read" marked: those that were unread.
+struct NotificationsMarked: ResponseEncodable, Sendable {
+    let marked: Int
+}
+
 /// What notification rules refuse.
 enum NotificationError: Error, Equatable {
     /// Not a notification, or someone else's.

@@ -59,6 +59,24 @@ struct NotificationStore: Sendable {
         return visible == [1]
     }
 
+    /// Marks every notification of the user's (broadcasts included) that is unread read, in
+    /// one statement; how many it marked.
+    func markAllRead(userID: Int) async throws -> Int {
+        try await pool.query(
+            """
+            WITH marked AS (
+                INSERT INTO notification_reads (notification_id, user_id)
+                SELECT n.id, \(userID) FROM notifications n
+                WHERE (n.user_id = \(userID) OR n.user_id IS NULL)
+                  AND NOT EXISTS (SELECT 1 FROM notification_reads r WHERE r.notification_id = n.id AND r.user_id = \(userID))
+                ON CONFLICT DO NOTHING
+                RETURNING 1
+            )
+            SELECT count(*) FROM marked
+            """
+        ).decodeColumn(Int.self)[0]
+    }
+
     func broadcast(title: String, body: String) async throws -> Notification {
         let row = try await pool.query(
             "SELECT n.id, n.created_at FROM notify(NULL, \(title), \(body)) n"

@@ -56,6 +56,43 @@ struct NotificationAndFundsTests {
         }
     }
 
+    @Test("mark all read marks every unread notice of the caller, broadcasts included, in one go; another player's stay unread")
+    func markAllRead() async throws {
+        struct Marked: Decodable { let marked: Int }
+        try await TestApp.run { client in
+            let admin = try await client.adminToken()
+            let owner = try await client.register("all_owner")
+            let member = try await client.register("all_member")
+            let league = try await client.createLeague(#"{"name":"Readers"}"#, token: owner.token)
+            _ = try await client.join(league.code, token: member.token)
+            #expect(try await client.send(.post, "/api/admin/notifications", body: #"{"title":"Market closed","body":"Back tomorrow."}"#, token: admin).status == .created)
+            #expect(try await client.send(.post, "/api/admin/notifications", body: #"{"title":"Market open","body":"Trade away."}"#, token: admin).status == .created)
+            let unread = { (token: String) in
+                try await client.decode(NotificationPageBody.self, "/api/notifications?unread=true", token: token).items.map(\.title)
+            }
+            // One read already (a broadcast): it is not marked again.
+            let before = try await client.decode(NotificationPageBody.self, "/api/notifications", token: member.token).items
+            #expect(before.map(\.title) == ["Market open", "Market closed", "Achievement earned: Team player"])
+            #expect(try await client.send(.post, "/api/notifications/\(before[1].id)/read", body: "", token: member.token).status == .noContent)
+            let ownerUnread = try await unread(owner.token)
+            #expect(ownerUnread == ["Market open", "Market closed", "Achievement earned: League founder"])
+
+            let response = try await client.send(.post, "/api/notifications/read", body: "", token: member.token)
+            #expect(response.status == .ok)
+            #expect(try JSONDecoder().decode(Marked.self, from: Data(buffer: response.body)).marked == 2)
+            #expect(try await unread(member.token).isEmpty)
+            #expect(try await client.decode(NotificationPageBody.self, "/api/notifications", token: member.token).items.allSatisfy { $0.readAt != nil })
+            #expect(try await unread(owner.token) == ownerUnread)
+
+            // Nothing left to mark; what comes later is unread again.
+            let again = try await client.send(.post, "/api/notifications/read", body: "", token: member.token)
+            #expect(try JSONDecoder().decode(Marked.self, from: Data(buffer: again.body)).marked == 0)
+            #expect(try await client.send(.post, "/api/admin/notifications", body: #"{"title":"Dividends paid","body":"See your history."}"#, token: admin).status == .created)
+            #expect(try await unread(member.token) == ["Dividends paid"])
+            #expect(try await client.send(.post, "/api/notifications/read", body: "", token: nil).status == .unauthorized)
+        }
+    }
+
     @Test("admin funds add or take cash as an adjustment, never below zero")
     func adminFunds() async throws {
         try await TestApp.run { client in
