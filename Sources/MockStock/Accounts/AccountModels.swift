@@ -15,6 +15,26 @@ struct User: Codable, Sendable, Equatable {
     let createdAt: Date
 }
 
+/// `GET /api/me`: the user, and for a student of a class roster the name the host gave
+/// them and the host who manages the account (both null for anyone else).
+struct Me: ResponseEncodable {
+    let id: Int
+    let username: String
+    let role: Role
+    let createdAt: Date
+    @NullEncoded var displayName: String?
+    @NullEncoded var managedBy: Int?
+
+    init(user: User, displayName: String?, managedBy: Int?) {
+        id = user.id
+        username = user.username
+        role = user.role
+        createdAt = user.createdAt
+        self.displayName = displayName
+        self.managedBy = managedBy
+    }
+}
+
 /// Who made a request, established by `AuthMiddleware` from the bearer token.
 public struct Identity: Sendable {
     public let userID: Int

@@ -65,11 +65,11 @@ struct AccountsController {
         )
     }
 
-    @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> User {
-        guard let record = try await accounts.users.find(id: context.requireIdentity().userID) else {
+    @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> Me {
+        guard let profile = try await accounts.users.profile(id: context.requireIdentity().userID) else {
             throw AccountError.unknownUser
         }
-        return record.user
+        return Me(user: profile.user, displayName: profile.displayName, managedBy: profile.managedBy)
     }
 }
 

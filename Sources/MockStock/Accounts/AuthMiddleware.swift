@@ -80,6 +80,12 @@ final class TokenVersionCache: Sendable {
         return state
     }
 
+    /// Forgets what this process knew of the user's tokens (revoked on another process, or
+    /// the account erased): the next request reads the version afresh.
+    func forget(userID: Int) {
+        cache.removeValue(for: userID)
+    }
+
     func remember(userID: Int, version: Int, role: Role) {
         cache.store(State(version: version, role: role), for: userID)
     }

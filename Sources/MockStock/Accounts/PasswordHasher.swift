@@ -25,6 +25,11 @@ public struct PasswordHasher: Sendable {
         public static let owasp = Parameters(logN: 17, r: 8, p: 1)
         /// Cheap enough for tests and benchmarks; unsafe for real passwords.
         public static let test = Parameters(logN: 10, r: 8, p: 1)
+        /// For passwords the server generates (class rosters): 12 random characters carry
+        /// about 59 bits, which no offline guessing exhausts, so a lower cost (16 MiB, a few
+        /// milliseconds) lets a host create a class of 200 at once. Passwords people choose
+        /// keep `owasp`.
+        public static let generated = Parameters(logN: 14, r: 8, p: 1)
 
         var memory: Int { 128 * r * (1 << logN) * p }
     }
@@ -38,9 +43,17 @@ public struct PasswordHasher: Sendable {
     }
 
     public func hash(_ password: String) async throws -> String {
+        try await hash(password, parameters: parameters)
+    }
+
+    /// A password the server generated, at the lower of the configured cost and `generated`.
+    public func hashGenerated(_ password: String) async throws -> String {
+        try await hash(password, parameters: parameters.logN <= Parameters.generated.logN ? parameters : .generated)
+    }
+
+    private func hash(_ password: String, parameters: Parameters) async throws -> String {
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<Self.saltBytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        let parameters = self.parameters
         let derived = try await NIOThreadPool.singleton.runIfActive {
             try Self.derive(password, salt: salt, parameters: parameters)
         }

@@ -17,18 +17,19 @@ struct UserStore: Sendable {
         )
     }
 
-    /// The same through `run` (a pool or a transaction's session): a player, or a bot of
-    /// `botOwnerID` (no password, no email).
+    /// The same through `run` (a pool or a transaction's session): a player, a bot of
+    /// `botOwnerID` (no password, no email), or a student of a class roster, managed by
+    /// the host `managedBy` under the `displayName` they typed (no email).
     static func create(
         username: String, email: String?, passwordHash: String, role: Role, startingCash: Decimal, botOwnerID: Int?,
-        run: (PostgresQuery) async throws -> PostgresRows
+        displayName: String? = nil, managedBy: Int? = nil, run: (PostgresQuery) async throws -> PostgresRows
     ) async throws -> User {
         do {
             let rows = try await run(
                 """
                 WITH new_user AS (
-                    INSERT INTO users (username, email, password_hash, role, bot_owner_id)
-                    VALUES (\(username), \(email), \(passwordHash), \(role), \(botOwnerID))
+                    INSERT INTO users (username, email, password_hash, role, bot_owner_id, display_name, managed_by)
+                    VALUES (\(username), \(email), \(passwordHash), \(role), \(botOwnerID), \(displayName), \(managedBy))
                     RETURNING id, username, role, created_at
                 ), personal AS (
                     INSERT INTO portfolios (user_id, name, cash)
@@ -59,6 +60,15 @@ struct UserStore: Sendable {
             FROM users WHERE lower(username) = lower(\(username))
             """
         )
+    }
+
+    /// What `GET /api/me` shows beyond the user: a managed student's display name and host.
+    func profile(id: Int) async throws -> (user: User, displayName: String?, managedBy: Int?)? {
+        guard let row = try await pool.query(
+            "SELECT id, username, role, created_at, display_name, managed_by FROM users WHERE id = \(id)"
+        ).first else { return nil }
+        let (id, username, role, createdAt, displayName, managedBy) = try row.decode((Int, String, Role, Date, String?, Int?).self)
+        return (User(id: id, username: username, role: role, createdAt: createdAt), displayName, managedBy)
     }
 
     func find(id: Int) async throws -> UserRecord? {

@@ -40,7 +40,7 @@ struct AdminController {
         let title = body.title.trimmingCharacters(in: .whitespacesAndNewlines)
         try TextInput.check(title, field: "title", length: 1...200)
         try TextInput.check(body.body, field: "body", length: 0...2000, use: .shownWithLines)
-        let notification = try await notifications.broadcast(title: title, body: body.body)
+        let notification = try await notifications.broadcast(title: title, body: body.body, audit: context.actor().event(.adminBroadcast))
         return EditedResponse(status: .created, response: notification)
     }
 
@@ -51,7 +51,8 @@ struct AdminController {
         guard amount != 0, abs(amount) <= 1_000_000_000_000 else {
             throw InvalidInput("amount must be non-zero and at most 1000000000000 either way.")
         }
-        return Funds(cash: try await market.adjustFunds(userID: userID, amount: amount).moneyString)
+        let audit = try context.actor().event(.adminFunds, target: userID, ["amount": .amount(amount)])
+        return Funds(cash: try await market.adjustFunds(userID: userID, amount: amount, audit: audit).moneyString)
     }
 
     struct InstrumentInput: Decodable {
@@ -77,7 +78,7 @@ struct AdminController {
     @Sendable func putInstruments(_ request: Request, context: AppRequestContext) async throws -> Upserted {
         if request.headers[.contentType]?.lowercased().hasPrefix("text/csv") == true {
             let body = try await request.body.collect(upTo: context.maxUploadSize)
-            return Upserted(upserted: try await market.upsert(try Instrument.fromCSV(String(buffer: body))))
+            return Upserted(upserted: try await market.upsert(try Instrument.fromCSV(String(buffer: body)), audit: context.actor().event(.adminInstrument)))
         }
         let inputs = try await request.decodeJSON(as: [InstrumentInput].self, context: context)
         let instruments = try inputs.enumerated().map { index, input in
@@ -86,7 +87,7 @@ struct AdminController {
         guard Set(instruments.map(\.symbol)).count == instruments.count else {
             throw InvalidInput("Each symbol may appear once per request.")
         }
-        return Upserted(upserted: try await market.upsert(instruments))
+        return Upserted(upserted: try await market.upsert(instruments, audit: context.actor().event(.adminInstrument)))
     }
 
     @Sendable func postQuotes(_ request: Request, context: AppRequestContext) async throws -> Accepted {
@@ -105,14 +106,14 @@ struct AdminController {
         guard Set(quotes.map(\.symbol)).count == quotes.count else {
             throw InvalidInput("Each symbol may appear once per request.")
         }
-        let accepted = try await market.setQuotes(quotes, zone: zone)
+        let accepted = try await market.setQuotes(quotes, zone: zone, audit: context.actor().event(.adminQuotes))
         await pricesStored(quotes.map(\.symbol))
         return Accepted(accepted: accepted)
     }
 
     /// CSV daily bars, streamed into the database; see `PriceImporter`.
     @Sendable func postPrices(_ request: Request, context: AppRequestContext) async throws -> Loaded {
-        Loaded(rows: try await prices.load(request.body))
+        Loaded(rows: try await prices.load(request.body, audit: context.actor().event(.adminPrices)))
     }
 }
 

@@ -11,9 +11,10 @@ struct MarketAdminStore: Sendable {
     }
 
     /// Inserts or replaces instruments; returns how many were written.
-    func upsert(_ instruments: [Instrument]) async throws -> Int {
+    func upsert(_ instruments: [Instrument], audit: AuditEntry? = nil) async throws -> Int {
         guard !instruments.isEmpty else { return 0 }
-        return try await pool.execute(
+        return try await pool.withTransaction { session in
+            let written = try await session.execute(
             """
             INSERT INTO instruments (symbol, name, description, sector, currency)
             SELECT * FROM unnest(\(instruments.map(\.symbol)), \(instruments.map(\.name)),
@@ -23,18 +24,25 @@ struct MarketAdminStore: Sendable {
                 name = excluded.name, description = excluded.description, sector = excluded.sector,
                 currency = excluded.currency, active = true
             """
-        )
+            )
+            if var audit {
+                audit.details["symbols"] = .texts(instruments.map(\.symbol))
+                try await AuditStore.record(audit, in: session)
+            }
+            return written
+        }
     }
 
     /// Sets the latest prices. The previous close is the last daily close before the
     /// quote's market day (in `zone`, `MarketClock.zone`) or, without history, the last
     /// quote of an earlier market day. Unknown symbols store nothing and are reported.
-    func setQuotes(_ quotes: [PriceQuote], zone: String) async throws -> Int {
+    func setQuotes(_ quotes: [PriceQuote], zone: String, audit: AuditEntry? = nil) async throws -> Int {
         guard !quotes.isEmpty else { return 0 }
         let symbols = quotes.map(\.symbol)
         let known = Set(try await pool.query("SELECT symbol FROM instruments WHERE symbol = ANY(\(symbols))").decodeColumn(String.self))
         if let unknown = symbols.first(where: { !known.contains($0) }) { throw MarketError.unknownSymbol(unknown) }
-        return try await pool.execute(
+        return try await pool.withTransaction { session in
+            let written = try await session.execute(
             """
             INSERT INTO quotes AS q (symbol, price, previous_close, as_of, source)
             SELECT input.symbol, input.price,
@@ -52,13 +60,20 @@ struct MarketAdminStore: Sendable {
                 as_of = excluded.as_of,
                 source = 'admin'
             """
-        )
+            )
+            if var audit {
+                audit.details["symbols"] = .texts(symbols)
+                try await AuditStore.record(audit, in: session)
+            }
+            return written
+        }
     }
 
     /// Changes a user's personal cash by `amount`, recorded as an adjustment, in one
     /// statement; never below zero, nor below what open buy orders reserve.
-    func adjustFunds(userID: Int, amount: Decimal) async throws -> Decimal {
-        let rows = try await pool.query(
+    func adjustFunds(userID: Int, amount: Decimal, audit: AuditEntry) async throws -> Decimal {
+        let cash = try await pool.withTransaction { session in
+            let cash = try await session.query(
             """
             WITH personal AS (
                 UPDATE portfolios SET cash = cash + \(amount)
@@ -70,8 +85,11 @@ struct MarketAdminStore: Sendable {
             )
             SELECT cash FROM personal
             """
-        )
-        if let cash = try rows.decodeColumn(Decimal.self).first { return cash }
+            ).decodeColumn(Decimal.self).first
+            if cash != nil { try await AuditStore.record(audit, in: session) }
+            return cash
+        }
+        if let cash { return cash }
         let exists = try await pool.query("SELECT 1 FROM users WHERE id = \(userID)").count == 1
         throw exists ? InvalidInput("Cash would fall below zero, or below what open orders reserve.") : AdminError.noSuchUser
     }

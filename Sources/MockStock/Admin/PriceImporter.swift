@@ -16,7 +16,7 @@ struct PriceImporter: Sendable {
     /// days that end on the last one before it (`MarketHours.tradingDays`): real prices on
     /// recent dates, each day's splits and dividends with it.
     func load<Chunks: AsyncSequence>(
-        _ chunks: Chunks, endingBefore: String? = nil
+        _ chunks: Chunks, endingBefore: String? = nil, audit: AuditEntry? = nil
     ) async throws -> Int where Chunks.Element == ByteBuffer {
         try await pool.withTransaction { session in
             try await session.runScript(
@@ -41,6 +41,10 @@ struct PriceImporter: Sendable {
             if let endingBefore { try await moveDays(session, endingBefore: endingBefore) }
             let stored = try await store(session)
             try await session.execute(CorporateActionStore.recordFromUpload)
+            if var audit {
+                audit.details["rows"] = .number(stored)
+                try await AuditStore.record(audit, in: session)
+            }
             return stored
         }
     }

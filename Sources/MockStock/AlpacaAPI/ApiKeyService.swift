@@ -41,6 +41,11 @@ struct ApiKeyService: Sendable {
         cache.removeValue(for: keyID)
     }
 
+    /// Forgets keys revoked anywhere (announced by `api_keys_revoked`).
+    func forget(keyIDs: [String]) {
+        cache.forget(keyIDs)
+    }
+
     /// Who the key acts as when the secret is its own; nil otherwise.
     func holder(keyID: String, secret: String) async throws -> ApiKeyStore.Holder? {
         guard ApiKeyFormat.isKeyID(keyID), secret.utf8.count <= 128 else { return nil }

@@ -16,6 +16,8 @@ struct Features {
     let gradebook: Gradebook
     let journal: JournalStore
     let news: LeagueNewsStore
+    let audit: AuditStore
+    let rosters: RosterService
     let achievements: AchievementStore
     let notifications: NotificationStore
     let admin: AdminController
@@ -46,6 +48,10 @@ struct Features {
         gradebook = Gradebook(leagues: stores.leagues, standings: stores.standings)
         journal = stores.journal
         news = stores.news
+        audit = AuditStore(pool: database.pool)
+        rosters = RosterService(
+            store: RosterStore(pool: database.pool), hasher: accounts.hasher, versions: accounts.versions, startingCash: configuration.startingCash
+        )
         achievements = stores.achievements
         notifications = stores.notifications
         admin = AdminController(

@@ -20,7 +20,9 @@ struct LiveStream {
         feed = StreamFeed(
             hub: hub, pool: database.pool, listenPool: database.direct, orders: stores.orders, notifications: stores.notifications,
             leagues: features.leagues, quotes: market.quotes, market: market.store, settings: configuration.stream,
-            tokenIsCurrent: { try await auth.isCurrent(userID: $0, version: $1) }, logger: logger, started: started
+            tokenIsCurrent: { try await auth.isCurrent(userID: $0, version: $1) },
+            forgetCredentials: .init(user: { auth.versions.forget(userID: $0) }, keys: { [keys = features.apiKeys] in keys.forget(keyIDs: $0) }),
+            logger: logger, started: started
         )
         controller = StreamController(hub: hub, feed: feed, auth: auth, leagues: features.leagues, logger: logger)
         webSocketRouter = controller.router()
@@ -103,7 +105,9 @@ func addPlayerRoutes(to json: RouterGroup<AppRequestContext>, admin: RouterGroup
     tradingController.addRoutes(to: json)
     tradingController.addPracticeRoutes(to: json, practice: features.practice)
     OrdersController(orders: features.orders).addRoutes(to: json)
-    LeagueController(leagues: features.leagues, bots: features.bots, gradebook: features.gradebook).addRoutes(to: json)
+    LeagueController(leagues: features.leagues, bots: features.bots, gradebook: features.gradebook, audit: features.audit).addRoutes(to: json)
+    AuditController(store: features.audit, leagues: features.leagues).addRoutes(to: json)
+    RosterController(rosters: features.rosters, leagues: features.leagues).addRoutes(to: json)
     JournalController(leagues: features.leagues, store: features.journal).addRoutes(to: json)
     LeagueNewsController(leagues: features.leagues, store: features.news).addRoutes(to: json)
     BotsController(bots: features.bots).addRoutes(to: json)

@@ -32,6 +32,11 @@ extension AppError {
             switch error {
             case .alreadyRecorded: return .conflict("This symbol already has an action of this kind on that day.")
             }
+        case let error as RosterError:
+            switch error {
+            case .notManaged:
+                return AppError(.forbidden, code: "not_managed", detail: "Only a member of this league whose account you manage (a student of your class roster) can be changed so.")
+            }
         case let error as AdminError:
             switch error {
             case .noSuchUser: return .notFound("No such user.")

@@ -26,9 +26,10 @@ struct CorporateActionStore: Sendable {
     }
 
     /// Records an admin's action; the symbol must be an instrument's.
-    func add(_ action: NewCorporateAction) async throws -> CorporateAction {
+    func add(_ action: NewCorporateAction, audit: AuditEntry) async throws -> CorporateAction {
         do {
-            let rows = try await pool.query(
+            return try await pool.withTransaction { session in
+            let rows = try await session.query(
                 """
                 INSERT INTO corporate_actions (symbol, ex_date, kind, ratio, amount, source)
                 SELECT symbol, \(action.exDate)::date, \(action.kind), \(action.ratio)::numeric, \(action.amount)::numeric, 'admin'
@@ -37,7 +38,13 @@ struct CorporateActionStore: Sendable {
                 """
             )
             guard let row = rows.first else { throw MarketError.unknownSymbol(action.symbol) }
-            return try Self.action(row)
+            let recorded = try Self.action(row)
+            var audit = audit
+            audit.details["corporateActionId"] = .number(recorded.id)
+            audit.details["symbol"] = .text(action.symbol)
+            try await AuditStore.record(audit, in: session)
+            return recorded
+            }
         } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "corporate_actions_once" {
             throw CorporateActionError.alreadyRecorded
         }

@@ -21,6 +21,6 @@ struct CorporateActionsController {
 
     @Sendable func add(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<CorporateAction> {
         let input = try await request.decodeJSON(as: CorporateActionInput.self, context: context)
-        return EditedResponse(status: .created, response: try await store.add(NewCorporateAction(input)))
+        return EditedResponse(status: .created, response: try await store.add(NewCorporateAction(input), audit: context.actor().event(.adminCorporateAction)))
     }
 }

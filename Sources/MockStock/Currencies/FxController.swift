@@ -130,7 +130,7 @@ struct FxController {
     /// The ECB's CSV; `{"rows": n}` stored.
     @Sendable func load(_ request: Request, context: AppRequestContext) async throws -> AdminController.Loaded {
         let body = try await request.body.collect(upTo: maxUpload)
-        return AdminController.Loaded(rows: try await store.store(try FxStore.parse(String(buffer: body))))
+        return AdminController.Loaded(rows: try await store.store(try FxStore.parse(String(buffer: body)), audit: context.actor().event(.adminFx)))
     }
 
     static func currency(_ text: String, _ name: String) throws -> String {

@@ -47,7 +47,7 @@ struct FxStore: Sendable {
 
     /// Stores rates, replacing those of the same currency and day; how many.
     @discardableResult
-    func store(_ rates: [Rate]) async throws -> Int {
+    func store(_ rates: [Rate], audit: AuditEntry? = nil) async throws -> Int {
         try await pool.withTransaction { session in
             var stored = 0
             for start in stride(from: 0, to: rates.count, by: 20_000) {
@@ -59,6 +59,10 @@ struct FxStore: Sendable {
                     ON CONFLICT (currency, day) DO UPDATE SET per_euro = EXCLUDED.per_euro
                     """
                 )
+            }
+            if var audit {
+                audit.details["rows"] = .number(stored)
+                try await AuditStore.record(audit, in: session)
             }
             return stored
         }

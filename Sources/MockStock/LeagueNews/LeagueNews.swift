@@ -25,15 +25,16 @@ struct LeagueNewsController {
     }
 
     @Sendable func post(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<LeagueNews> {
-        let caller = try context.requireIdentity().userID
+        let actor = try context.actor()
         let league = try await league(context)
-        guard league.ownerID == caller else { throw LeagueError.ownerOnly(action: "post news") }
+        guard league.ownerID == actor.userID else { throw LeagueError.ownerOnly(action: "post news") }
         let posted = try await request.decodeJSON(as: PostRequest.self, context: context)
         let title = posted.title.trimmingCharacters(in: .whitespacesAndNewlines)
         let body = posted.body.trimmingCharacters(in: .whitespacesAndNewlines)
         try TextInput.check(title, field: "title", length: 1...120)
         try TextInput.check(body, field: "body", length: 1...2000, use: .shownWithLines)
-        return EditedResponse(status: .created, response: try await store.post(leagueID: league.id, title: title, body: body))
+        return EditedResponse(status: .created, response: try await store.post(leagueID: league.id, title: title, body: body,
+                                                                                             audit: actor.event(.leagueNews, league: league.id)))
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> CursorPage<LeagueNews> {

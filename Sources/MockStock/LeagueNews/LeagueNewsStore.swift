@@ -7,7 +7,7 @@ import Postgres
 struct LeagueNewsStore: Sendable {
     let pool: PostgresConnectionPool
 
-    func post(leagueID: Int, title: String, body: String) async throws -> LeagueNews {
+    func post(leagueID: Int, title: String, body: String, audit: AuditEntry) async throws -> LeagueNews {
         try await pool.withTransaction { session in
             let row = try await session.query(
                 """
@@ -19,6 +19,9 @@ struct LeagueNewsStore: Sendable {
             try await session.execute(
                 "SELECT notify_members(l.id, l.name || ': ' || \(title), \(body)) FROM leagues l WHERE l.id = \(leagueID)"
             )
+            var audit = audit
+            audit.details["newsId"] = .number(id)
+            try await AuditStore.record(audit, in: session)
             return LeagueNews(id: id, title: title, body: body, createdAt: createdAt)
         }
     }

@@ -6,6 +6,7 @@ struct LeagueController {
     let leagues: LeagueService
     let bots: BotService
     let gradebook: Gradebook
+    let audit: AuditStore
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.post("leagues/create", use: create)
@@ -136,24 +137,24 @@ struct LeagueController {
         let body = try await request.decodeJSON(as: UpdateRequest.self, context: context)
         return League(record: try await leagues.update(
             league, name: body.name, bots: body.bots, endsAt: body.endsAt, joinUntil: body.joinUntil, maxMembers: body.maxMembers,
-            journalRequired: body.journalRequired, rankBy: body.rankBy, benchmark: body.benchmark, by: context.requireIdentity().userID
+            journalRequired: body.journalRequired, rankBy: body.rankBy, benchmark: body.benchmark, by: context.actor()
         ))
     }
 
     @Sendable func freeze(_ request: Request, context: AppRequestContext) async throws -> League {
         let league = try await memberLeague(context)
         let body = try await request.decodeJSONIfPresent(as: FreezeRequest.self, context: context)
-        return League(record: try await leagues.freeze(league, reason: body?.reason, by: context.requireIdentity().userID))
+        return League(record: try await leagues.freeze(league, reason: body?.reason, by: context.actor()))
     }
 
     @Sendable func unfreeze(_ request: Request, context: AppRequestContext) async throws -> League {
-        League(record: try await leagues.unfreeze(try await memberLeague(context), by: context.requireIdentity().userID))
+        League(record: try await leagues.unfreeze(try await memberLeague(context), by: context.actor()))
     }
 
     @Sendable func resetMember(_ request: Request, context: AppRequestContext) async throws -> PortfolioReset {
         let league = try await memberLeague(context)
         guard let target = context.parameters.get("userId").flatMap(Int.init) else { throw LeagueError.noSuchMember }
-        return PortfolioReset(try await leagues.reset(member: target, of: league, by: context.requireIdentity().userID))
+        return PortfolioReset(try await leagues.reset(member: target, of: league, by: context.actor()))
     }
 
     @Sendable func resetOwn(_ request: Request, context: AppRequestContext) async throws -> PortfolioReset {
@@ -163,11 +164,14 @@ struct LeagueController {
     /// The gradebook (the host's alone): one CSV row per member, in the league's order.
     @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> Response {
         let league = try await memberLeague(context)
-        guard league.ownerID == (try context.requireIdentity().userID) else { throw LeagueError.ownerOnly(action: "download the gradebook") }
+        let actor = try context.actor()
+        guard league.ownerID == actor.userID else { throw LeagueError.ownerOnly(action: "download the gradebook") }
+        let csv = try await gradebook.csv(of: league)
+        try await audit.record(actor.event(.leagueReportExport, league: league.id))
         return Response(
             status: .ok,
             headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"league-\(league.id)-gradebook.csv\""],
-            body: .init(byteBuffer: ByteBuffer(string: try await gradebook.csv(of: league)))
+            body: .init(byteBuffer: ByteBuffer(string: csv))
         )
     }
 
@@ -181,19 +185,19 @@ struct LeagueController {
 
     /// Leaving; when the owner leaves, the league is deleted.
     @Sendable func leave(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        try await leagues.leave(try await memberLeague(context), userID: context.requireIdentity().userID)
+        try await leagues.leave(try await memberLeague(context), by: context.actor())
         return .noContent
     }
 
     @Sendable func kick(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let league = try await memberLeague(context)
         guard let target = context.parameters.get("userId").flatMap(Int.init) else { throw LeagueError.noSuchMember }
-        try await leagues.kick(target, from: league, by: context.requireIdentity().userID)
+        try await leagues.kick(target, from: league, by: context.actor())
         return .noContent
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        try await leagues.delete(try await memberLeague(context), by: context.requireIdentity().userID)
+        try await leagues.delete(try await memberLeague(context), by: context.actor())
         return .noContent
     }
 

@@ -68,6 +68,8 @@ struct Standing: Encodable, Sendable {
     let rank: Int
     let userId: Int
     let username: String
+    /// The name the host gave a student of a class roster; null for anyone else.
+    @NullEncoded var displayName: String?
     let netWorth: String
     let cash: String
     let holdingsValue: String
@@ -88,6 +90,7 @@ struct Standing: Encodable, Sendable {
         rank = record.rank
         userId = record.userID
         username = record.username
+        displayName = record.displayName
         netWorth = record.netWorth.moneyString
         cash = record.cash.moneyString
         holdingsValue = record.holdingsValue.moneyString

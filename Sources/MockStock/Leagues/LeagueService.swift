@@ -107,9 +107,9 @@ struct LeagueService: Sendable {
     func update(
         _ league: LeagueStore.LeagueRecord, name rawName: String?, bots: String?, endsAt: PatchField<Date>, joinUntil: PatchField<Date>,
         maxMembers: PatchField<Int>, journalRequired: Bool? = nil, rankBy: String? = nil, benchmark: String? = nil,
-        by userID: Int, now: Date = Date()
+        by actor: Actor, now: Date = Date()
     ) async throws -> LeagueStore.LeagueRecord {
-        guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "change it") }
+        guard league.ownerID == actor.userID else { throw LeagueError.ownerOnly(action: "change it") }
         var changes = LeagueStore.Changes()
         if let rawName {
             let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -128,42 +128,49 @@ struct LeagueService: Sendable {
         changes.joinUntil = joinUntil.change
         changes.maxMembers = maxMembers.change
         try Self.checkMaxMembers(changes.maxMembers.value)
-        guard let updated = try await store.update(leagueID: league.id, changes) else { throw LeagueError.leagueEnded }
+        let audit = actor.event(.leagueUpdate, league: league.id, ["fields": .texts(changes.fieldsNamed)])
+        guard let updated = try await store.update(leagueID: league.id, changes, audit: audit) else { throw LeagueError.leagueEnded }
         return updated
     }
 
     /// Freezes trading (the host's call): nothing fills and no trade or new order is taken
     /// on the league's portfolios until it is unfrozen; cancelling still works. The reason
     /// (at most 200 characters) is told to members.
-    func freeze(_ league: LeagueStore.LeagueRecord, reason rawReason: String?, by userID: Int) async throws -> LeagueStore.LeagueRecord {
-        guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "freeze trading") }
+    func freeze(_ league: LeagueStore.LeagueRecord, reason rawReason: String?, by actor: Actor) async throws -> LeagueStore.LeagueRecord {
+        guard league.ownerID == actor.userID else { throw LeagueError.ownerOnly(action: "freeze trading") }
         guard league.mode == .isolated else { throw LeagueError.sharedLeague }
         let reason = rawReason?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let reason { try TextInput.check(reason, field: "reason", length: 0...200) }
-        guard let frozen = try await store.setFrozen(true, reason: reason?.isEmpty == false ? reason : nil, leagueID: league.id) else {
+        let told = reason?.isEmpty == false ? reason : nil
+        let audit = actor.event(.leagueFreeze, league: league.id, ["reasonGiven": .flag(told != nil)])
+        guard let frozen = try await store.setFrozen(true, reason: told, leagueID: league.id, audit: audit) else {
             throw LeagueError.leagueEnded
         }
         return frozen
     }
 
-    func unfreeze(_ league: LeagueStore.LeagueRecord, by userID: Int) async throws -> LeagueStore.LeagueRecord {
-        guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "unfreeze trading") }
+    func unfreeze(_ league: LeagueStore.LeagueRecord, by actor: Actor) async throws -> LeagueStore.LeagueRecord {
+        guard league.ownerID == actor.userID else { throw LeagueError.ownerOnly(action: "unfreeze trading") }
         guard league.mode == .isolated else { throw LeagueError.sharedLeague }
-        guard let open = try await store.setFrozen(false, reason: nil, leagueID: league.id) else { throw LeagueError.leagueEnded }
+        guard let open = try await store.setFrozen(false, reason: nil, leagueID: league.id, audit: actor.event(.leagueUnfreeze, league: league.id)) else {
+            throw LeagueError.leagueEnded
+        }
         return open
     }
 
     /// The host resets a member's league portfolio. A host who plays and names their own
     /// seat makes their own reset, which counts against the allowance like anyone's.
-    func reset(member target: Int, of league: LeagueStore.LeagueRecord, by userID: Int) async throws -> LeagueStore.Reset {
-        guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "reset a member's portfolio") }
-        if target == userID { return try await resetOwn(league, userID: userID) }
-        return try Self.done(try await store.reset(leagueID: league.id, userID: target, own: false), noSeat: .noSuchMember)
+    func reset(member target: Int, of league: LeagueStore.LeagueRecord, by actor: Actor) async throws -> LeagueStore.Reset {
+        guard league.ownerID == actor.userID else { throw LeagueError.ownerOnly(action: "reset a member's portfolio") }
+        let audit = actor.event(.leagueResetMember, league: league.id, target: target)
+        if target == actor.userID { return try await resetOwn(league, userID: actor.userID, audit: audit) }
+        return try Self.done(try await store.reset(leagueID: league.id, userID: target, own: false, audit: audit), noSeat: .noSuchMember)
     }
 
-    /// A member resets their own league portfolio, while the league's allowance lasts.
-    func resetOwn(_ league: LeagueStore.LeagueRecord, userID: Int) async throws -> LeagueStore.Reset {
-        try Self.done(try await store.reset(leagueID: league.id, userID: userID, own: true), noSeat: .notPlaying,
+    /// A member resets their own league portfolio, while the league's allowance lasts
+    /// (`audit`: the host resetting their own seat through the host's route).
+    func resetOwn(_ league: LeagueStore.LeagueRecord, userID: Int, audit: AuditEntry? = nil) async throws -> LeagueStore.Reset {
+        try Self.done(try await store.reset(leagueID: league.id, userID: userID, own: true, audit: audit), noSeat: .notPlaying,
                       allowed: league.resetsAllowed)
     }
 
@@ -206,26 +213,27 @@ struct LeagueService: Sendable {
         }
     }
 
-    /// Leaving; when the owner leaves, the league is deleted.
-    func leave(_ league: LeagueStore.LeagueRecord, userID: Int) async throws {
-        if league.ownerID == userID {
-            try await store.delete(leagueID: league.id)
+    /// Leaving; when the owner leaves, the league is deleted (a host's action, in the log).
+    func leave(_ league: LeagueStore.LeagueRecord, by actor: Actor) async throws {
+        if league.ownerID == actor.userID {
+            try await store.delete(leagueID: league.id, audit: actor.event(.leagueDelete, league: league.id, ["ownerLeft": .flag(true)]))
         } else {
-            _ = try await store.removeMember(leagueID: league.id, userID: userID, ban: false)
+            _ = try await store.removeMember(leagueID: league.id, userID: actor.userID, ban: false)
         }
     }
 
     /// Removes a member for good (banned, told why); the owner's call alone.
-    func kick(_ target: Int, from league: LeagueStore.LeagueRecord, by userID: Int) async throws {
-        guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "kick members") }
-        guard target != userID else { throw LeagueError.ownerCannotKickThemself }
-        guard try await store.removeMember(leagueID: league.id, userID: target, ban: true) else {
+    func kick(_ target: Int, from league: LeagueStore.LeagueRecord, by actor: Actor) async throws {
+        guard league.ownerID == actor.userID else { throw LeagueError.ownerOnly(action: "kick members") }
+        guard target != actor.userID else { throw LeagueError.ownerCannotKickThemself }
+        guard try await store.removeMember(leagueID: league.id, userID: target, ban: true,
+                                           audit: actor.event(.leagueKick, league: league.id, target: target)) else {
             throw LeagueError.noSuchMember
         }
     }
 
-    func delete(_ league: LeagueStore.LeagueRecord, by userID: Int) async throws {
-        guard league.ownerID == userID else { throw LeagueError.ownerOnly(action: "delete it") }
-        try await store.delete(leagueID: league.id)
+    func delete(_ league: LeagueStore.LeagueRecord, by actor: Actor) async throws {
+        guard league.ownerID == actor.userID else { throw LeagueError.ownerOnly(action: "delete it") }
+        try await store.delete(leagueID: league.id, audit: actor.event(.leagueDelete, league: league.id))
     }
 }

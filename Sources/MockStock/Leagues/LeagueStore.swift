@@ -70,6 +70,13 @@ struct LeagueStore: Sendable {
         var rankBy: RankBy?
         /// A new benchmark; the members' risk figures are computed again soon after.
         var benchmark: String?
+
+        /// The fields this change names, as the audit log records them.
+        var fieldsNamed: [String] {
+            [("name", name != nil), ("bots", bots != nil), ("endsAt", endsAt.named), ("joinUntil", joinUntil.named),
+             ("maxMembers", maxMembers.named), ("journalRequired", journalRequired != nil), ("rankBy", rankBy != nil),
+             ("benchmark", benchmark != nil)].filter(\.1).map(\.0)
+        }
     }
 
     static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, join_until, owner_plays, frozen_at, frozen_reason, resets_allowed, journal_required, rank_by, benchmark, "
@@ -123,6 +130,37 @@ struct LeagueStore: Sendable {
             SELECT id, \(CashMovementKind.startingCash), cash, 'League starting cash' FROM portfolio
         )
         """
+    }
+
+    /// Why accounts could not be seated by the host.
+    enum SeatRefusal: Error, Sendable {
+        case ended, full
+    }
+
+    /// Seats accounts the host created (a class roster) in one statement, inside the
+    /// caller's transaction: the seats are counted on the league row, so a cap is never
+    /// passed, and in an isolated league each gets a league portfolio with the starting
+    /// cash. The late-join window is the players', not the host's.
+    static func seat(_ userIDs: [Int], leagueID: Int, in session: PostgresSession) async throws {
+        let seated = try await session.query(
+            """
+            WITH seat AS (
+                UPDATE leagues l SET member_count = l.member_count + \(Int32(userIDs.count))
+                WHERE l.id = \(leagueID) AND NOT league_ended(l, now())
+                  AND (l.max_members IS NULL OR l.member_count + \(Int32(userIDs.count)) <= l.max_members)
+                RETURNING l.*
+            ), seats AS (
+                SELECT seat.*, seated.user_id FROM seat, unnest(\(userIDs)::int8[]) AS seated (user_id)
+            ), member AS (
+                INSERT INTO league_members (league_id, user_id) SELECT id, user_id FROM seats
+            ), \(Self.fundIsolated(from: "seats", userID: "user_id"))
+            SELECT count(*) FROM seat
+            """
+        ).decodeColumn(Int.self)
+        guard seated == [1] else {
+            let ended = try await session.query("SELECT league_ended(l, now()) FROM leagues l WHERE id = \(leagueID)").decodeColumn(Bool.self)
+            throw ended == [false] ? SeatRefusal.full : SeatRefusal.ended
+        }
     }
 
     /// Joins in one statement. The seat is taken by a conditional update of the league
@@ -188,7 +226,7 @@ struct LeagueStore: Sendable {
     /// finished. A cap below the members seated is refused by the league row's check, so
     /// a join racing the change cannot slip past it. A change to forbidding bots cancels,
     /// in the same transaction, the open orders API keys placed on the league's portfolios.
-    func update(leagueID: Int, _ changes: Changes) async throws -> LeagueRecord? {
+    func update(leagueID: Int, _ changes: Changes, audit: AuditEntry) async throws -> LeagueRecord? {
         do {
             return try await pool.withTransaction { session in
                 let updated = try await session.query(
@@ -209,11 +247,13 @@ struct LeagueStore: Sendable {
                     RETURNING \(unescaped: Self.columns)
                     """
                 ).first.map(record)
-                if updated != nil && changes.bots == .forbidden {
+                guard updated != nil else { return nil }
+                if changes.bots == .forbidden {
                     try await session.execute(
                         OrderStore.closing(.placedByForbiddenKeys(leagueID: leagueID), as: .canceled, reason: OrderStore.botsForbiddenReason)
                     )
                 }
+                try await AuditStore.record(audit, in: session)
                 return updated
             }
         } catch let error as PostgresError where error.code == .checkViolation && error.constraint == "leagues_member_count_check" {
@@ -224,8 +264,9 @@ struct LeagueStore: Sendable {
     /// Freezes trading in a running league, with the reason members are told, or unfreezes
     /// it. Only a change is applied (a conditional update), and members are told in the
     /// same transaction, so a repeated or concurrent call, from any server process, tells
-    /// them once. Nil when the league has finished.
-    func setFrozen(_ frozen: Bool, reason: String?, leagueID: Int) async throws -> LeagueRecord? {
+    /// them once. Nil when the league has finished. The host's call is in the audit log
+    /// whether it changed anything or not.
+    func setFrozen(_ frozen: Bool, reason: String?, leagueID: Int, audit: AuditEntry) async throws -> LeagueRecord? {
         try await pool.withTransaction { session in
             let changed = try await session.query(
                 """
@@ -236,10 +277,13 @@ struct LeagueStore: Sendable {
                 """
             ).first.map(record)
             guard let changed else {
-                return try await session.query(
+                let unchanged = try await session.query(
                     "SELECT \(unescaped: Self.columns) FROM leagues WHERE id = \(leagueID) AND NOT league_finished(leagues)"
                 ).first.map(record)
+                if unchanged != nil { try await AuditStore.record(audit, in: session) }
+                return unchanged
             }
+            try await AuditStore.record(audit, in: session)
             let (title, body) = frozen
                 ? ("Trading frozen", "The host of \"\(changed.name)\" froze trading\(reason.map { ": \($0)" } ?? ""). "
                     + "Open orders wait until trading resumes; you can still cancel them.")
@@ -270,7 +314,7 @@ struct LeagueStore: Sendable {
     /// another and a member's own resets never pass `resets_allowed`. `own`: the member
     /// resets their own (counted against the allowance); otherwise the host does (counted
     /// in `resets`, which every reset raises, but not against the allowance).
-    func reset(leagueID: Int, userID: Int, own: Bool) async throws -> ResetOutcome {
+    func reset(leagueID: Int, userID: Int, own: Bool, audit: AuditEntry? = nil) async throws -> ResetOutcome {
         try await pool.withTransaction { session in
             let seat = try await session.query(
                 """
@@ -322,6 +366,7 @@ struct LeagueStore: Sendable {
             try await session.execute(
                 "SELECT notify(\(userID), 'League portfolio reset', \(body + " The old one and its history are kept; its open orders were cancelled."))"
             )
+            if let audit { try await AuditStore.record(audit, in: session) }
             return .reset(Reset(userID: userID, portfolioID: portfolioID, previousPortfolioID: previous, resets: count))
         }
     }
@@ -365,7 +410,7 @@ struct LeagueStore: Sendable {
 
     /// Removes a member (and bans them when kicked); their league portfolio is archived.
     /// Returns false when they were not a member.
-    func removeMember(leagueID: Int, userID: Int, ban: Bool) async throws -> Bool {
+    func removeMember(leagueID: Int, userID: Int, ban: Bool, audit: AuditEntry? = nil) async throws -> Bool {
         try await pool.withTransaction { session in
             let removed = try await session.execute(
                 "DELETE FROM league_members WHERE league_id = \(leagueID) AND user_id = \(userID)"
@@ -390,18 +435,25 @@ struct LeagueStore: Sendable {
                     """
                 )
             }
+            if let audit { try await AuditStore.record(audit, in: session) }
             return true
         }
     }
 
     /// Deletes the league; its portfolios are archived, keeping their history.
-    func delete(leagueID: Int) async throws {
+    func delete(leagueID: Int, audit: AuditEntry) async throws {
         try await pool.withTransaction { session in
-            try await session.execute("UPDATE portfolios SET archived_at = now() WHERE league_id = \(leagueID) AND archived_at IS NULL")
-            try await session.execute("DELETE FROM leagues WHERE id = \(leagueID)")
-            try await session.execute("DELETE FROM league_standings WHERE league_id = \(leagueID)")
-            try await StandingsStore.dropLiveSnapshot(leagueID, in: session)
+            try await Self.delete(leagueID: leagueID, in: session)
+            try await AuditStore.record(audit, in: session)
         }
+    }
+
+    /// The same within a transaction (an owner's account erased deletes their leagues).
+    static func delete(leagueID: Int, in session: PostgresSession) async throws {
+        try await session.execute("UPDATE portfolios SET archived_at = now() WHERE league_id = \(leagueID) AND archived_at IS NULL")
+        try await session.execute("DELETE FROM leagues WHERE id = \(leagueID)")
+        try await session.execute("DELETE FROM league_standings WHERE league_id = \(leagueID)")
+        try await StandingsStore.dropLiveSnapshot(leagueID, in: session)
     }
 
     /// Each member's trades, journal notes and last trade since their portfolio plays in the

@@ -39,6 +39,8 @@ struct StandingsStore: Sendable {
         let excessReturn: Decimal?
         /// Net worth against the money paid in, in percent (`return_percent`).
         let returnPercent: Decimal
+        /// The name a host gave a student of a class roster (nil for anyone else).
+        var displayName: String? = nil
     }
 
     /// Whom a page ranks: everyone, or humans or bots alone (ranked among themselves).
@@ -168,7 +170,8 @@ struct StandingsStore: Sendable {
         return """
             \(unescaped: rank), s.user_id, s.username, s.net_worth, s.cash, s.holdings_value, s.paid_in, s.bot, s.owner_username,
             coalesce((SELECT m.resets FROM league_members m WHERE m.league_id = \(leagueID) AND m.user_id = s.user_id), 0),
-            r.sharpe, r.sortino, r.max_drawdown, r.excess_return, return_percent(s.net_worth, s.paid_in)
+            r.sharpe, r.sortino, r.max_drawdown, r.excess_return, return_percent(s.net_worth, s.paid_in),
+            (SELECT u.display_name FROM users u WHERE u.id = s.user_id)
             """
     }
 
@@ -182,8 +185,8 @@ struct StandingsStore: Sendable {
         [order.key, "s.\(players.place)"].compactMap { $0 }.joined(separator: ", ")
     }
 
-    /// How many columns a standing takes (`columns`): the resets and risk figures included.
-    private static let recordColumns = 15
+    /// How many columns a standing takes (`columns`): the resets, risk figures and display name included.
+    private static let recordColumns = 16
 
     /// The standing in the first columns (`columns`) of a row that may hold more.
     private static func record(_ row: PostgresRow) throws -> StandingRecord {
@@ -195,7 +198,7 @@ struct StandingsStore: Sendable {
             ownerUsername: try row.decode(String?.self, column: 8), resets: try row.decode(Int.self, column: 9),
             sharpe: try row.decode(Decimal?.self, column: 10), sortino: try row.decode(Decimal?.self, column: 11),
             maxDrawdown: try row.decode(Decimal?.self, column: 12), excessReturn: try row.decode(Decimal?.self, column: 13),
-            returnPercent: try row.decode(Decimal?.self, column: 14) ?? 0
+            returnPercent: try row.decode(Decimal?.self, column: 14) ?? 0, displayName: try row.decode(String?.self, column: 15)
         )
     }
 

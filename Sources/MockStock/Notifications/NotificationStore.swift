@@ -77,11 +77,16 @@ struct NotificationStore: Sendable {
         ).decodeColumn(Int.self)[0]
     }
 
-    func broadcast(title: String, body: String) async throws -> Notification {
-        let row = try await pool.query(
-            "SELECT n.id, n.created_at FROM notify(NULL, \(title), \(body)) n"
-        )[0]
-        let (id, createdAt) = try row.decode((Int, Date).self)
-        return Notification(id: id, title: title, body: body, createdAt: createdAt, readAt: nil)
+    func broadcast(title: String, body: String, audit: AuditEntry) async throws -> Notification {
+        try await pool.withTransaction { session in
+            let row = try await session.query(
+                "SELECT n.id, n.created_at FROM notify(NULL, \(title), \(body)) n"
+            )[0]
+            let (id, createdAt) = try row.decode((Int, Date).self)
+            var audit = audit
+            audit.details["notificationId"] = .number(id)
+            try await AuditStore.record(audit, in: session)
+            return Notification(id: id, title: title, body: body, createdAt: createdAt, readAt: nil)
+        }
     }
 }

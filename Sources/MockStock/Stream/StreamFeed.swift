@@ -55,6 +55,9 @@ public final class StreamFeed: Service, Sendable {
     let settings: Settings
     /// Whether a user's tokens of a version are still valid (see `AuthMiddleware.isCurrent`).
     let tokenIsCurrent: @Sendable (_ userID: Int, _ version: Int) async throws -> Bool
+    /// Told of a user's tokens revoked (a logout, a new password, an erased account) and of
+    /// API keys revoked, by any process: this process's caches forget them at once.
+    let forgetCredentials: ForgetCredentials
     let logger: Logger
     let started: StartSignal
     /// Opens once the process listens for announcements: a snapshot read before then could
@@ -67,9 +70,10 @@ public final class StreamFeed: Service, Sendable {
         hub: StreamHub, pool: PostgresConnectionPool, listenPool: PostgresConnectionPool? = nil, orders: OrderStore, notifications: NotificationStore,
         leagues: LeagueService, quotes: any QuoteProvider, market: MarketStore, settings: Settings,
         tokenIsCurrent: @escaping @Sendable (_ userID: Int, _ version: Int) async throws -> Bool,
-        logger: Logger, started: StartSignal
+        forgetCredentials: ForgetCredentials = .init(), logger: Logger, started: StartSignal
     ) {
         self.tokenIsCurrent = tokenIsCurrent
+        self.forgetCredentials = forgetCredentials
         self.hub = hub
         self.pool = pool
         self.listenPool = listenPool ?? pool
@@ -121,6 +125,12 @@ public final class StreamFeed: Service, Sendable {
     }
 
     /// An announcement as the triggers write it.
+    /// What a process forgets when credentials are revoked anywhere.
+    struct ForgetCredentials: Sendable {
+        var user: @Sendable (_ userID: Int) -> Void = { _ in }
+        var keys: @Sendable (_ keyIDs: [String]) -> Void = { _ in }
+    }
+
     struct Announcement: Decodable {
         let kind: String?
         /// Set instead of everything else when the payload was too big for NOTIFY.
@@ -134,6 +144,8 @@ public final class StreamFeed: Service, Sendable {
         let position: Int?
         /// The user's token version after a revocation.
         let version: Int?
+        /// API keys revoked (`kind` `keys_revoked`).
+        let keys: [String]?
         /// `[symbol, name, price, previous close, as of]` per quote.
         let quotes: [[String?]]?
     }
@@ -191,7 +203,10 @@ public final class StreamFeed: Service, Sendable {
             hub.publishNotification(StreamEncoding.message("notification", notification), userID: announcement.user)
         case "revoked":
             guard let userID = announcement.user, let version = announcement.version else { return }
+            forgetCredentials.user(userID)
             _ = hub.revoke(userID: userID, before: version)
+        case "keys_revoked":
+            forgetCredentials.keys(announcement.keys ?? [])
         default:
             return
         }

@@ -49,7 +49,7 @@ extension TestClientProtocol {
 
 @Suite("Accounts and authentication")
 struct AccountsTests {
-    @Test("register, log in and read /api/me; the User shape is exactly id, username, role, createdAt")
+    @Test("register, log in and read /api/me; the User shape is exactly id, username, role, createdAt, and /api/me adds displayName and managedBy (null unless managed)")
     func registerLoginMe() async throws {
         try await TestApp.run { client in
             let registered = try await client.register("Alice")
@@ -66,7 +66,8 @@ struct AccountsTests {
             let me = try await client.get("/api/me", token: session.token)
             #expect(me.status == .ok)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(buffer: me.body)) as? [String: Any])
-            #expect(Set(object.keys) == ["id", "username", "role", "createdAt"])
+            #expect(Set(object.keys) == ["id", "username", "role", "createdAt", "displayName", "managedBy"])
+            #expect(object["displayName"] is NSNull && object["managedBy"] is NSNull)
             #expect(object["id"] as? Int == registered.user.id)
             #expect(ISO8601DateFormatter().date(from: object["createdAt"] as? String ?? "") != nil)
         }
