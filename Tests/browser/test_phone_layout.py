@@ -22,6 +22,8 @@ from selenium.webdriver.support.ui import Select
 from support import PASSWORD, SCREENSHOTS, BrowserTest, call, login
 
 FROZEN_REASON = "Quiz on Friday about diversification: trading stops until the papers are marked"
+# A league's name as long as the server takes (64 characters), which the portfolio selects name.
+LONG_LEAGUE = "Year 9 economics with Mrs Featherstonehaugh-Appleby, autumn term"
 # The standings' risk columns, in a league measured against the market.
 RISK = ("Sharpe", "Sortino", "Drawdown", "Excess vs market")
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
@@ -197,6 +199,19 @@ class PhoneLayoutTest(BrowserTest):
             figures = ["#history-worth", "#history-paid", "#twr", "#irr", "#pnl-realized", "#pnl-unrealized",
                        "#allocation canvas", "#allocation-symbols td"]
             self.assert_on_screen([e for css in figures for e in self.driver.find_elements(By.CSS_SELECTOR, css)], "the figure")
+
+    def portfolio_select_page(self, screen, route, name, heading, select):
+        """A page with a portfolio select showing the league of the long name: no wider
+        than the screen, the select on it (its name cut with an ellipsis on a phone)."""
+        self.go(f"{route}?id={self.long_seat}")
+        self.text_in("main h1", heading)
+        self.wait(lambda d: d.execute_script("return document.querySelector(arguments[0])?.value", select) == self.long_seat)
+        self.assertIn(f"League: {LONG_LEAGUE}", Select(self.find(select)).first_selected_option.text)
+        self.shot(f"{screen}-{name}")
+        self.assert_no_sideways_scroll(name, screen)
+        if screen == "phone":
+            self.assertLessEqual(self.driver.execute_script("return document.documentElement.scrollWidth"), PHONE["width"])
+            self.assert_on_screen([self.find(select)], f"the {name} page's portfolio select")
 
     def league(self, screen, league_url, code):
         self.driver.get(league_url)
@@ -379,6 +394,13 @@ class PhoneLayoutTest(BrowserTest):
         seat = next(p for p in call("/api/portfolios", token=classmate) if p["leagueId"] == int(self.host_league_id))
         call("/api/stock/buy", {"symbol": "KO", "amount": 3, "portfolioId": seat["id"],
                                 "note": "Consumer staples hold up when the market falls; a steady dividend while I learn."}, classmate)
+        # A class league of the longest name the server takes, which she joins: Orders and
+        # History name it in their portfolio selects.
+        self.assertEqual(len(LONG_LEAGUE), 64)
+        long_league = call("/api/leagues/create", {"name": LONG_LEAGUE, "mode": "isolated"}, classmate)
+        pia = login(f"pia_{self.suffix}", PASSWORD)
+        call(f"/api/leagues/join/{long_league['code']}", {}, pia)
+        self.long_seat = str(next(p["id"] for p in call("/api/portfolios", token=pia) if p["leagueId"] == long_league["id"]))
         self.go("#/portfolio")
         self.assertRegex(self.find("#unread").text, r"^[1-9]")
 
@@ -409,6 +431,10 @@ class PhoneLayoutTest(BrowserTest):
             for name, page in (("portfolio", self.portfolio), ("market", self.market), ("analytics", self.analytics)):
                 with self.subTest(f"the {name} page on a {screen}"):
                     page(screen)
+            for route, name, heading, select in (("#/orders", "orders", "Orders", "#portfolio-select"),
+                                                 ("#/transactions", "history", "History", "#history-portfolio")):
+                with self.subTest(f"the {name} page of a league with a long name on a {screen}"):
+                    self.portfolio_select_page(screen, route, name, heading, select)
             with self.subTest(f"a league on a {screen}"):
                 self.league(screen, league_url, code)
             with self.subTest(f"a host's league on a {screen}"):
