@@ -47,6 +47,27 @@ const routes = [
   [/^#\/fx$/, () => fxView],
 ];
 
+/** `hash` when it is a page of this app other than the login page ("#/leagues?join=K7PX2M"),
+ * else null: a destination kept across logging in is only ever one of these, never an
+ * address elsewhere. */
+function appPage(hash) {
+  if (typeof hash !== 'string' || hash.length > 300 || !/^#\/[A-Za-z0-9\-._~%/?=&]*$/.test(hash)) return null;
+  const path = hash.split('?')[0];
+  return path !== '#/login' && routes.some(([pattern]) => pattern.test(path)) ? hash : null;
+}
+
+/** The page a logged-out visitor opened (a join link, say), kept in this tab while they
+ * log in or register, then opened. */
+const DESTINATION = 'mockstock.destination';
+const destination = {
+  keep(hash) { const page = appPage(hash); if (page) sessionStorage.setItem(DESTINATION, page); },
+  get() { return appPage(sessionStorage.getItem(DESTINATION)); },
+  take() { const page = this.get(); sessionStorage.removeItem(DESTINATION); return page; },
+};
+/** The page opened right after logging in, told so when it is drawn (`context.afterLogin`):
+ * a join link's screen then joins at once, the player having asked for it twice. */
+let arrival = null;
+
 /** The route's path and query: "#/market?search=app" → ["#/market", URLSearchParams]. */
 function location() {
   const [path, query = ''] = (window.location.hash || '#/portfolio').split('?');
@@ -65,6 +86,7 @@ function pageScope(key, stop) {
 async function render() {
   const [path, query] = location();
   if (!session.token && path !== '#/login') {
+    destination.keep(window.location.hash);
     window.location.hash = '#/login';
     return;
   }
@@ -76,6 +98,8 @@ async function render() {
   if (session.token) live.start();
   for (const dialog of document.querySelectorAll('dialog')) dialog.close();
   const ticket = ++rendering;
+  const afterLogin = arrival !== null && arrival === window.location.hash;
+  arrival = null;
   pageStops.forEach((stop) => stop());
   pageStops.clear();
   let followed = false;
@@ -108,6 +132,16 @@ async function render() {
       pageScope('poll', () => clearInterval(timer));
     },
     navigate: (hash) => { if (window.location.hash === hash) render(); else window.location.hash = hash; },
+    /** Drawn right after logging in, at the page the player had opened before. */
+    afterLogin,
+    /** On the login page: the page the visitor opened, to be opened once they are in. */
+    destination: destination.get(),
+    /** Once logged in: opens the page the visitor had opened, else `fallback`. */
+    proceed: (fallback) => {
+      const next = destination.take();
+      arrival = next;
+      window.location.hash = next ?? fallback;
+    },
   };
   try {
     context.params = found.slice(1).map(decodeURIComponent);

@@ -1,7 +1,8 @@
 // A player's portfolios as the pages share them (GET /api/portfolios): found by id, their
 // currency, their league, their names in a select and in a sentence, and which one a
-// trade starts in. What a portfolio is (its `kind`, its `currency`) is the server's to say.
-import { api } from './api.js';
+// trade starts in, and which one a page shows first. What a portfolio is (its `kind`, its
+// `currency`) is the server's to say.
+import { api, session } from './api.js';
 import { h } from './dom.js';
 
 /** The player's portfolios, for a switcher: personal first, then league and practice ones. */
@@ -19,10 +20,38 @@ export function currencyOf(portfolios, id) {
   return portfolioById(portfolios, id)?.currency ?? 'USD';
 }
 
-/** The portfolio asked for (an id from the address) when it is still listed, else the
- * first: a league portfolio archived by a reset is no longer listed. As text ('' for none). */
+/** Where the portfolio a player last picked on a page is kept: in this browser, per player. */
+function shownKey() {
+  const id = session.user?.id;
+  return id == null ? null : `mockstock.shownPortfolio.${id}`;
+}
+
+function shownLast() {
+  const key = shownKey();
+  try { return key ? localStorage.getItem(key) : null; } catch { return null; }
+}
+
+/** Remembers the portfolio the player picked in a page's select (Portfolio, Orders,
+ * History, Analytics): those pages show it first from then on. */
+export function rememberShown(id) {
+  const key = shownKey();
+  try { if (key) localStorage.setItem(key, String(id)); } catch { /* storage refused: nothing kept */ }
+}
+
+/**
+ * The portfolio a page shows (as text, '' for none): the one asked for (an id from the
+ * address) when it is still listed — a league portfolio archived by a reset is not —,
+ * else the one the player last picked on a page when it is still listed, else their
+ * league portfolio when they have exactly one (a class's student plays there), else the
+ * first (the personal one).
+ */
 export function chosenPortfolio(portfolios, asked) {
-  return asked && portfolioById(portfolios, asked) ? String(asked) : String(portfolios[0]?.id ?? '');
+  if (asked && portfolioById(portfolios, asked)) return String(asked);
+  const last = shownLast();
+  if (last && portfolioById(portfolios, last)) return last;
+  const leagues = portfolios.filter((p) => p.kind === 'league');
+  if (leagues.length === 1) return String(leagues[0].id);
+  return String(portfolios[0]?.id ?? '');
 }
 
 /** Reads the league of a league portfolio, each league once (null for a personal or
@@ -51,6 +80,12 @@ export function portfolioSelect(portfolios, selected, onchange, id = 'portfolio-
     portfolios.map((p) => h('option', { value: p.id, selected: String(p.id) === String(selected) }, portfolioLabel(p))));
 }
 
+/** A page's select of the portfolios: the one picked is remembered (`rememberShown`),
+ * then `go(id)` shows it. */
+export function shownPortfolioSelect(portfolios, selected, go, id) {
+  return portfolioSelect(portfolios, selected, (chosen) => { rememberShown(chosen); go(chosen); }, id);
+}
+
 /** A portfolio as a sentence names it. */
 export function portfolioName(portfolio) {
   if (!portfolio || portfolio.kind === 'personal') return 'your personal portfolio';
@@ -76,7 +111,8 @@ export function rememberPortfolio(id) {
 }
 
 /** A league portfolio was reset: the next trade starts in the new one if it would have
- * started in the old (archived) one. */
+ * started in the old (archived) one, and the pages show the new one if they showed the old. */
 export function replacePortfolio(previous, next) {
   if (previous != null && sessionStorage.getItem(LAST_PORTFOLIO) === String(previous)) rememberPortfolio(next);
+  if (previous != null && shownLast() === String(previous)) rememberShown(next);
 }

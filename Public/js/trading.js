@@ -39,6 +39,26 @@ export function orderOutcome(order, currency = 'USD') {
 }
 
 /**
+ * A refusal's words, with what the player needs to know of a frozen league: a trade or
+ * order refused because the host froze trading (`trading_frozen`) names the league and
+ * the host's reason, read from the league (`readLeague()`, a promise of it or null); any
+ * other refusal keeps the server's words.
+ */
+export async function refusal(problem, readLeague) {
+  if (problem?.code !== 'trading_frozen') return problem;
+  const league = await readLeague().catch(() => null);
+  if (!league) return problem;
+  const reason = league.frozenReason ? ` The host says: “${league.frozenReason}”.` : '';
+  return new Error(`Trading in “${league.name}” is frozen by its host.${reason} Open orders wait and may still be cancelled; you can trade again once the host resumes trading.`);
+}
+
+/** The league of a league portfolio as it is now (null for another portfolio). */
+function leagueNow(portfolios, portfolioId) {
+  const leagueId = portfolioById(portfolios, portfolioId)?.leagueId;
+  return () => (leagueId ? api(`/api/leagues/${leagueId}`) : Promise.resolve(null));
+}
+
+/**
  * A trade's or order's journal note (at most 500 characters): optional, or marked
  * required where the portfolio's league asks for one (the server refuses the trade
  * without it, in its words). `mark(required)` says which; `value()` is the note, or
@@ -114,7 +134,8 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
           : `${inCurrency(hold.reservedCash, hold.currency)} of cash, commission included`;
         explain.textContent = `${words} While open it holds back ${held}.`;
       } catch (problem) {
-        if (asked === previewed) explain.textContent = `${words} ${problem.message}`;
+        const said = await refusal(problem, () => leagueOf(portfolioId));
+        if (asked === previewed) explain.textContent = `${words} ${said.message}`;
       }
     }, 150);
   };
@@ -165,7 +186,12 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
     if (problem) throw new Error(problem);
     const signature = JSON.stringify(body);
     if (signature !== ticket) { ticket = signature; clientOrderId = newKey(); }
-    const order = await api('/api/orders', { method: 'POST', body: { ...body, clientOrderId } });
+    let order;
+    try {
+      order = await api('/api/orders', { method: 'POST', body: { ...body, clientOrderId } });
+    } catch (problem) {
+      throw await refusal(problem, leagueNow(portfolios, body.portfolioId));
+    }
     dialog.close();
     const what = `${order.side === 'buy' ? 'Buy' : 'Sell'} ${order.quantity} ${symbol} (${orderTerms(order)})`;
     const currency = currencyOf(portfolios, portfolioId);
@@ -183,9 +209,10 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
  * the shares (or the portfolio, or the note) change. Placing it would be refused? The
  * server's words say why, before anything is sent. A sale's proceeds are not previewed:
  * it shows the price a share. `ticket()` is the order's body, or a sentence when it is
- * not one (no whole number of shares; a past day's close).
+ * not one (no whole number of shares; a past day's close); `explain(problem)` words a
+ * refusal (`refusal`).
  */
-function tradeEstimate(line, stock, side, ticket, foreignNote) {
+function tradeEstimate(line, stock, side, ticket, foreignNote, explain) {
   let asked = 0;
   let timer = null;
   return () => {
@@ -201,7 +228,8 @@ function tradeEstimate(line, stock, side, ticket, foreignNote) {
         if (mine !== asked || side !== 'buy') return;
         line.textContent = `Estimated cost: ${inCurrency(hold.reservedCash, hold.currency)}, commission included, for ${priced}`;
       } catch (problem) {
-        if (mine === asked) line.textContent = `${priced} ${problem.message}`;
+        const said = await explain(problem);
+        if (mine === asked) line.textContent = `${priced} ${said.message}`;
       }
     }, 250);
   };
@@ -248,7 +276,7 @@ export function tradeDialog(side, stock, portfolios, context, onTraded) {
     if (day.value) return `Fills at the close of ${dayText(day.value)}, at that day's price.`;
     return { symbol, side, quantity: shares, type: 'market', portfolioId: Number(portfolioId), note: note.value() };
   };
-  const estimateNow = tradeEstimate(estimate, stock, side, ticket, foreignNote);
+  const estimateNow = tradeEstimate(estimate, stock, side, ticket, foreignNote, (problem) => refusal(problem, () => leagueOf(portfolioId)));
   const update = () => {
     dayRow.hidden = kindOf() !== 'practice';
     if (dayRow.hidden) day.value = '';
@@ -274,7 +302,12 @@ export function tradeDialog(side, stock, portfolios, context, onTraded) {
     if (!dayRow.hidden && day.value) body.at = day.value;
     const signature = JSON.stringify(body);
     if (signature !== order) { order = signature; key = newKey(); }
-    const result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
+    let result;
+    try {
+      result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
+    } catch (problem) {
+      throw await refusal(problem, leagueNow(portfolios, body.portfolioId));
+    }
     dialog.close();
     rememberPortfolio(portfolioId);
     const currency = tradeCurrency();

@@ -1047,13 +1047,14 @@ class WebClientTest(BrowserTest):
         self.text_in("#my-resets-used", "1")
         self.assertEqual(driver.find_elements(By.ID, "host"), [])
         self.shot_of("36-league-member-frozen", "#frozen-banner")
-        # A trade in the league's portfolio is refused in the server's words.
+        # A trade in the league's portfolio is refused in words naming the league and the host's reason.
         self.go("#/stock/AAPL")
         self.click("#buy")
         Select(self.find("#trade-portfolio")).select_by_visible_text("League: Host class 7B")
         self.text_in("#trade-estimate", "$")
         self.click("#trade-confirm")
-        self.text_in("#trade-error", "The league's host has frozen trading; open orders wait and may still be cancelled.")
+        self.text_in("#trade-error", "Trading in “Host class 7B” is frozen by its host. The host says: “Quiz on Friday: trading stops until then”. "
+                     "Open orders wait and may still be cancelled")
         self.shot("37-trade-frozen")
         self.click("#trade-dialog-cancel")
 
@@ -1342,6 +1343,148 @@ class WebClientTest(BrowserTest):
         self.wait(lambda d: self.column_of("#standings", "Player") == [kim, lou])
         self.text_in("#rank-note", "Ranked by net worth for you; the league ranks by return.")
         self.shot_of("46-league-member-ranking", "#board-heading")
+        self.sign_out()
+
+    def selected(self, heading, select):
+        """The portfolio chosen in `select` once the page headed `heading` is drawn."""
+        self.text_in("main h1", heading)
+        return self.wait(lambda d: d.execute_script(
+            "const s = document.querySelector(arguments[0]); return s && s.value", select))
+
+    def shot_sizes(self, name, css=None):
+        """The screen as it is, at a desktop's size and then at a phone's (390x844, the
+        page laid out again for it, a dialog left open), as name-desktop/-phone.png."""
+        self.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "#toasts .toast"), timeout=20)
+        for size, metrics in (("desktop", {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}),
+                              ("phone", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})):
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+            self.wait(lambda d: d.execute_script("return window.innerWidth") == metrics["width"])
+            if css:
+                self.driver.execute_script("document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", css)
+            if size == "phone":
+                width = self.driver.execute_script("return document.documentElement.scrollWidth")
+                self.assertLessEqual(width, 390, f"{name} is {width}px wide on a phone")
+            self.shot(f"{name}-{size}")
+        self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_student_path(self):
+        """A class's student: the join link opened while logged out leads through
+        registering into the league, as a member (a destination that is not one of the
+        app's pages is never followed); the league portfolio shown first on Portfolio,
+        Orders, History and Analytics, and the portfolio last picked remembered across
+        pages and a reload; a trade and an order refused while the host has frozen trading
+        name the league and the host's reason; every notification marked read at once."""
+        driver = self.driver
+        teacher, student = f"teacher_{self.suffix}", f"student_{self.suffix}"
+        host = call("/api/auth/register", {"username": teacher, "password": PASSWORD})["token"]
+        league = call("/api/leagues/create", {"name": "Economics 9B", "mode": "isolated", "ownerPlays": False}, host)
+        code, league_id = league["code"], league["id"]
+
+        # The join link, opened while logged out: the login page says why, and once the
+        # student has registered they are in the league.
+        self.fresh_session()
+        driver.get(f"{BASE}/join/{code}")
+        self.find("#auth-form")
+        self.text_in("#auth-why", f"to join the league with the code {code}")
+        self.shot_sizes("47-join-link-login")
+        self.click("#auth-switch")
+        self.text_in("#auth-submit", "Create account")
+        self.find("#username").send_keys(student)
+        self.find("#password").send_keys(PASSWORD)
+        self.click("#auth-submit")
+        self.wait(lambda d: d.current_url.endswith(f"#/leagues/{league_id}"))
+        self.text_in("#flash", "You joined “Economics 9B”.")
+        self.text_in("main h1", "Economics 9B")
+        self.wait(lambda d: self.column_of("#standings", "Player") == [student])
+        self.assertEqual(call(f"/api/leagues/{league_id}", token=host)["memberCount"], 1)
+        self.shot_sizes("48-join-link-joined", "#flash")
+        # Nothing is kept for the next login: it opens the portfolio.
+        self.sign_out()
+        self.sign_in(student)
+        self.wait(lambda d: d.current_url.endswith("#/portfolio"))
+        # A destination that is not a page of the app is never followed.
+        self.sign_out()
+        for planted in ("https://example.com/", "//example.com/#/market", "#/login", "javascript:alert(1)"):
+            driver.execute_script("sessionStorage.setItem('mockstock.destination', arguments[0])", planted)
+            self.sign_in(student)
+            self.wait(lambda d: d.current_url.startswith(BASE) and d.current_url.endswith("#/portfolio"))
+            self.sign_out()
+        # Opened while signed in, the join link fills the code in and joins when asked: the
+        # league already joined opens its page.
+        self.sign_in(student)
+        driver.get(f"{BASE}/join/{code}")
+        self.wait(lambda d: self.find("#join-code").get_attribute("value") == code)
+        self.click("#join-league button[type='submit']")
+        self.wait(lambda d: d.current_url.endswith(f"#/leagues/{league_id}"))
+        self.text_in("#flash", "You are in “Economics 9B” already.")
+
+        # Their only league portfolio comes first on each page with a portfolio select.
+        token = login(student, PASSWORD)
+        portfolios = call("/api/portfolios", token=token)
+        seat = str(next(p["id"] for p in portfolios if p["leagueId"] == league_id))
+        personal = str(next(p["id"] for p in portfolios if p["kind"] == "personal"))
+        pages = (("#/portfolio", "Portfolio", "#portfolio-select"), ("#/orders", "Orders", "#portfolio-select"),
+                 ("#/transactions", "History", "#history-portfolio"), ("#/analytics", "Analytics", "#analytics-portfolio"))
+        for route, heading, select in pages:
+            self.go(route)
+            self.assertEqual(self.selected(heading, select), seat, f"{heading} shows the league portfolio first")
+        self.go("#/orders")
+        self.assertEqual(self.selected("Orders", "#portfolio-select"), seat)
+        self.shot_sizes("49-orders-league-first")
+        # Picked on one page, a portfolio is shown first on every page, after a reload too.
+        Select(self.find("#portfolio-select")).select_by_value(personal)
+        self.wait(lambda d: d.current_url.endswith(f"#/orders?id={personal}"))
+        driver.refresh()
+        for route, heading, select in pages:
+            self.go(route)
+            driver.refresh()
+            self.assertEqual(self.selected(heading, select), personal, f"{heading} shows the portfolio picked last")
+        self.go("#/transactions")
+        Select(self.find("#history-portfolio")).select_by_value(seat)
+        self.wait(lambda d: d.current_url.endswith(f"#/transactions?id={seat}"))
+        self.go("#/portfolio")
+        driver.refresh()
+        self.assertEqual(self.selected("Portfolio", "#portfolio-select"), seat)
+        # Kept for this player only.
+        me = call("/api/me", token=token)
+        self.assertEqual(driver.execute_script("return localStorage.getItem(arguments[0])", f"mockstock.shownPortfolio.{me['id']}"), seat)
+
+        # The host freezes trading with a reason: a buy and an order in the league
+        # portfolio are refused in words naming the league and the reason.
+        call(f"/api/leagues/{league_id}/freeze", {"reason": "Quiz on Friday about diversification"}, host)
+        frozen = "Trading in “Economics 9B” is frozen by its host. The host says: “Quiz on Friday about diversification”."
+        self.go("#/stock/AAPL")
+        self.click("#buy")
+        Select(self.find("#trade-portfolio")).select_by_visible_text("League: Economics 9B")
+        self.text_in("#trade-estimate", "$")
+        self.click("#trade-confirm")
+        self.text_in("#trade-error", frozen)
+        self.text_in("#trade-error", "Open orders wait and may still be cancelled")
+        self.shot_sizes("50-trade-frozen-reason")
+        self.click("#trade-dialog-cancel")
+        self.click("#order")
+        Select(self.find("#order-portfolio")).select_by_visible_text("League: Economics 9B")
+        self.click("#order-confirm")
+        self.text_in("#order-error", frozen)
+        driver.execute_script("document.querySelector('dialog').close()")
+
+        # Notifications: the joining achievement, the freeze and a broadcast are unread;
+        # Mark all read reads them all, and the badge goes.
+        self.admin_post("/api/admin/notifications", {"title": "Markets close early", "body": "The exchange closes at 1 pm."})
+        unread = len(call("/api/notifications?unread=true", token=token)["items"])
+        self.assertGreaterEqual(unread, 3)
+        self.go("#/notifications")
+        self.text_in("#unread", str(unread))
+        self.find("#notices li.unread")
+        self.shot_sizes("51-notifications-unread")
+        self.click("#mark-all-read")
+        self.text_in("#flash", f"{unread} notifications marked read.")
+        self.wait(lambda d: not d.find_element(By.ID, "unread").is_displayed())
+        self.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "#notices li.unread"))
+        self.assertEqual(call("/api/notifications?unread=true", token=token)["items"], [])
+        self.shot_sizes("52-notifications-all-read")
+        self.click("#mark-all-read")
+        self.text_in("#flash", "Nothing was unread.")
         self.sign_out()
 
 if __name__ == "__main__":

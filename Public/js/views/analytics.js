@@ -5,7 +5,7 @@ import { api } from '../api.js';
 import { h, fill, table, stacked, failure, signed, benchmarkWords } from '../dom.js';
 import { add, CURRENCIES, inCurrency, fractionPercent, magnitudePercent as magnitude, priceIn, ratio, signedInCurrency } from '../decimal.js';
 import { linesChart, doughnutChart } from '../charts.js';
-import { portfolioById, portfolioSelect } from '../portfolios.js';
+import { chosenPortfolio, portfolioById, portfolioChoices, shownPortfolioSelect } from '../portfolios.js';
 
 const METHODS = { average: 'Average cost', fifo: 'FIFO', lifo: 'LIFO' };
 
@@ -177,10 +177,10 @@ function compareSection(symbols, query) {
 }
 
 export async function analyticsView(root, context) {
-  const portfolios = await api('/api/portfolios');
+  const portfolios = await portfolioChoices();
   if (!context.current()) return;
   const q = context.query;
-  const id = q.get('id') || String(portfolios[0]?.id ?? '');
+  const id = chosenPortfolio(portfolios, q.get('id'));
   const base = portfolioById(portfolios, id)?.baseCurrency ?? 'USD';
   const offered = CURRENCIES.includes(base) ? CURRENCIES : [...CURRENCIES, base];
   const currency = offered.includes(q.get('currency')) ? q.get('currency') : base;
@@ -197,7 +197,7 @@ export async function analyticsView(root, context) {
   fill(root,
     h('div', { class: 'heading' }, h('h1', {}, 'Analytics'),
       portfolios.length > 1 ? h('label', { class: 'inline' }, 'Portfolio ',
-        portfolioSelect(portfolios, id, (chosen) => context.navigate(`#/analytics?${query({ id: chosen })}`), 'analytics-portfolio')) : null,
+        shownPortfolioSelect(portfolios, id, (chosen) => context.navigate(`#/analytics?${query({ id: chosen })}`), 'analytics-portfolio')) : null,
       h('label', { class: 'inline' }, 'Currency ', h('select', { id: 'analytics-currency',
         onchange: (event) => context.navigate(`#/analytics?${query({ currency: event.target.value })}`) },
         offered.map((c) => h('option', { value: c, selected: c === currency }, c))))),

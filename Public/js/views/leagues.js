@@ -91,21 +91,7 @@ export async function leaguesView(root, context) {
     context.navigate(`#/leagues/${league.id}`);
   });
 
-  const joinError = errorLine();
-  const code = h('input', { id: 'join-code', required: true, autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'join-hint' });
-  // A shared join link (/join/CODE) arrives here with its code filled in.
-  code.value = context.query.get('join') ?? '';
-  const join = h('form', { class: 'card', id: 'join-league' },
-    h('h2', {}, 'Join a league'),
-    h('label', { for: 'join-code' }, 'Join code'), code,
-    h('p', { class: 'hint', id: 'join-hint' }, 'Type it in any case.'),
-    joinError, h('button', { type: 'submit' }, 'Join'));
-  onSubmitShowing(join, joinError, async () => {
-    const league = await api(`/api/leagues/join/${encodeURIComponent(code.value.trim())}`, { method: 'POST' });
-    context.flash(`You joined “${league.name}”.`, 'info', true);
-    context.navigate(`#/leagues/${league.id}`);
-  }, (problem) => (problem.status === 404 ? 'No league has that code: check it letter by letter.' : problem.message));
-
+  const join = joinForm(context, leagues);
   const me = context.user;
   fill(root,
     h('h1', {}, 'Leagues'),
@@ -119,6 +105,35 @@ export async function leaguesView(root, context) {
       { title: 'Ends', cell: (l) => dateText(l.endsAt, 'open-ended') },
     ], leagues, { empty: 'You are in no league yet: create one or join one with its code.' }),
     h('div', { class: 'columns' }, create, join));
+}
+
+/** Join a league by its code. A shared join link (/join/CODE) arrives with its code filled
+ * in; when the visitor logged in or registered to follow it, it joins at once. A league one
+ * is already in opens its page. */
+function joinForm(context, leagues) {
+  const joinError = errorLine();
+  const code = h('input', { id: 'join-code', required: true, autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'join-hint' });
+  code.value = context.query.get('join') ?? '';
+  const join = h('form', { class: 'card', id: 'join-league' },
+    h('h2', {}, 'Join a league'),
+    h('label', { for: 'join-code' }, 'Join code'), code,
+    h('p', { class: 'hint', id: 'join-hint' }, 'Type it in any case.'),
+    joinError, h('button', { type: 'submit' }, 'Join'));
+  onSubmitShowing(join, joinError, async () => {
+    const typed = code.value.trim();
+    try {
+      const league = await api(`/api/leagues/join/${encodeURIComponent(typed)}`, { method: 'POST' });
+      context.flash(`You joined “${league.name}”.`, 'info', true);
+      context.navigate(`#/leagues/${league.id}`);
+    } catch (problem) {
+      const mine = problem.code === 'already_member' && leagues.find((l) => l.code?.toUpperCase() === typed.toUpperCase());
+      if (!mine) throw problem;
+      context.flash(`You are in “${mine.name}” already.`, 'info', true);
+      context.navigate(`#/leagues/${mine.id}`);
+    }
+  }, (problem) => (problem.status === 404 ? 'No league has that code: check it letter by letter.' : problem.message));
+  if (context.afterLogin && code.value) setTimeout(() => { if (join.isConnected) join.requestSubmit(); });
+  return join;
 }
 
 /** The rules of an isolated league: every field may stay empty for the server's default. */

@@ -1,7 +1,14 @@
 import { api, session } from '../api.js';
 import { h, fill } from '../dom.js';
 
-/** Log in or register; both end with a token in sessionStorage. */
+/** The join code of a join link's screen ("#/leagues?join=K7PX2M"), else null. */
+function joinCode(page) {
+  const [path, query = ''] = (page ?? '').split('?');
+  return path === '#/leagues' ? new URLSearchParams(query).get('join') || null : null;
+}
+
+/** Log in or register; both end with a token in sessionStorage, then open the page the
+ * visitor had opened (a join link joins its league), else the portfolio or the market. */
 export async function loginView(root, context) {
   let mode = 'login';
   const error = h('p', { class: 'error', role: 'alert', hidden: true });
@@ -22,8 +29,11 @@ export async function loginView(root, context) {
     error.hidden = true;
   });
 
+  const code = joinCode(context.destination);
+  const why = code ? h('p', { class: 'hint', id: 'auth-why' },
+    `Log in, or create an account if you are new here, to join the league with the code ${code}. You join it as soon as you are in.`) : null;
   const form = h('form', { class: 'card narrow', id: 'auth-form' },
-    title,
+    title, why,
     h('label', { for: 'username' }, 'Username'), username,
     h('label', { for: 'password' }, 'Password'), password,
     hint, error, submit, switcher);
@@ -35,7 +45,7 @@ export async function loginView(root, context) {
       const path = mode === 'login' ? '/api/auth/login' : '/api/auth/register';
       const answer = await api(path, { method: 'POST', body: { username: username.value.trim(), password: password.value } });
       session.save(answer);
-      window.location.hash = mode === 'login' ? '#/portfolio' : '#/market';
+      context.proceed(mode === 'login' ? '#/portfolio' : '#/market');
     } catch (problem) {
       error.textContent = problem.status === 401 ? 'That username and password do not match.' : problem.message;
       error.hidden = false;

@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { h, fill } from '../dom.js';
+import { h, fill, count } from '../dom.js';
 import { money } from '../decimal.js';
 
 export async function achievementsView(root, context) {
@@ -38,10 +38,24 @@ export async function notificationsView(root, context) {
       context.flash(problem.message, 'error');
     }
   }
+  /** Every unread notice read at once, broadcasts included (older pages too). */
+  async function markAllRead(button) {
+    button.disabled = true;
+    try {
+      const { marked } = await api('/api/notifications/read', { method: 'POST' });
+      context.flash(marked === 0 ? 'Nothing was unread.' : `${count(marked, 'notification')} marked read.`);
+      context.refresh();
+    } catch (problem) {
+      button.disabled = false;
+      context.flash(problem.message, 'error');
+    }
+  }
   fill(root,
     h('div', { class: 'heading' },
       h('h1', {}, 'Notifications'),
-      h('a', { href: unreadOnly ? '#/notifications' : '#/notifications?unread=true', class: 'button' }, unreadOnly ? 'Show all' : 'Unread only')),
+      h('div', { class: 'actions' },
+        page.items.length > 0 ? h('button', { type: 'button', id: 'mark-all-read', onclick: (event) => markAllRead(event.currentTarget) }, 'Mark all read') : null,
+        h('a', { href: unreadOnly ? '#/notifications' : '#/notifications?unread=true', class: 'button' }, unreadOnly ? 'Show all' : 'Unread only'))),
     page.items.length === 0 ? h('p', { class: 'empty' }, unreadOnly ? 'Nothing unread.' : 'No notifications yet.') :
       h('ul', { class: 'notices', id: 'notices' }, page.items.map((n) => {
         const item = h('li', { class: n.readAt ? 'card' : 'card unread' },

@@ -4,7 +4,7 @@
 import { api } from '../api.js';
 import { h, fill, table, cards, confirmAction } from '../dom.js';
 import { DURATIONS, orderOutcome, orderTerms } from '../trading.js';
-import { chosenPortfolio, currencyOf, portfolioChoices, portfolioSelect } from '../portfolios.js';
+import { chosenPortfolio, currencyOf, portfolioChoices, shownPortfolioSelect } from '../portfolios.js';
 
 /** When an order stopped being open: filled, cancelled, expired, replaced or rejected. */
 function closedAt(order) {
@@ -15,7 +15,8 @@ function closedAt(order) {
  * every few seconds while orders are open, so a fill shows without reloading. */
 export async function ordersView(root, context) {
   const portfolios = await portfolioChoices();
-  // A portfolio no longer listed (a league portfolio archived by a reset) shows the first.
+  // The one asked for, else the one last picked, else a class's league portfolio (a
+  // portfolio no longer listed, archived by a reset, is not shown).
   const chosen = chosenPortfolio(portfolios, context.query.get('id'));
   const currency = currencyOf(portfolios, chosen);
   const query = chosen ? `&portfolioId=${encodeURIComponent(chosen)}` : '';
@@ -39,7 +40,7 @@ export async function ordersView(root, context) {
       h('h1', {}, 'Orders'),
       h('div', { class: 'actions' },
         portfolios.length > 1
-          ? h('label', { class: 'inline' }, 'Showing ', portfolioSelect(portfolios, chosen, (id) => context.navigate(`#/orders?id=${id}`)))
+          ? h('label', { class: 'inline' }, 'Showing ', shownPortfolioSelect(portfolios, chosen, (id) => context.navigate(`#/orders?id=${id}`)))
           : null,
         open.items.length > 0 ? h('button', {
           type: 'button', class: 'danger', id: 'cancel-all',

@@ -6,7 +6,7 @@ import { h, fill, table, signed, stacked } from '../dom.js';
 import { priceIn, inCurrency, signedInCurrency } from '../decimal.js';
 import { doughnutChart } from '../charts.js';
 import { quoteCell } from '../live.js';
-import { chosenPortfolio, portfolioById, portfolioChoices, portfolioSelect, replacePortfolio } from '../portfolios.js';
+import { chosenPortfolio, portfolioById, portfolioChoices, replacePortfolio, shownPortfolioSelect } from '../portfolios.js';
 import { practiceSection } from './practice.js';
 
 /** A practice portfolio kept in dollars but shown in another currency: its worth in that
@@ -53,7 +53,7 @@ function showFigures(root, portfolio, money) {
 function goneNote(asked, portfolios) {
   if (!asked || portfolioById(portfolios, asked)) return null;
   return h('p', { class: 'muted', id: 'portfolio-gone' },
-    'That portfolio is no longer listed: a league portfolio is archived when it is reset, and goes when its league is deleted. Here is your first one.');
+    'That portfolio is no longer listed: a league portfolio is archived when it is reset, and goes when its league is deleted. Here is another of yours.');
 }
 
 export async function portfolioView(root, context) {
@@ -108,7 +108,7 @@ export async function portfolioView(root, context) {
     h('div', { class: 'heading' },
       h('h1', {}, 'Portfolio'),
       portfolios.length > 1
-        ? h('label', { class: 'inline' }, 'Showing ', portfolioSelect(portfolios, portfolio.id, (id) => context.navigate(`#/portfolio?id=${id}`)))
+        ? h('label', { class: 'inline' }, 'Showing ', shownPortfolioSelect(portfolios, portfolio.id, (id) => context.navigate(`#/portfolio?id=${id}`)))
         : null),
     goneNote(asked, portfolios),
     inDollars ? null : h('p', { class: 'muted', id: 'portfolio-currency' },

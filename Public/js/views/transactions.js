@@ -3,7 +3,7 @@
 import { api, saveDownload } from '../api.js';
 import { h, fill, table, cards, failure, signed } from '../dom.js';
 import { inCurrency, priceIn, signedInCurrency } from '../decimal.js';
-import { currencyOf, portfolioSelect } from '../portfolios.js';
+import { chosenPortfolio, currencyOf, portfolioChoices, shownPortfolioSelect } from '../portfolios.js';
 
 const PAGE = 25;
 
@@ -32,7 +32,7 @@ async function activityView(root, context, portfolios, chosen) {
   fill(root,
     h('div', { class: 'heading' }, h('h1', {}, 'History'),
       portfolios.length > 1 ? h('label', { class: 'inline' }, 'Portfolio ',
-        portfolioSelect(portfolios, chosen, (id) => context.navigate(`#/transactions?id=${id}&view=activity`), 'history-portfolio')) : null),
+        shownPortfolioSelect(portfolios, chosen, (id) => context.navigate(`#/transactions?id=${id}&view=activity`), 'history-portfolio')) : null),
     viewSwitch(chosen, true),
     h('div', { id: 'activities' }, cards(table([
       { title: 'When', cell: (a) => new Date(a.at).toLocaleString() },
@@ -48,8 +48,8 @@ async function activityView(root, context, portfolios, chosen) {
 }
 
 export async function transactionsView(root, context) {
-  const portfolios = await api('/api/portfolios');
-  const chosen = context.query.get('id') || String(portfolios[0]?.id ?? '');
+  const portfolios = await portfolioChoices();
+  const chosen = chosenPortfolio(portfolios, context.query.get('id'));
   if (context.query.get('view') === 'activity') return activityView(root, context, portfolios, chosen);
   const currency = currencyOf(portfolios, chosen);
   const before = context.query.get('before');
@@ -75,7 +75,7 @@ export async function transactionsView(root, context) {
       h('h1', {}, 'History'),
       h('div', { class: 'actions' },
         portfolios.length > 1 ? h('label', { class: 'inline' }, 'Portfolio ',
-          portfolioSelect(portfolios, chosen, (id) => context.navigate(`#/transactions?id=${id}`), 'history-portfolio')) : null,
+          shownPortfolioSelect(portfolios, chosen, (id) => context.navigate(`#/transactions?id=${id}`), 'history-portfolio')) : null,
         h('button', { type: 'button', id: 'download-csv', onclick: download }, 'Download CSV'))),
     viewSwitch(chosen, false),
     status,
