@@ -92,6 +92,8 @@ enum AccountError: Error, Equatable {
     case tooManyFailedLogins(retryAfterSeconds: Int)
     case tooManyRegistrations(retryAfterSeconds: Int)
     case wrongCurrentPassword
+    /// The password confirming an account's erasure is wrong.
+    case wrongPassword
     /// The token's user no longer exists.
     case unknownUser
 }

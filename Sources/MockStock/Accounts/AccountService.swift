@@ -67,6 +67,18 @@ public struct AccountService: Sendable {
         return try await session(for: record.user, version: version)
     }
 
+    /// Checks the account's own password before an irreversible step (erasing it). A wrong
+    /// one counts like a failed login of the same username.
+    func confirmPassword(userID: Int, password: String, from address: String) async throws {
+        guard let record = try await users.find(id: userID) else { throw AccountError.unknownUser }
+        let check = throttles.passwordCheck(username: record.user.username, address: address)
+        try await throttles.begin(check)
+        guard !record.passwordHash.isEmpty, try await hasher.verify(password, against: record.passwordHash) else {
+            throw AccountError.wrongPassword
+        }
+        try await throttles.succeeded(check)
+    }
+
     /// What `ensureAdmin` did.
     public enum AdminOutcome: Equatable, Sendable {
         case created

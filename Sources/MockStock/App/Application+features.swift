@@ -18,6 +18,7 @@ struct Features {
     let news: LeagueNewsStore
     let audit: AuditStore
     let rosters: RosterService
+    let personalData: PersonalDataService
     let achievements: AchievementStore
     let notifications: NotificationStore
     let admin: AdminController
@@ -63,6 +64,7 @@ struct Features {
         fx = FxController(store: market.fx, quotes: market.quotes, history: history, maxUpload: configuration.adminUploadLimit)
         apiKeys = ApiKeyService(store: stores.apiKeys)
         bots = BotService(store: stores.bots, keys: apiKeys)
+        personalData = PersonalDataService(store: PersonalDataStore(pool: database.pool), accounts: accounts, keys: apiKeys)
         alpaca = AlpacaAPI(configuration: configuration, stores: stores, market: market, trading: trading, orders: orders, history: history)
     }
 

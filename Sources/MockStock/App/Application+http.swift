@@ -94,6 +94,8 @@ func addAPIRoutes(
     if let playerWrites { authenticated = authenticated.add(middleware: playerWrites) }
     let json = authenticated.group().add(middleware: BodyLimitMiddleware())
     accountsController.addRoutes(to: json)
+    PersonalDataController(personalData: features.personalData, leagues: features.leagues, proxies: configuration.trustedProxies)
+        .addRoutes(to: json)
     addPlayerRoutes(to: json, admin: authenticated, features: features)
 }
 

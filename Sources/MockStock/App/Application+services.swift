@@ -49,6 +49,9 @@ func housekeeping(
                 .init(name: "forget old minute bars") { [market = market.store] in try await market.forgetOldMinuteBars() },
                 .init(name: "forget ended throttle windows") { [store = features.accounts.throttles.store] in try await store.forgetEndedWindows() },
                 .init(name: "forget delivered stream payloads") { _ = try await pool.execute(StreamFeed.forgetDeliveredPayloads) },
+                .init(name: "erase managed students past their league's retention") { [personalData = features.personalData] in
+                    try await personalData.eraseExpiredManaged()
+                },
             ],
             logger: logger, started: started
         ),

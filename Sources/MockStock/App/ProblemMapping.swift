@@ -32,6 +32,11 @@ extension AppError {
             switch error {
             case .alreadyRecorded: return .conflict("This symbol already has an action of this kind on that day.")
             }
+        case let error as PersonalDataError:
+            switch error {
+            case .adminAccount:
+                return .forbidden("An admin's account is not erased by another admin; make it a player's first.")
+            }
         case let error as RosterError:
             switch error {
             case .notManaged:
@@ -77,6 +82,7 @@ extension AppError {
         case .tooManyRegistrations(let seconds):
             .rateLimited(retryAfter: seconds, "Too many accounts were registered from this address; try again later.")
         case .wrongCurrentPassword: .forbidden("The current password is wrong.")
+        case .wrongPassword: AppError(.forbidden, code: "wrong_password", detail: "The password is wrong; the account was not erased.")
         case .unknownUser: .unauthorized()
         }
     }

@@ -42,6 +42,7 @@ struct LeagueController {
         let journalRequired: Bool?
         let rankBy: String?
         let benchmark: String?
+        let deleteManagedAfterDays: Int?
     }
 
     /// `POST /api/leagues/{id}/freeze`: an optional reason members are told.
@@ -53,7 +54,8 @@ struct LeagueController {
     /// `joinUntil` and `maxMembers` may be `null` (none); any other field is refused, the
     /// trading rules among them, which stay as created.
     struct UpdateRequest: Decodable {
-        static let fields: Set<String> = ["name", "bots", "endsAt", "joinUntil", "maxMembers", "journalRequired", "rankBy", "benchmark"]
+        static let fields: Set<String> = ["name", "bots", "endsAt", "joinUntil", "maxMembers", "journalRequired", "rankBy", "benchmark",
+                                          "deleteManagedAfterDays"]
         let name: String?
         let bots: String?
         let journalRequired: Bool?
@@ -62,9 +64,10 @@ struct LeagueController {
         let endsAt: PatchField<Date>
         let joinUntil: PatchField<Date>
         let maxMembers: PatchField<Int>
+        let deleteManagedAfterDays: PatchField<Int>
 
         enum CodingKeys: String, CodingKey {
-            case name, bots, endsAt, joinUntil, maxMembers, journalRequired, rankBy, benchmark
+            case name, bots, endsAt, joinUntil, maxMembers, journalRequired, rankBy, benchmark, deleteManagedAfterDays
         }
 
         init(from decoder: any Decoder) throws {
@@ -81,6 +84,7 @@ struct LeagueController {
             endsAt = try PatchField(container, .endsAt)
             joinUntil = try PatchField(container, .joinUntil)
             maxMembers = try PatchField(container, .maxMembers)
+            deleteManagedAfterDays = try PatchField(container, .deleteManagedAfterDays)
         }
     }
 
@@ -97,7 +101,7 @@ struct LeagueController {
             name: body.name, mode: body.mode, startingCash: body.startingCash?.value, currency: body.currency, startsAt: body.startsAt,
             endsAt: body.endsAt, maxMembers: body.maxMembers, rules: body.rules, bots: body.bots, joinUntil: body.joinUntil,
             ownerPlays: body.ownerPlays ?? true, resetsAllowed: body.resetsAllowed ?? 0, journalRequired: body.journalRequired ?? false,
-            rankBy: body.rankBy, benchmark: body.benchmark, ownerID: identity.userID
+            rankBy: body.rankBy, benchmark: body.benchmark, deleteManagedAfterDays: body.deleteManagedAfterDays, ownerID: identity.userID
         )
         return EditedResponse(status: .created, response: League(record: league))
     }
@@ -137,7 +141,8 @@ struct LeagueController {
         let body = try await request.decodeJSON(as: UpdateRequest.self, context: context)
         return League(record: try await leagues.update(
             league, name: body.name, bots: body.bots, endsAt: body.endsAt, joinUntil: body.joinUntil, maxMembers: body.maxMembers,
-            journalRequired: body.journalRequired, rankBy: body.rankBy, benchmark: body.benchmark, by: context.actor()
+            journalRequired: body.journalRequired, rankBy: body.rankBy, benchmark: body.benchmark,
+            deleteManagedAfterDays: body.deleteManagedAfterDays, by: context.actor()
         ))
     }
 

@@ -34,6 +34,8 @@ struct League: ResponseEncodable {
     /// How its standings are ordered, and what excess returns are measured against.
     let rankBy: RankBy
     let benchmark: String
+    /// How many days after the league ends its managed students are erased (null: kept).
+    @NullEncoded var deleteManagedAfterDays: Int?
     var members: [Standing]?
 
     init(record: LeagueStore.LeagueRecord, members: [Standing]? = nil) {
@@ -59,6 +61,7 @@ struct League: ResponseEncodable {
         journalRequired = record.journalRequired
         rankBy = record.rankBy
         benchmark = record.benchmark
+        deleteManagedAfterDays = record.deleteManagedAfterDays
         self.members = members
     }
 }

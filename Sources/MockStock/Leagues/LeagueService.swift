@@ -14,8 +14,9 @@ struct LeagueService: Sendable {
         name rawName: String, mode rawMode: String?, startingCash: Decimal?, currency rawCurrency: String? = nil, startsAt: Date?, endsAt: Date?,
         maxMembers: Int?, rules rulesInput: TradingRulesInput? = nil, bots: String? = nil, joinUntil: Date? = nil,
         ownerPlays: Bool = true, resetsAllowed: Int = 0, journalRequired: Bool = false, rankBy: String? = nil,
-        benchmark: String? = nil, ownerID: Int
+        benchmark: String? = nil, deleteManagedAfterDays: Int? = nil, ownerID: Int
     ) async throws -> LeagueStore.LeagueRecord {
+        try Self.checkRetention(deleteManagedAfterDays)
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
         try TextInput.check(name, field: "name", length: 1...64)
         guard let mode = LeagueMode(rawValue: rawMode ?? LeagueMode.shared.rawValue) else {
@@ -48,7 +49,8 @@ struct LeagueService: Sendable {
             .init(name: name, mode: mode, startingCash: startingCash, startsAt: startsAt, endsAt: endsAt, maxMembers: maxMembers,
                   rules: rules, bots: try BotPolicy.parse(bots) ?? .allowed, joinUntil: joinUntil, ownerPlays: ownerPlays,
                   resetsAllowed: resetsAllowed, journalRequired: journalRequired, rankBy: try RankBy.parse(rankBy) ?? .netWorth,
-                  benchmark: try await BenchmarkStore.named(benchmark ?? "market", in: market)),
+                  benchmark: try await BenchmarkStore.named(benchmark ?? "market", in: market),
+                  deleteManagedAfterDays: deleteManagedAfterDays),
             ownerID: ownerID
         )
     }
@@ -95,6 +97,13 @@ struct LeagueService: Sendable {
     static let journalInSharedLeague = InvalidInput(
         "journalRequired applies to an isolated league: a shared league's members trade their personal portfolios.")
 
+    /// Days after a league's end before its managed students are erased: 0 to 365.
+    static func checkRetention(_ days: Int?) throws {
+        if let days, !(0...365).contains(days) {
+            throw InvalidInput("deleteManagedAfterDays must be from 0 to 365, or null to keep the accounts.")
+        }
+    }
+
     static func checkMaxMembers(_ maxMembers: Int?) throws {
         if let maxMembers, !(1...1_000_000).contains(maxMembers) {
             throw InvalidInput("maxMembers must be from 1 to 1000000.")
@@ -107,7 +116,7 @@ struct LeagueService: Sendable {
     func update(
         _ league: LeagueStore.LeagueRecord, name rawName: String?, bots: String?, endsAt: PatchField<Date>, joinUntil: PatchField<Date>,
         maxMembers: PatchField<Int>, journalRequired: Bool? = nil, rankBy: String? = nil, benchmark: String? = nil,
-        by actor: Actor, now: Date = Date()
+        deleteManagedAfterDays: PatchField<Int> = .unchanged, by actor: Actor, now: Date = Date()
     ) async throws -> LeagueStore.LeagueRecord {
         guard league.ownerID == actor.userID else { throw LeagueError.ownerOnly(action: "change it") }
         var changes = LeagueStore.Changes()
@@ -128,6 +137,8 @@ struct LeagueService: Sendable {
         changes.joinUntil = joinUntil.change
         changes.maxMembers = maxMembers.change
         try Self.checkMaxMembers(changes.maxMembers.value)
+        changes.deleteManagedAfterDays = deleteManagedAfterDays.change
+        try Self.checkRetention(changes.deleteManagedAfterDays.value)
         let audit = actor.event(.leagueUpdate, league: league.id, ["fields": .texts(changes.fieldsNamed)])
         guard let updated = try await store.update(leagueID: league.id, changes, audit: audit) else { throw LeagueError.leagueEnded }
         return updated

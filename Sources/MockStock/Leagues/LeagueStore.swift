@@ -38,6 +38,8 @@ struct LeagueStore: Sendable {
         /// How its standings are ordered, and the benchmark of its members' excess returns.
         let rankBy: RankBy
         let benchmark: String
+        /// How many days after its end its managed students are erased (nil: kept).
+        var deleteManagedAfterDays: Int? = nil
     }
 
     struct NewLeague: Sendable {
@@ -55,6 +57,7 @@ struct LeagueStore: Sendable {
         let journalRequired: Bool
         let rankBy: RankBy
         let benchmark: String
+        var deleteManagedAfterDays: Int? = nil
     }
 
     /// What the owner changes after creation (`PATCH /api/leagues/{id}`): a name, a bot
@@ -70,16 +73,17 @@ struct LeagueStore: Sendable {
         var rankBy: RankBy?
         /// A new benchmark; the members' risk figures are computed again soon after.
         var benchmark: String?
+        var deleteManagedAfterDays: (named: Bool, value: Int?) = (false, nil)
 
         /// The fields this change names, as the audit log records them.
         var fieldsNamed: [String] {
             [("name", name != nil), ("bots", bots != nil), ("endsAt", endsAt.named), ("joinUntil", joinUntil.named),
              ("maxMembers", maxMembers.named), ("journalRequired", journalRequired != nil), ("rankBy", rankBy != nil),
-             ("benchmark", benchmark != nil)].filter(\.1).map(\.0)
+             ("benchmark", benchmark != nil), ("deleteManagedAfterDays", deleteManagedAfterDays.named)].filter(\.1).map(\.0)
         }
     }
 
-    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, join_until, owner_plays, frozen_at, frozen_reason, resets_allowed, journal_required, rank_by, benchmark, "
+    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, join_until, owner_plays, frozen_at, frozen_reason, resets_allowed, journal_required, rank_by, benchmark, delete_managed_after_days, "
         + LeagueRulesColumns.select
 
     /// Creates the league with its owner as first member (and, for an isolated league,
@@ -93,12 +97,12 @@ struct LeagueStore: Sendable {
                     WITH league AS (
                         INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, bots,
                                              join_until, owner_plays, resets_allowed, journal_required, rank_by, benchmark,
-                                             \(unescaped: LeagueRulesColumns.names))
+                                             delete_managed_after_days, \(unescaped: LeagueRulesColumns.names))
                         VALUES (\(league.name), \(JoinCode.generate()), \(ownerID), \(league.mode), \(league.startingCash),
                                 \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)),
                                 \(league.ownerPlays ? 1 : 0), \(league.bots), \(league.joinUntil), \(league.ownerPlays),
                                 \(Int32(league.resetsAllowed)), \(league.journalRequired), \(league.rankBy), \(league.benchmark),
-                                \(LeagueRulesColumns.values(league.rules)))
+                                \(league.deleteManagedAfterDays.map(Int32.init)), \(LeagueRulesColumns.values(league.rules)))
                         RETURNING \(unescaped: Self.columns)
                     ), seated AS (
                         SELECT * FROM league WHERE owner_plays
@@ -242,7 +246,10 @@ struct LeagueStore: Sendable {
                         ends_at = CASE WHEN \(changes.endsAt.named) THEN \(changes.endsAt.value) ELSE ends_at END,
                         join_until = CASE WHEN \(changes.joinUntil.named) THEN \(changes.joinUntil.value) ELSE join_until END,
                         max_members = CASE WHEN \(changes.maxMembers.named) THEN \(changes.maxMembers.value.map(Int32.init))
-                                           ELSE max_members END
+                                           ELSE max_members END,
+                        delete_managed_after_days = CASE WHEN \(changes.deleteManagedAfterDays.named)
+                                                         THEN \(changes.deleteManagedAfterDays.value.map(Int32.init))
+                                                         ELSE delete_managed_after_days END
                     WHERE id = \(leagueID) AND NOT league_finished(leagues)
                     RETURNING \(unescaped: Self.columns)
                     """
@@ -491,7 +498,8 @@ struct LeagueStore: Sendable {
             frozenAt: try row.decode(Date?.self, column: "frozen_at"), frozenReason: try row.decode(String?.self, column: "frozen_reason"),
             resetsAllowed: try row.decode(Int.self, column: "resets_allowed"),
             journalRequired: try row.decode(Bool.self, column: "journal_required"),
-            rankBy: try row.decode(RankBy.self, column: "rank_by"), benchmark: try row.decode(String.self, column: "benchmark")
+            rankBy: try row.decode(RankBy.self, column: "rank_by"), benchmark: try row.decode(String.self, column: "benchmark"),
+            deleteManagedAfterDays: try row.decode(Int?.self, column: "delete_managed_after_days")
         )
     }
 }
