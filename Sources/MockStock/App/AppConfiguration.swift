@@ -23,6 +23,10 @@ public struct AppConfiguration: Sendable {
     public var replicaMaxLag: Duration = .seconds(1)
     public var host = "127.0.0.1"
     public var port = 8080
+    /// The address players' devices reach the server at (`PUBLIC_URL`, like
+    /// `https://game.school.example`), for the join links a host hands out; without one,
+    /// the links use this machine's network addresses when `host` listens beyond loopback.
+    public var publicURL: String?
     public var logLevel: Logger.Level = .info
     /// Folder holding `sql/`, `openapi.yaml` and `Public/`; the working directory by default.
     public var resourceDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -133,6 +137,12 @@ public struct AppConfiguration: Sendable {
         replicaMaxLag = try milliseconds("REPLICA_MAX_LAG_MS", in: 0...3_600_000) ?? replicaMaxLag
         host = value("HOST") ?? host
         port = try integer("PORT", in: 0...65535) ?? port
+        if let text = value("PUBLIC_URL") {
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ConfigurationError("PUBLIC_URL must be an http or https address, like https://game.school.example")
+            }
+            publicURL = text.hasSuffix("/") ? String(text.dropLast()) : text
+        }
         botRequestsPerMinute = try integer("BOT_RATE_LIMIT_PER_MINUTE", in: 1...1_000_000) ?? botRequestsPerMinute
         if let text = value("LOG_LEVEL") {
             guard let level = Logger.Level(rawValue: text.lowercased()) else {

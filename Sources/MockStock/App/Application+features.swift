@@ -19,6 +19,8 @@ struct Features {
     let audit: AuditStore
     let rosters: RosterService
     let personalData: PersonalDataService
+    /// Where players' devices reach the server: the join links a host hands out.
+    let reachable: ReachableAddresses
     let achievements: AchievementStore
     let notifications: NotificationStore
     let admin: AdminController
@@ -64,6 +66,7 @@ struct Features {
         fx = FxController(store: market.fx, quotes: market.quotes, history: history, maxUpload: configuration.adminUploadLimit)
         apiKeys = ApiKeyService(store: stores.apiKeys)
         bots = BotService(store: stores.bots, keys: apiKeys)
+        reachable = ReachableAddresses(configuration: configuration)
         personalData = PersonalDataService(store: PersonalDataStore(pool: database.pool), accounts: accounts, keys: apiKeys)
         alpaca = AlpacaAPI(configuration: configuration, stores: stores, market: market, trading: trading, orders: orders, history: history)
     }

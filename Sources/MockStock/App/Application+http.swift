@@ -107,7 +107,8 @@ func addPlayerRoutes(to json: RouterGroup<AppRequestContext>, admin: RouterGroup
     tradingController.addRoutes(to: json)
     tradingController.addPracticeRoutes(to: json, practice: features.practice)
     OrdersController(orders: features.orders).addRoutes(to: json)
-    LeagueController(leagues: features.leagues, bots: features.bots, gradebook: features.gradebook, audit: features.audit).addRoutes(to: json)
+    LeagueController(leagues: features.leagues, bots: features.bots, gradebook: features.gradebook, audit: features.audit,
+                     reachable: features.reachable).addRoutes(to: json)
     AuditController(store: features.audit, leagues: features.leagues).addRoutes(to: json)
     RosterController(rosters: features.rosters, leagues: features.leagues).addRoutes(to: json)
     JournalController(leagues: features.leagues, store: features.journal).addRoutes(to: json)

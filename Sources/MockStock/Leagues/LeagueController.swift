@@ -7,6 +7,7 @@ struct LeagueController {
     let bots: BotService
     let gradebook: Gradebook
     let audit: AuditStore
+    let reachable: ReachableAddresses
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.post("leagues/create", use: create)
@@ -110,10 +111,20 @@ struct LeagueController {
         try await leagues.leagues(member: context.requireIdentity().userID).map { League(record: $0) }
     }
 
+    /// The league and its top 200; its host also gets the join links and each member's trades.
     @Sendable func details(_ request: Request, context: AppRequestContext) async throws -> League {
         let league = try await memberLeague(context)
         let page = try await leagues.standings(of: league, limit: 200, offset: 0)
-        return League(record: league, members: page.items.map(Standing.init))
+        var members = page.items.map(Standing.init)
+        guard league.ownerID == (try context.requireIdentity().userID) else { return League(record: league, members: members) }
+        let activity = try await leagues.activity(of: league)
+        for index in members.indices {
+            members[index].trades = activity[members[index].userId]?.trades ?? 0
+            members[index].lastTradeAt = activity[members[index].userId]?.lastTradeAt
+        }
+        var details = League(record: league, members: members)
+        details.joinLinks = reachable.joinLinks(code: league.code)
+        return details
     }
 
     @Sendable func leaderboard(_ request: Request, context: AppRequestContext) async throws -> StandingPage {

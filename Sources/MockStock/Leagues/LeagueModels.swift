@@ -37,6 +37,9 @@ struct League: ResponseEncodable {
     /// How many days after the league ends its managed students are erased (null: kept).
     @NullEncoded var deleteManagedAfterDays: Int?
     var members: [Standing]?
+    /// For its host: the links to hand out (`ReachableAddresses`); empty when the server
+    /// is reachable on this machine only.
+    var joinLinks: [String]?
 
     init(record: LeagueStore.LeagueRecord, members: [Standing]? = nil) {
         id = record.id
@@ -73,6 +76,10 @@ struct Standing: Encodable, Sendable {
     let username: String
     /// The name the host gave a student of a class roster; null for anyone else.
     @NullEncoded var displayName: String?
+    /// For the league's host: the member's trades in the league, and the last one's time
+    /// (absent when none), to see who has not traded yet.
+    var trades: Int?
+    var lastTradeAt: Date?
     let netWorth: String
     let cash: String
     let holdingsValue: String

@@ -203,6 +203,11 @@ struct LeagueService: Sendable {
         return (try await standings.page(of: league, players: league.bots.defaultPlayers, limit: limit, offset: 0), members)
     }
 
+    /// Each member's trades and notes in the league (the gradebook's, and the host's page's).
+    func activity(of league: LeagueStore.LeagueRecord) async throws -> [Int: Gradebook.Activity] {
+        try await store.activity(of: league)
+    }
+
     func history(leagueID: Int, userID: Int) async throws -> [StandingsStore.HistoryPoint] {
         try await standings.history(leagueID: leagueID, userID: userID)
     }

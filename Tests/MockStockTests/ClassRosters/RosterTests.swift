@@ -167,4 +167,37 @@ struct RosterTests {
             #expect(students.allSatisfy { $0.password.range(of: "^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$", options: .regularExpression) != nil })
         }
     }
+
+    @Test("the host's page: the join links students' devices reach (PUBLIC_URL, the address listened on, none on loopback) and who has not traded yet; members see neither")
+    func hostsPage() async throws {
+        try await TemporaryDatabase.with { database in
+            let setups: [(@Sendable (inout AppConfiguration) -> Void, @Sendable (String) -> [String])] = [
+                ({ $0.publicURL = "https://game.school.example" }, { ["https://game.school.example/join/\($0)"] }),
+                ({ $0.host = "192.168.1.5"; $0.port = 8080 }, { ["http://192.168.1.5:8080/join/\($0)"] }),
+                ({ $0.host = "127.0.0.1" }, { _ in [] }),
+            ]
+            for (index, (configure, expected)) in setups.enumerated() {
+                try await TestApp.run(on: database, configure: configure) { client in
+                    _ = try await client.seedMarket()
+                    let host = try await client.register("page_host\(index)")
+                    let league = try await client.hostedLeague("", token: host.token)
+                    let created = try await client.roster(league.id, ["Tia", "Uma"], token: host.token)
+                    let students = try JSONDecoder().decode(RosterBody.self, from: Data(buffer: created.body)).students
+                    let tia = try client.token(try await client.login(students[0].username, password: students[0].password))
+                    let portfolio = try #require(try await client.leaguePortfolio(league.id, token: tia))
+                    _ = try await client.tradeOK("buy", "AAPL", 1, token: tia, portfolioID: portfolio)
+
+                    let page = try #require(try JSONSerialization.jsonObject(with: Data(buffer: try await client.get("/api/leagues/\(league.id)", token: host.token).body)) as? [String: Any])
+                    #expect(page["joinLinks"] as? [String] == expected(league.code))
+                    let members = page["members"] as? [[String: Any]] ?? []
+                    let byName = Dictionary(uniqueKeysWithValues: members.map { ($0["displayName"] as? String ?? "", $0) })
+                    #expect(byName["Tia"]?["trades"] as? Int == 1 && byName["Tia"]?["lastTradeAt"] is String)
+                    #expect(byName["Uma"]?["trades"] as? Int == 0 && byName["Uma"]?["lastTradeAt"] == nil)
+                    let seen = try #require(try JSONSerialization.jsonObject(with: Data(buffer: try await client.get("/api/leagues/\(league.id)", token: tia).body)) as? [String: Any])
+                    #expect(seen["joinLinks"] == nil && (seen["members"] as? [[String: Any]])?.allSatisfy { $0["trades"] == nil } == true)
+                }
+            }
+        }
+    }
 }
+
