@@ -50,20 +50,14 @@ struct BotStore: Sendable {
         }
     }
 
-    /// Deletes the owner's bot in one transaction: its keys revoked, its league seats
-    /// left (each league's member count kept), then the account with its portfolios and
-    /// their history. Returns the keys revoked; nil when the owner has no such bot.
+    /// Deletes the owner's bot: its account erased as any account is
+    /// (`PersonalDataStore.erase`: its keys revoked, its league seats given up, then the
+    /// account with its portfolios and their history). Returns the keys revoked; nil when
+    /// the owner has no such bot.
     func delete(id: Int, ownerID: Int) async throws -> [String]? {
-        try await pool.withTransaction { session in
-            guard try await session.query("SELECT 1 FROM users WHERE id = \(id) AND bot_owner_id = \(ownerID) FOR UPDATE").count == 1 else {
-                return nil
-            }
-            let keys = try await session.query("DELETE FROM api_keys WHERE user_id = \(id) RETURNING key_id").decodeColumn(String.self)
-            try await session.execute(
-                "UPDATE leagues SET member_count = member_count - 1 WHERE id IN (SELECT league_id FROM league_members WHERE user_id = \(id))"
-            )
-            try await session.execute("DELETE FROM users WHERE id = \(id)")
-            return keys
+        guard case .erased(let keys) = try await PersonalDataStore(pool: pool).erase(userID: id, .bot(ownerID: ownerID), audit: nil) else {
+            return nil
         }
+        return keys
     }
 }

@@ -25,6 +25,8 @@ struct PersonalDataStore: Sendable {
         case managed(hostID: Int, leagueID: Int)
         /// An admin, for any account but an admin's.
         case byAdmin
+        /// A player deleting one of their bots (no audit event: not a host's or an admin's action).
+        case bot(ownerID: Int)
     }
 
     enum Erasure: Sendable, Equatable {
@@ -43,13 +45,14 @@ struct PersonalDataStore: Sendable {
     /// and achievement of theirs. Final standings keep their row, its name replaced by
     /// `erased`, so everyone else's place stays as it was. Tokens and keys stop on every
     /// process when the deletion is announced (`stream_revocation`, `stream_keys_revoked`).
-    func erase(userID: Int, _ erasing: Erasing, audit: AuditEntry) async throws -> Erasure {
+    func erase(userID: Int, _ erasing: Erasing, audit: AuditEntry?) async throws -> Erasure {
         try await pool.withTransaction { session in
             let condition: PostgresQuery = switch erasing {
             case .own: "TRUE"
             case .managed(let hostID, let leagueID):
                 "u.managed_by = \(hostID) AND EXISTS (SELECT 1 FROM league_members m WHERE m.league_id = \(leagueID) AND m.user_id = u.id)"
             case .byAdmin: "u.role <> 'admin'"
+            case .bot(let ownerID): "u.bot_owner_id = \(ownerID)"
             }
             guard let allowed = try await session.query(
                 "SELECT coalesce(\(condition), false) FROM users u WHERE u.id = \(userID) FOR UPDATE"
@@ -75,7 +78,7 @@ struct PersonalDataStore: Sendable {
                     """
                 )
             }
-            try await AuditStore.record(audit, in: session)
+            if let audit { try await AuditStore.record(audit, in: session) }
             let keys = try await session.query("DELETE FROM api_keys WHERE user_id = ANY(\(accounts)) RETURNING key_id").decodeColumn(String.self)
             try await session.execute("DELETE FROM users WHERE id = ANY(\(accounts))")
             return .erased(keys: keys)
