@@ -16,6 +16,7 @@ import { achievementsView, notificationsView } from './js/views/notices.js';
 import { adminView } from './js/views/admin.js';
 import { analyticsView } from './js/views/analytics.js';
 import { fxView } from './js/views/fx.js';
+import { accountView } from './js/views/account.js';
 
 const view = document.getElementById('view');
 const flashBox = document.getElementById('flash');
@@ -45,6 +46,7 @@ const routes = [
   [/^#\/admin$/, () => adminView],
   [/^#\/analytics$/, () => analyticsView],
   [/^#\/fx$/, () => fxView],
+  [/^#\/account$/, () => accountView],
 ];
 
 /** `hash` when it is a page of this app other than the login page ("#/leagues?join=K7PX2M"),
@@ -95,6 +97,7 @@ async function render() {
     return;
   }
   showChrome();
+  rememberMe();
   if (session.token) live.start();
   for (const dialog of document.querySelectorAll('dialog')) dialog.close();
   const ticket = ++rendering;
@@ -176,6 +179,24 @@ function showChrome() {
   nav.hidden = !signedIn || (window.matchMedia('(max-width: 720px)').matches && menuToggle.getAttribute('aria-expanded') !== 'true');
   menuToggle.hidden = !signedIn;
   document.getElementById('admin-link').hidden = session.user?.role !== 'admin';
+  // A class's student sees the name their host gave them.
+  const name = signedIn ? session.user?.displayName : null;
+  const who = document.getElementById('whoami');
+  who.hidden = !name;
+  who.textContent = name ?? '';
+  who.title = name ? `Logged in as ${name} (${session.user.username})` : '';
+}
+
+/** What GET /api/me adds to the user a login answers with (a student's display name),
+ * asked once a session. */
+let asked = null;
+function rememberMe() {
+  if (!session.token || asked === session.token || (session.user && 'managedBy' in session.user)) return;
+  asked = session.token;
+  api('/api/me').then((me) => {
+    session.remember({ displayName: me.displayName, managedBy: me.managedBy });
+    showChrome();
+  }).catch(() => { asked = null; });
 }
 
 /** The unread badges, on the notifications link and on the phone's menu button: how many

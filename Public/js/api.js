@@ -22,6 +22,10 @@ export const session = {
     sessionStorage.setItem(TOKEN, token);
     sessionStorage.setItem(USER, JSON.stringify(user));
   },
+  /** Keeps what GET /api/me adds to the user (a class's student's `displayName`, `managedBy`). */
+  remember(user) {
+    if (sessionStorage.getItem(TOKEN)) sessionStorage.setItem(USER, JSON.stringify({ ...this.user, ...user }));
+  },
   clear() {
     sessionStorage.removeItem(TOKEN);
     sessionStorage.removeItem(USER);
@@ -65,10 +69,11 @@ export async function api(path, { method = 'GET', body, headers = {}, raw = fals
   return response.json();
 }
 
-/** Downloads a CSV the server makes (with the caller's token) and saves it as a file,
- * under the server's name (Content-Disposition), else `fallback`; returns the name. */
-export async function saveDownload(path, fallback) {
-  const response = await api(path, { raw: true, headers: { Accept: 'text/csv' } });
+/** Downloads a file the server makes (with the caller's token: a CSV, or with `accept`
+ * another type) and saves it as a file, under the server's name (Content-Disposition),
+ * else `fallback`; returns the name. */
+export async function saveDownload(path, fallback, accept = 'text/csv') {
+  const response = await api(path, { raw: true, headers: { Accept: accept } });
   const header = response.headers.get('Content-Disposition') ?? '';
   const given = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(header)?.[1];
   const name = (given ? decodeURIComponent(given).replace(/[\\/]/g, '').trim() : '') || fallback;

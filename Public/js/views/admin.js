@@ -1,5 +1,6 @@
 import { api, upload } from '../api.js';
 import { h, fill, onSubmit, amountProblem, count } from '../dom.js';
+import { auditLog, AUDIT_ACTIONS, AUDIT_PAGE } from '../audit.js';
 
 /**
  * Shows an upload's refusal in the server's words. A refusal about one line of the file
@@ -108,5 +109,34 @@ export async function adminView(root, context) {
     }
   });
 
-  fill(root, h('h1', {}, 'Admin'), h('div', { class: 'grid' }, instruments, prices, quote, broadcast));
+  fill(root, h('h1', {}, 'Admin'), h('div', { class: 'grid' }, instruments, prices, quote, broadcast), auditCard());
+}
+
+/** Every host's and admin's action, newest first, filtered by action, actor and league
+ * (`GET /api/admin/audit`). */
+function auditCard() {
+  const action = h('select', { id: 'audit-action' }, h('option', { value: '' }, 'Every action'),
+    Object.entries(AUDIT_ACTIONS).map(([value, words]) => h('option', { value }, `${words} (${value})`)));
+  const actor = h('input', { id: 'audit-actor', type: 'number', min: 1, step: 1, inputmode: 'numeric', placeholder: 'anyone' });
+  const league = h('input', { id: 'audit-league', type: 'number', min: 1, step: 1, inputmode: 'numeric', placeholder: 'any' });
+  let filters = new URLSearchParams({ limit: String(AUDIT_PAGE) });
+  const log = auditLog('admin-audit', () => `/api/admin/audit?${filters}`, { withLeague: true, empty: 'No action matches these filters.' });
+  const form = h('form', { id: 'audit-filters', class: 'filters' },
+    h('div', {}, h('label', { for: 'audit-action' }, 'Action'), action),
+    h('div', {}, h('label', { for: 'audit-actor' }, 'Who (user id)'), actor),
+    h('div', {}, h('label', { for: 'audit-league' }, 'League id'), league),
+    h('button', { type: 'submit' }, 'Show'));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    filters = new URLSearchParams({ limit: String(AUDIT_PAGE) });
+    if (action.value) filters.set('action', action.value);
+    if (actor.value.trim()) filters.set('actorId', actor.value.trim());
+    if (league.value.trim()) filters.set('leagueId', league.value.trim());
+    log.reload();
+  });
+  log.reload();
+  return h('section', { class: 'card', id: 'audit', 'aria-labelledby': 'audit-title' },
+    h('h2', { id: 'audit-title' }, 'Audit log'),
+    h('p', { class: 'hint' }, 'Every action of a host or an admin, newest first.'),
+    form, log.node);
 }

@@ -39,8 +39,29 @@ export function frozenBanner(league) {
 /** What the host tools show: when it changes, the tools are drawn again (else they stay,
  * with whatever the host is typing). */
 export function hostStamp(league) {
-  const { name, endsAt, joinUntil, maxMembers, bots, frozen, frozenReason, ownerPlays, journalRequired, rankBy, benchmark } = league;
-  return JSON.stringify({ name, endsAt, joinUntil, maxMembers, bots, frozen, frozenReason, ownerPlays, journalRequired, rankBy, benchmark });
+  const { name, endsAt, joinUntil, maxMembers, bots, frozen, frozenReason, ownerPlays, journalRequired, rankBy, benchmark, deleteManagedAfterDays } = league;
+  return JSON.stringify({ name, endsAt, joinUntil, maxMembers, bots, frozen, frozenReason, ownerPlays, journalRequired, rankBy, benchmark, deleteManagedAfterDays });
+}
+
+/** When a league's class logins are erased, in words: "30 days after the end". */
+export function retentionWords(days) {
+  return days === 0 ? 'when it ends' : `${count(days, 'day')} after the end`;
+}
+
+/**
+ * The field for `deleteManagedAfterDays`: how many days after the league ends the class
+ * roster's accounts are erased (0–365), empty to keep them. `value()` is the number, or
+ * null when empty.
+ */
+export function retentionField(id, days = null) {
+  const input = h('input', { id, type: 'number', min: 0, max: 365, step: 1, inputmode: 'numeric', placeholder: 'keep them', value: days ?? '', 'aria-describedby': `${id}-hint` });
+  return {
+    input,
+    node: h('div', { class: 'retention' },
+      h('label', { for: id }, 'Erase the class roster\'s accounts this many days after the league ends'), input,
+      h('p', { class: 'hint', id: `${id}-hint` }, 'For logins you make for a class (0–365 days). Left empty, the accounts are kept.')),
+    value: () => (input.value.trim() === '' ? null : Number(input.value)),
+  };
 }
 
 /**
@@ -110,6 +131,7 @@ function settingsForm(league, context) {
   // Only an isolated league asks for notes: a shared league's members trade personal portfolios.
   const journal = league.mode === 'isolated' ? h('input', { type: 'checkbox', id: 'settings-journal', checked: Boolean(league.journalRequired) }) : null;
   const rankBy = rankingSelect('settings-rank-by', league.rankBy, null);
+  const retention = retentionField('settings-delete-after', league.deleteManagedAfterDays);
   const benchmark = h('input', { id: 'settings-benchmark', value: league.benchmark, autocomplete: 'off', spellcheck: 'false', placeholder: 'market', 'aria-describedby': 'settings-benchmark-hint' });
   const error = errorLine('settings-error');
   const form = h('form', { id: 'league-settings', 'aria-labelledby': 'settings-title' },
@@ -126,6 +148,7 @@ function settingsForm(league, context) {
       h('div', {}, h('label', { for: 'settings-benchmark' }, 'Benchmark'), benchmark)),
     h('p', { class: 'hint', id: 'settings-benchmark-hint' },
       'The order everyone sees first (each may pick another for themselves). The benchmark is what excess return is measured against: a stock\'s symbol, or market for every stock, equal-weighted.'),
+    retention.node,
     error,
     h('button', { type: 'submit', class: 'primary', id: 'settings-save' }, 'Save settings'));
   onSubmitShowing(form, error, async () => {
@@ -140,6 +163,7 @@ function settingsForm(league, context) {
     const mark = benchmark.value.trim();
     const wanted = !mark || mark.toLowerCase() === 'market' ? 'market' : mark;
     if (wanted.toUpperCase() !== league.benchmark.toUpperCase()) body.benchmark = wanted;
+    if (retention.value() !== (league.deleteManagedAfterDays ?? null)) body.deleteManagedAfterDays = retention.value();
     if (Object.keys(body).length === 0) throw new Error('Nothing has changed: edit a field, then save.');
     const updated = await api(`/api/leagues/${league.id}`, { method: 'PATCH', body });
     context.flash(`Settings of “${updated.name}” saved.`);

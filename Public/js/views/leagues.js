@@ -1,8 +1,9 @@
 import { api } from '../api.js';
 import { h, fill, table, signed, confirmAction, amountProblem, dateText, whenText, errorLine, onSubmitShowing } from '../dom.js';
 import { percent, inCurrency, CURRENCIES } from '../decimal.js';
-import { frozenBanner, hostSection, hostStamp, isoFromLocal, myResetsSection, resetMemberButton } from './league-host.js';
+import { frozenBanner, hostSection, hostStamp, isoFromLocal, myResetsSection, resetMemberButton, retentionField, retentionWords } from './league-host.js';
 import { journalSection, newsSection } from './league-notes.js';
+import { auditSection, classSection, memberName } from './league-class.js';
 import { labelRankings, rankingOf, rankingSelect, rankingWords, riskColumns, riskNote, showRisk } from './league-ranking.js';
 
 const PAGE = 50;
@@ -39,6 +40,7 @@ export async function leaguesView(root, context) {
   const journal = h('input', { type: 'checkbox', id: 'league-journal' });
   const resets = h('input', { id: 'league-resets', type: 'number', min: 0, max: 100, step: 1, inputmode: 'numeric', placeholder: '0', 'aria-describedby': 'league-resets-hint' });
   const rules = rulesFields();
+  const retention = retentionField('league-delete-after');
   const showRules = () => {
     rules.fieldset.hidden = mode.value !== 'isolated';
     currencyRow.hidden = mode.value !== 'isolated';
@@ -72,6 +74,7 @@ export async function leaguesView(root, context) {
     journalRow,
     h('label', { class: 'check', for: 'league-host-only' }, hostOnly, ' I host without playing'),
     h('p', { class: 'hint' }, 'You run the league but take no seat: no league portfolio, not ranked.'),
+    retention.node,
     rules.fieldset,
     createError, h('button', { type: 'submit', class: 'primary' }, 'Create league'));
   onSubmitShowing(create, createError, async () => {
@@ -85,6 +88,7 @@ export async function leaguesView(root, context) {
       resetsAllowed: mode.value === 'isolated' && resets.value ? Number(resets.value) : undefined,
       journalRequired: mode.value === 'isolated' && journal.checked ? true : undefined,
       currency: mode.value === 'isolated' && currency.value !== 'USD' ? currency.value : undefined,
+      deleteManagedAfterDays: retention.value() ?? undefined,
       rules: mode.value === 'isolated' ? rules.value(currency.value !== 'USD') : undefined };
     const league = await api('/api/leagues/create', { method: 'POST', body });
     context.flash(`League “${league.name}” created. Share its code: ${league.code}`, 'info', true);
@@ -290,7 +294,11 @@ export async function leagueView(root, context) {
   const seated = !owner || league.ownerPlays;
   const news = newsSection(league, context, owner);
   const journal = journalSection(league, context, owner, seated);
-  fill(root, page.top, page.tools, news.node, page.rest, boardHeading(page), page.standingsBox, journal?.node);
+  // The host's class panel and audit log keep what they show (logins just made, pages of
+  // the log) while the page is drawn again with fresh answers.
+  page.classPanel = owner ? classSection(league, context, () => page.redraw()) : null;
+  page.audit = owner ? auditSection(league) : null;
+  fill(root, page.top, page.tools, page.classPanel?.node, news.node, page.rest, boardHeading(page), page.standingsBox, journal?.node, page.audit?.node);
   draw(page);
   follow(page, news);
 }
@@ -382,6 +390,8 @@ function botsRefresher(page) {
 function showStandings(page, standings) {
   const { root, me } = page;
   if (String(standings.leagueId) !== String(page.id)) return;
+  // A trade moves the standings: who has not traded yet may have changed.
+  page.classPanel?.refresh();
   if (page.reordered()) { page.redraw(); return; }
   const board = root.querySelector('#standings');
   const rows = board ? [...board.querySelectorAll('[data-worth]')].map((cell) => cell.dataset.worth) : [];
@@ -432,13 +442,13 @@ function columnsOf(page, league, withResets) {
   const kick = (s) => h('button', {
     type: 'button', class: 'danger small', dataset: { kick: s.username }, 'aria-label': `Kick ${s.username}`,
     onclick: () => act(context, s.bot ? `Remove the bot ${s.username} from “${league.name}”? It will not be able to rejoin.`
-      : `Remove ${s.username} from “${league.name}”? They will not be able to rejoin.`,
-    `/api/leagues/kick/${page.id}/${s.userId}`, () => { context.flash(`${s.username} was removed.`); context.refresh(); }),
+      : `Remove ${memberName(s)} from “${league.name}”? They will not be able to rejoin.`,
+    `/api/leagues/kick/${page.id}/${s.userId}`, () => { context.flash(`${memberName(s)} was removed.`); context.refresh(); }),
   }, 'Kick');
   // A bot is marked as one, with its owner's name; the rank is the server's.
   return [
     { title: 'Rank', class: 'num rank', cell: (s) => String(s.rank) },
-    { title: 'Player', class: 'player', cell: (s) => h('span', { class: me && s.userId === me.id ? 'me' : '' }, s.username,
+    { title: 'Player', class: 'player', cell: (s) => h('span', { class: me && s.userId === me.id ? 'me' : '' }, memberName(s),
       s.bot ? [' ', h('span', { class: 'tag', title: 'A bot: it trades through API keys' }, 'bot'),
         s.ownerUsername ? [' ', h('span', { class: 'owner muted' }, `by ${s.ownerUsername}`)] : null] : null) },
     { title: 'Net worth', class: 'num worth', cell: (s) => h('span', { dataset: { worth: s.userId } }, money(s.netWorth)) },
@@ -503,7 +513,9 @@ function drawTop(page) {
       h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', { id: 'league-members' }, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
       h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', { id: 'league-runs' }, `${dateText(league.startsAt, 'open-ended')} – ${dateText(league.endsAt, 'open-ended')}`),
         league.joinUntil ? h('span', { class: 'hint', id: 'league-join-until' }, `Joins until ${whenText(league.joinUntil)}`) : null),
-      h('div', {}, h('span', { class: 'label' }, 'Bots'), h('strong', { id: 'league-bots' }, (BOT_POLICIES[league.bots] ?? [league.bots])[0]))));
+      h('div', {}, h('span', { class: 'label' }, 'Bots'), h('strong', { id: 'league-bots' }, (BOT_POLICIES[league.bots] ?? [league.bots])[0])),
+      league.deleteManagedAfterDays === null || league.deleteManagedAfterDays === undefined ? null
+        : h('div', {}, h('span', { class: 'label' }, 'Class logins erased'), h('strong', { id: 'league-class-logins' }, retentionWords(league.deleteManagedAfterDays)))));
 }
 
 /** The standings: which order they are in, the people's table (and the bots' in a league
@@ -547,6 +559,7 @@ function draw(page) {
     page.toolsStamp = hostStamp(league);
     page.tools.replaceChildren(hostSection(league, context, botPolicyForm(league, context)));
   }
+  if (page.classPanel && owner) { page.classPanel.update(league); page.audit.update(league); }
   fill(page.rest,
     botPolicyText(league),
     league.mode === 'isolated' ? rulesSummary(league.rules, league.currency || 'USD', league.journalRequired) : null,
