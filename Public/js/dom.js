@@ -178,6 +178,12 @@ export function count(n, one, many = `${one}s`) {
   return `${n.toLocaleString()} ${n === 1 ? one : many}`;
 }
 
+/** A league's member as pages name them: "Ana Lee (ana-x7k2)" for a class's student
+ * (a standing's `displayName`), else the username. */
+export function memberName(standing) {
+  return standing.displayName ? `${standing.displayName} (${standing.username})` : standing.username;
+}
+
 /** A benchmark in words: "the market (equal-weighted)" or its symbol. */
 export function benchmarkWords(benchmark) {
   return !benchmark || benchmark === 'market' ? 'the market (equal-weighted)' : benchmark;

@@ -66,7 +66,11 @@ class ClassAndAccountTest(BrowserTest):
             "return [...document.querySelectorAll(arguments[0] + ' tbody tr')].map((row) => [...row.cells].map((c) => c.innerText.trim()))", css)
 
     def capture(self, name, css=None):
-        """The page (or the box at `css`, from its top to its bottom), beyond the screen."""
+        """The page (or the box at `css`, from its top to its bottom), beyond the screen;
+        with `css` "screen", what the screen shows (a dialog over the page)."""
+        if css == "screen":
+            self.driver.save_screenshot(os.path.join(SCREENSHOTS, f"{name}.png"))
+            return
         if css:
             box = self.driver.execute_script(
                 "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
@@ -333,9 +337,9 @@ class ClassAndAccountTest(BrowserTest):
         # A wrong password erases nothing; the right one erases the account.
         self.click_centered("#erase-open")
         self.find("#erase-password").send_keys("not my password")
-        self.shot_sizes("class-12-erase-dialog")
         self.click("#erase-confirm")
         self.text_in("#erase-error", "The password is wrong; the account was not erased.")
+        self.shot_sizes("class-12-erase-dialog", "screen")
         self.assertTrue(login(player, PASSWORD))
         field = self.find("#erase-password")
         field.clear()

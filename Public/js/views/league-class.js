@@ -5,15 +5,9 @@
 // audit log. Who is managed, who has traded and which links work are the server's
 // answers (`GET /api/leagues/{id}` for its owner): the page shows them.
 import { api } from '../api.js';
-import { h, fill, table, cards, count, confirmAction, dateText, errorLine, onSubmitShowing } from '../dom.js';
+import { h, fill, table, cards, count, confirmAction, dateText, errorLine, memberName, onSubmitShowing } from '../dom.js';
 import { copyButton, printSheet } from '../share.js';
 import { auditLog, AUDIT_PAGE } from '../audit.js';
-
-/** A member as the league shows them: "Ana Lee (ana-x7k2)" for a class's student, else
- * the username. */
-export function memberName(standing) {
-  return standing.displayName ? `${standing.displayName} (${standing.username})` : standing.username;
-}
 
 /** The join links to hand out: the server's (those other devices reach), else this
  * browser's own address, with `local` set: the server listens on loopback only. */
@@ -104,8 +98,8 @@ function credentialsBox(league, students) {
       ' Each student is already in the league.'),
     cards(table([
       { title: 'Name', class: 'name', cell: (s) => s.displayName },
-      { title: 'Username', class: 'code', cell: (s) => s.username },
-      { title: 'Password', class: 'code password', cell: (s) => s.password },
+      { title: 'Username', class: 'username', cell: (s) => s.username },
+      { title: 'Password', class: 'password', cell: (s) => s.password },
     ], students)),
     h('div', { class: 'actions' },
       h('button', { type: 'button', class: 'primary', id: 'print-cards', onclick: () => printCards(league, students) }, 'Print cards')));
@@ -164,9 +158,9 @@ function studentsPart(league, context, passwordBox, changed) {
     h('h3', {}, 'Students'),
     cards(table([
       { title: 'Name', class: 'name', cell: (s) => s.displayName },
-      { title: 'Username', class: 'code', cell: (s) => s.username },
-      { title: 'Trades', class: 'num', cell: (s) => String(s.trades ?? 0) },
-      { title: 'Last trade', cell: (s) => dateText(s.lastTradeAt, 'none yet') },
+      { title: 'Username', class: 'username', cell: (s) => s.username },
+      { title: 'Trades', class: 'num trades', cell: (s) => String(s.trades ?? 0) },
+      { title: 'Last trade', class: 'last-trade', cell: (s) => dateText(s.lastTradeAt, 'none yet') },
       { title: '', class: 'student-actions', cell: (s) => h('div', { class: 'row-actions' },
         h('button', { type: 'button', class: 'small', dataset: { password: s.username }, onclick: () => newPassword(s) }, 'Reset password'),
         h('button', { type: 'button', class: 'small danger', dataset: { erase: s.username }, onclick: () => erase(s) }, 'Erase account')) },
@@ -219,8 +213,8 @@ export function classSection(league, context, changed) {
     h('h2', { id: 'class-title' }, 'Your class'),
     h('div', { class: 'host-parts' },
       h('div', {}, invite, idle),
-      h('div', { id: 'roster' }, h('h3', {}, 'Class roster'), rosterForm(league, result, changed), result)),
-    students, passwordBox);
+      h('div', { id: 'roster' }, h('h3', {}, 'Class roster'), rosterForm(league, result, changed))),
+    result, students, passwordBox);
   return { node, update, refresh };
 }
 

@@ -4,7 +4,7 @@
 // gradebook the owner downloads. The rules —
 // who may freeze, how many resets are left — are the server's: the page shows its answers.
 import { api, saveDownload } from '../api.js';
-import { h, fill, failure, confirmAction, count, errorLine, showError, onSubmitShowing } from '../dom.js';
+import { h, fill, failure, confirmAction, count, errorLine, memberName, showError, onSubmitShowing } from '../dom.js';
 import { inCurrency } from '../decimal.js';
 import { replacePortfolio } from '../portfolios.js';
 import { rankingSelect } from './league-ranking.js';
@@ -238,13 +238,13 @@ export function myResetsSection(league, seated, standing, context) {
 /** The owner's Reset button for a member's row, after a confirmation. */
 export function resetMemberButton(league, standing, context) {
   return h('button', {
-    type: 'button', class: 'small', dataset: { reset: standing.username }, 'aria-label': `Reset ${standing.username}'s portfolio`,
+    type: 'button', class: 'small', dataset: { reset: standing.username }, 'aria-label': `Reset ${memberName(standing)}'s portfolio`,
     onclick: async () => {
-      if (!confirmAction(`Reset ${standing.username}'s league portfolio in “${league.name}”? Its holdings and open orders are gone, and it starts again with ${startingCash(league)}. The old one is archived with its history.`)) return;
+      if (!confirmAction(`Reset ${memberName(standing)}'s league portfolio in “${league.name}”? Its holdings and open orders are gone, and it starts again with ${startingCash(league)}. The old one is archived with its history.`)) return;
       try {
         const reset = await api(`/api/leagues/${league.id}/members/${standing.userId}/reset`, { method: 'POST' });
         if (context.user && reset.userId === context.user.id) replacePortfolio(reset.previousPortfolioId, reset.portfolioId);
-        context.flash(`${standing.username}'s league portfolio starts again with ${startingCash(league)} (reset ${count(reset.resets, 'time')} so far).`);
+        context.flash(`${memberName(standing)}'s league portfolio starts again with ${startingCash(league)} (reset ${count(reset.resets, 'time')} so far).`);
         context.refresh();
       } catch (problem) {
         context.flash(problem.message, 'error');

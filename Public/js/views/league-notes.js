@@ -2,7 +2,7 @@
 // journal (the notes members give for their trades: the host reads everyone's, a member
 // their own). Each panel reads its own pages, so the standings redrawing leave them be.
 import { api } from '../api.js';
-import { h, fill, failure, errorLine, onSubmitShowing, whenText } from '../dom.js';
+import { h, fill, failure, errorLine, memberName, onSubmitShowing, whenText } from '../dom.js';
 
 const NEWS_PAGE = 5;
 const JOURNAL_PAGE = 20;
@@ -69,21 +69,23 @@ export function newsSection(league, context, owner) {
 export function journalSection(league, context, owner, seated) {
   if (!owner && !seated) return null;
   let member = '';
+  // A class's student by the name the host gave them, as the league lists its members.
+  const names = new Map((league.members ?? []).map((s) => [s.userId, memberName(s)]));
   const journal = pagedList('journal-list',
     () => `/api/leagues/${league.id}/journal?limit=${JOURNAL_PAGE}${member ? `&userId=${member}` : ''}`,
     (entry) => h('li', { class: 'entry', dataset: { order: entry.orderId } },
       h('p', { class: 'entry-head' },
-        owner ? [h('strong', { class: 'who' }, entry.username), ' · '] : null,
+        owner ? [h('strong', { class: 'who' }, names.get(entry.userId) ?? entry.username), ' · '] : null,
         `${entry.side === 'buy' ? 'Buy' : 'Sell'} ${entry.quantity} `, h('a', { href: `#/stock/${encodeURIComponent(entry.symbol)}` }, entry.symbol),
         h('span', { class: 'muted' }, ` · ${whenText(entry.createdAt)}`)),
       h('p', { class: 'note' }, entry.note)),
     owner ? 'No notes yet: members add one to a trade in its dialog.' : 'No notes yet: add one to a trade in its dialog.', 'Older notes');
   let filter = null;
   if (owner) {
-    const players = [...(league.members ?? [])].sort((a, b) => a.username.localeCompare(b.username));
+    const players = [...(league.members ?? [])].sort((a, b) => memberName(a).localeCompare(memberName(b)));
     const select = h('select', { id: 'journal-member' },
       h('option', { value: '' }, 'Everyone'),
-      players.map((s) => h('option', { value: s.userId }, s.username)));
+      players.map((s) => h('option', { value: s.userId }, memberName(s))));
     select.addEventListener('change', () => { member = select.value; journal.reload(); });
     filter = h('label', { class: 'inline journal-filter', for: 'journal-member' }, 'Whose notes', select);
   }

@@ -1,9 +1,9 @@
 import { api } from '../api.js';
-import { h, fill, table, signed, confirmAction, amountProblem, dateText, whenText, errorLine, onSubmitShowing } from '../dom.js';
+import { h, fill, table, signed, confirmAction, amountProblem, dateText, whenText, errorLine, memberName, onSubmitShowing } from '../dom.js';
 import { percent, inCurrency, CURRENCIES } from '../decimal.js';
 import { frozenBanner, hostSection, hostStamp, isoFromLocal, myResetsSection, resetMemberButton, retentionField, retentionWords } from './league-host.js';
 import { journalSection, newsSection } from './league-notes.js';
-import { auditSection, classSection, memberName } from './league-class.js';
+import { auditSection, classSection } from './league-class.js';
 import { labelRankings, rankingOf, rankingSelect, rankingWords, riskColumns, riskNote, showRisk } from './league-ranking.js';
 
 const PAGE = 50;
