@@ -179,12 +179,15 @@ function showChrome() {
   nav.hidden = !signedIn || (window.matchMedia('(max-width: 720px)').matches && menuToggle.getAttribute('aria-expanded') !== 'true');
   menuToggle.hidden = !signedIn;
   document.getElementById('admin-link').hidden = session.user?.role !== 'admin';
-  // A class's student sees the name their host gave them.
+  // A class's student sees the name their host gave them: on the Account link, and on a
+  // phone (whose menu is folded) beside MockStock too.
   const name = signedIn ? session.user?.displayName : null;
   const who = document.getElementById('whoami');
+  const account = document.getElementById('account-link');
   who.hidden = !name;
   who.textContent = name ?? '';
-  who.title = name ? `Logged in as ${name} (${session.user.username})` : '';
+  account.textContent = name ?? 'Account';
+  for (const link of [who, account]) link.title = name ? `Your account: ${name} (${session.user.username})` : '';
 }
 
 /** What GET /api/me adds to the user a login answers with (a student's display name),

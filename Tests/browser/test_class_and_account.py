@@ -206,12 +206,16 @@ class ClassAndAccountTest(BrowserTest):
         self.assertEqual((printed_username, printed_password), (ana, ana_password))
         self.fresh_session()
         self.sign_in(printed_username, printed_password)
-        self.text_in("#whoami", "Ana Lee")
+        self.text_in("#account-link", "Ana Lee")
         self.go("#/account")
         self.text_in("#account-name", "Ana Lee")
         self.text_in("#account-username", ana)
         self.text_in("#account-managed", "Your teacher made this login")
         self.shot_sizes("class-05-student-account")
+        # On a phone, whose menu is folded, her name stands beside MockStock.
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+        self.text_in("#whoami", "Ana Lee")
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         self.sign_out()
 
         # She trades: she is no longer among those who have not.
@@ -319,6 +323,7 @@ class ClassAndAccountTest(BrowserTest):
         self.text_in("#account-username", player)
         self.assertEqual(driver.find_elements(By.ID, "account-managed"), [])
         self.assertFalse(driver.find_element(By.ID, "whoami").is_displayed())
+        self.assertEqual(self.find("#account-link").text, "Account")
         self.shot_sizes("class-11-account")
 
         # Her data, saved as the server names it.
