@@ -9,13 +9,13 @@ SELECT o.id, o.user_id, o.portfolio_id, o.client_order_id, o.request_hash, o.sym
        (SELECT r.uuid FROM orders r WHERE r.id = o.replaces) AS replaces_uuid,
        (SELECT r.uuid FROM orders r WHERE r.id = o.replaced_by) AS replaced_by_uuid,
        (SELECT i.uuid FROM instruments i WHERE i.symbol = o.symbol) AS asset_uuid,
-       o.note
+       o.note, o.placed_by
 FROM orders o LEFT JOIN trades t ON t.id = o.trade_id
 UNION ALL
 SELECT t.id, p.user_id, t.portfolio_id, NULL, NULL, t.symbol, t.side, 'market', 'day',
        t.quantity, NULL, NULL, 'filled', t.price, t.id, t.created_at, t.created_at,
        t.created_at, NULL, NULL, NULL, md5('mockstock-trade-' || t.id)::uuid,
        NULL, NULL, NULL, NULL, NULL, (SELECT i.uuid FROM instruments i WHERE i.symbol = t.symbol),
-       t.note
+       t.note, t.placed_by
 FROM trades t JOIN portfolios p ON p.id = t.portfolio_id
 WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.trade_id = t.id);

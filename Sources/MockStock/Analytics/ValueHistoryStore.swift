@@ -23,7 +23,7 @@ struct ValueHistoryStore: Sendable {
         try await pool.query(
             """
             SELECT base_currency FROM portfolios
-            WHERE user_id = \(userID)
+            WHERE \(PortfolioAccess.sees("user_id", userID: userID, named: portfolioID))
               AND portfolio_named(kind, id, \(portfolioID)::int8)
             """
         ).decodeColumn(String.self).first

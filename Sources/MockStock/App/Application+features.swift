@@ -18,6 +18,7 @@ struct Features {
     let news: LeagueNewsStore
     let audit: AuditStore
     let rosters: RosterService
+    let teams: TeamService
     let personalData: PersonalDataService
     /// Where players' devices reach the server: the join links a host hands out.
     let reachable: ReachableAddresses
@@ -52,6 +53,7 @@ struct Features {
         journal = stores.journal
         news = stores.news
         audit = AuditStore(pool: database.pool)
+        teams = TeamService(store: TeamStore(pool: database.pool))
         rosters = RosterService(
             store: RosterStore(pool: database.pool), hasher: accounts.hasher, versions: accounts.versions, startingCash: configuration.startingCash
         )

@@ -111,6 +111,7 @@ func addPlayerRoutes(to json: RouterGroup<AppRequestContext>, admin: RouterGroup
                      reachable: features.reachable).addRoutes(to: json)
     AuditController(store: features.audit, leagues: features.leagues).addRoutes(to: json)
     RosterController(rosters: features.rosters, leagues: features.leagues).addRoutes(to: json)
+    TeamController(teams: features.teams, leagues: features.leagues).addRoutes(to: json)
     JournalController(leagues: features.leagues, store: features.journal).addRoutes(to: json)
     LeagueNewsController(leagues: features.leagues, store: features.news).addRoutes(to: json)
     BotsController(bots: features.bots).addRoutes(to: json)

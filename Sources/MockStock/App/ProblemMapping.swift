@@ -37,6 +37,13 @@ extension AppError {
             case .adminAccount:
                 return .forbidden("An admin's account is not erased by another admin; make it a player's first.")
             }
+        case let error as TeamError:
+            switch error {
+            case .noSuchTeam: return .notFound("No such team in this league.")
+            case .notTeamLeague:
+                return AppError(.conflict, code: "not_team_league", detail: "This league was not created with teams (\"teams\": true).")
+            case .nameTaken: return .conflict("A team of this league already has that name.")
+            }
         case let error as RosterError:
             switch error {
             case .notManaged:
@@ -99,6 +106,8 @@ extension AppError {
     private static func problem(for error: TradingError, logger: Logger) -> AppError {
         switch error {
         case .noSuchPortfolio: return .notFound("No such portfolio of yours.")
+        case .notATrader:
+            return AppError(.forbidden, code: "not_a_trader", detail: "You watch this team's portfolio; its traders trade it. Ask the league's host to make you a trader.")
         case .insufficientFunds:
             return AppError(.unprocessableContent, code: "insufficient_funds", detail: "There is not enough cash for this purchase.")
         case .proceedsBelowFee:
@@ -183,6 +192,8 @@ extension AppError {
             AppError(.conflict, code: "shared_league",
                      detail: "In a shared league members play their personal portfolios, which no league controls; only an isolated league's portfolios can be frozen or reset.")
         case .notPlaying: AppError(.conflict, code: "not_playing", detail: "The host of this league does not play in it.")
+        case .teamLeague:
+            AppError(.conflict, code: "team_league", detail: "In a team league each team trades one portfolio; no member's portfolio is reset.")
         }
     }
 

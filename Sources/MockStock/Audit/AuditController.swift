@@ -14,8 +14,7 @@ struct AuditController {
 
     @Sendable func league(_ request: Request, context: AppRequestContext) async throws -> CursorPage<AuditEvent> {
         let caller = try context.requireIdentity().userID
-        guard let id = context.parameters.get("id").flatMap(Int.init) else { throw LeagueError.noSuchLeague }
-        let league = try await leagues.league(id: id, member: caller)
+        let league = try await leagues.memberLeague(context)
         guard league.ownerID == caller else { throw LeagueError.ownerOnly(action: "read its audit log") }
         return try await page(AuditStore.Filter(leagueID: league.id), request)
     }

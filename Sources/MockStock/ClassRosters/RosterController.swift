@@ -12,20 +12,16 @@ struct RosterController {
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Roster> {
-        let league = try await memberLeague(context)
+        let league = try await leagues.memberLeague(context)
         let body = try await request.decodeJSON(as: RosterRequest.self, context: context)
         let students = try await rosters.create(displayNames: body.students.map(\.displayName), in: league, by: context.actor())
         return EditedResponse(status: .created, response: Roster(students: students))
     }
 
     @Sendable func resetPassword(_ request: Request, context: AppRequestContext) async throws -> NewPassword {
-        let league = try await memberLeague(context)
+        let league = try await leagues.memberLeague(context)
         guard let target = context.parameters.get("userId").flatMap(Int.init) else { throw RosterError.notManaged }
         return NewPassword(password: try await rosters.resetPassword(of: target, in: league, by: context.actor()))
     }
 
-    private func memberLeague(_ context: AppRequestContext) async throws -> LeagueStore.LeagueRecord {
-        guard let id = context.parameters.get("id").flatMap(Int.init) else { throw LeagueError.noSuchLeague }
-        return try await leagues.league(id: id, member: try context.requireIdentity().userID)
-    }
 }

@@ -44,6 +44,7 @@ struct LeagueController {
         let rankBy: String?
         let benchmark: String?
         let deleteManagedAfterDays: Int?
+        let teams: Bool?
     }
 
     /// `POST /api/leagues/{id}/freeze`: an optional reason members are told.
@@ -102,7 +103,8 @@ struct LeagueController {
             name: body.name, mode: body.mode, startingCash: body.startingCash?.value, currency: body.currency, startsAt: body.startsAt,
             endsAt: body.endsAt, maxMembers: body.maxMembers, rules: body.rules, bots: body.bots, joinUntil: body.joinUntil,
             ownerPlays: body.ownerPlays ?? true, resetsAllowed: body.resetsAllowed ?? 0, journalRequired: body.journalRequired ?? false,
-            rankBy: body.rankBy, benchmark: body.benchmark, deleteManagedAfterDays: body.deleteManagedAfterDays, ownerID: identity.userID
+            rankBy: body.rankBy, benchmark: body.benchmark, deleteManagedAfterDays: body.deleteManagedAfterDays,
+            teams: body.teams ?? false, ownerID: identity.userID
         )
         return EditedResponse(status: .created, response: League(record: league))
     }
@@ -119,8 +121,9 @@ struct LeagueController {
         guard league.ownerID == (try context.requireIdentity().userID) else { return League(record: league, members: members) }
         let activity = try await leagues.activity(of: league)
         for index in members.indices {
-            members[index].trades = activity[members[index].userId]?.trades ?? 0
-            members[index].lastTradeAt = activity[members[index].userId]?.lastTradeAt
+            guard let userID = members[index].userId else { continue }
+            members[index].trades = activity[userID]?.trades ?? 0
+            members[index].lastTradeAt = activity[userID]?.lastTradeAt
         }
         var details = League(record: league, members: members)
         details.joinLinks = reachable.joinLinks(code: league.code)
@@ -217,10 +220,16 @@ struct LeagueController {
         return .noContent
     }
 
-    /// The `{id}` league if the caller is a member.
     private func memberLeague(_ context: AppRequestContext) async throws -> LeagueStore.LeagueRecord {
-        let identity = try context.requireIdentity()
+        try await leagues.memberLeague(context)
+    }
+}
+
+extension LeagueService {
+    /// The `{id}` league of a route, if the caller plays in it or hosts it (`noSuchLeague`
+    /// otherwise): what every league route's controller starts with.
+    func memberLeague(_ context: AppRequestContext) async throws -> LeagueStore.LeagueRecord {
         guard let id = context.parameters.get("id").flatMap(Int.init) else { throw LeagueError.noSuchLeague }
-        return try await leagues.league(id: id, member: identity.userID)
+        return try await league(id: id, member: try context.requireIdentity().userID)
     }
 }

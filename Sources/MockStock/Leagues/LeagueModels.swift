@@ -36,6 +36,8 @@ struct League: ResponseEncodable {
     let benchmark: String
     /// How many days after the league ends its managed students are erased (null: kept).
     @NullEncoded var deleteManagedAfterDays: Int?
+    /// A team league: members trade their team's portfolio, and the standings rank teams.
+    let teams: Bool
     var members: [Standing]?
     /// For its host: the links to hand out (`ReachableAddresses`); empty when the server
     /// is reachable on this machine only.
@@ -65,6 +67,7 @@ struct League: ResponseEncodable {
         rankBy = record.rankBy
         benchmark = record.benchmark
         deleteManagedAfterDays = record.deleteManagedAfterDays
+        teams = record.teams
         self.members = members
     }
 }
@@ -72,8 +75,13 @@ struct League: ResponseEncodable {
 /// A member's place (openapi.yaml `Standing`).
 struct Standing: Encodable, Sendable {
     let rank: Int
-    let userId: Int
-    let username: String
+    /// The member; null on a team's row (a team league ranks teams).
+    @NullEncoded var userId: Int?
+    @NullEncoded var username: String?
+    /// A team's row: the team, and its members' usernames.
+    var teamId: Int?
+    var teamName: String?
+    var members: [String]?
     /// The name the host gave a student of a class roster; null for anyone else.
     @NullEncoded var displayName: String?
     /// For the league's host: the member's trades in the league, and the last one's time
@@ -98,8 +106,14 @@ struct Standing: Encodable, Sendable {
 
     init(_ record: StandingsStore.StandingRecord) {
         rank = record.rank
-        userId = record.userID
-        username = record.username
+        if let team = record.team {
+            teamId = team.id
+            teamName = team.name
+            members = team.members
+        } else {
+            userId = record.userID
+            username = record.username
+        }
         displayName = record.displayName
         netWorth = record.netWorth.moneyString
         cash = record.cash.moneyString
@@ -201,4 +215,6 @@ enum LeagueError: Error, Equatable {
     case sharedLeague
     /// The host of a league they do not play in asked for a player's action (their own reset).
     case notPlaying
+    /// A team league's portfolios are its teams': no member's is reset.
+    case teamLeague
 }

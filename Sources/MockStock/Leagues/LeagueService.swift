@@ -14,7 +14,7 @@ struct LeagueService: Sendable {
         name rawName: String, mode rawMode: String?, startingCash: Decimal?, currency rawCurrency: String? = nil, startsAt: Date?, endsAt: Date?,
         maxMembers: Int?, rules rulesInput: TradingRulesInput? = nil, bots: String? = nil, joinUntil: Date? = nil,
         ownerPlays: Bool = true, resetsAllowed: Int = 0, journalRequired: Bool = false, rankBy: String? = nil,
-        benchmark: String? = nil, deleteManagedAfterDays: Int? = nil, ownerID: Int
+        benchmark: String? = nil, deleteManagedAfterDays: Int? = nil, teams: Bool = false, ownerID: Int
     ) async throws -> LeagueStore.LeagueRecord {
         try Self.checkRetention(deleteManagedAfterDays)
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -34,6 +34,9 @@ struct LeagueService: Sendable {
             throw InvalidInput("resetsAllowed applies to an isolated league: a shared league's members play their personal portfolios.")
         }
         if journalRequired && mode == .shared { throw Self.journalInSharedLeague }
+        if teams && mode == .shared {
+            throw InvalidInput("teams applies to an isolated league: each team trades a league portfolio of its own.")
+        }
         var rules = try rulesInput?.rules(over: store.serverRules) ?? store.serverRules
         try await setCurrency(rawCurrency, of: &rules, mode: mode)
         if rules != store.serverRules && mode == .shared {
@@ -50,7 +53,7 @@ struct LeagueService: Sendable {
                   rules: rules, bots: try BotPolicy.parse(bots) ?? .allowed, joinUntil: joinUntil, ownerPlays: ownerPlays,
                   resetsAllowed: resetsAllowed, journalRequired: journalRequired, rankBy: try RankBy.parse(rankBy) ?? .netWorth,
                   benchmark: try await BenchmarkStore.named(benchmark ?? "market", in: market),
-                  deleteManagedAfterDays: deleteManagedAfterDays),
+                  deleteManagedAfterDays: deleteManagedAfterDays, teams: teams),
             ownerID: ownerID
         )
     }
@@ -192,6 +195,7 @@ struct LeagueService: Sendable {
         case .sharedLeague: throw LeagueError.sharedLeague
         case .ended: throw LeagueError.leagueEnded
         case .noResetsLeft: throw LeagueError.noResetsLeft(allowed: allowed)
+        case .teamLeague: throw LeagueError.teamLeague
         }
     }
 
@@ -206,6 +210,10 @@ struct LeagueService: Sendable {
     /// Each member's trades and notes in the league (the gradebook's, and the host's page's).
     func activity(of league: LeagueStore.LeagueRecord) async throws -> [Int: Gradebook.Activity] {
         try await store.activity(of: league)
+    }
+
+    func teamSeats(leagueID: Int) async throws -> [(userID: Int, username: String, teamID: Int?)] {
+        try await store.teamSeats(leagueID: leagueID)
     }
 
     func history(leagueID: Int, userID: Int) async throws -> [StandingsStore.HistoryPoint] {

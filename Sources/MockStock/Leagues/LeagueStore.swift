@@ -40,6 +40,8 @@ struct LeagueStore: Sendable {
         let benchmark: String
         /// How many days after its end its managed students are erased (nil: kept).
         var deleteManagedAfterDays: Int? = nil
+        /// A team league: members trade their team's portfolio, and teams are ranked.
+        var teams: Bool = false
     }
 
     struct NewLeague: Sendable {
@@ -58,6 +60,7 @@ struct LeagueStore: Sendable {
         let rankBy: RankBy
         let benchmark: String
         var deleteManagedAfterDays: Int? = nil
+        var teams: Bool = false
     }
 
     /// What the owner changes after creation (`PATCH /api/leagues/{id}`): a name, a bot
@@ -83,7 +86,7 @@ struct LeagueStore: Sendable {
         }
     }
 
-    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, join_until, owner_plays, frozen_at, frozen_reason, resets_allowed, journal_required, rank_by, benchmark, delete_managed_after_days, "
+    static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, join_until, owner_plays, frozen_at, frozen_reason, resets_allowed, journal_required, rank_by, benchmark, delete_managed_after_days, teams, "
         + LeagueRulesColumns.select
 
     /// Creates the league with its owner as first member (and, for an isolated league,
@@ -97,12 +100,12 @@ struct LeagueStore: Sendable {
                     WITH league AS (
                         INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, bots,
                                              join_until, owner_plays, resets_allowed, journal_required, rank_by, benchmark,
-                                             delete_managed_after_days, \(unescaped: LeagueRulesColumns.names))
+                                             delete_managed_after_days, teams, \(unescaped: LeagueRulesColumns.names))
                         VALUES (\(league.name), \(JoinCode.generate()), \(ownerID), \(league.mode), \(league.startingCash),
                                 \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)),
                                 \(league.ownerPlays ? 1 : 0), \(league.bots), \(league.joinUntil), \(league.ownerPlays),
                                 \(Int32(league.resetsAllowed)), \(league.journalRequired), \(league.rankBy), \(league.benchmark),
-                                \(league.deleteManagedAfterDays.map(Int32.init)), \(LeagueRulesColumns.values(league.rules)))
+                                \(league.deleteManagedAfterDays.map(Int32.init)), \(league.teams), \(LeagueRulesColumns.values(league.rules)))
                         RETURNING \(unescaped: Self.columns)
                     ), seated AS (
                         SELECT * FROM league WHERE owner_plays
@@ -122,12 +125,14 @@ struct LeagueStore: Sendable {
 
     /// For an isolated league, a league portfolio with the starting cash (in the league's
     /// currency) as a cash movement: `source` names the statement's league row and `userID` the member (a
-    /// column of it, or a value).
-    private static func fundIsolated(from source: String, userID: PostgresQuery) -> PostgresQuery {
+    /// column of it, or a value). A member of a team league gets none (their team's is
+    /// theirs); a team's account gets one only there (`team`).
+    static func fundIsolated(from source: String, userID: PostgresQuery, team: Bool = false) -> PostgresQuery {
         """
         portfolio AS (
             INSERT INTO portfolios (user_id, league_id, kind, name, cash, cash_currency, base_currency)
-            SELECT \(userID), id, \(PortfolioKind.league), name, starting_cash, currency, currency FROM \(unescaped: source) WHERE mode = \(LeagueMode.isolated)
+            SELECT \(userID), id, \(PortfolioKind.league), name, starting_cash, currency, currency FROM \(unescaped: source)
+            WHERE mode = \(LeagueMode.isolated) AND teams = \(team)
             RETURNING id, cash
         ), funding AS (
             INSERT INTO cash_movements (portfolio_id, kind, amount, note)
@@ -311,7 +316,7 @@ struct LeagueStore: Sendable {
 
     enum ResetOutcome: Sendable {
         case reset(Reset)
-        case notMember, sharedLeague, ended, noResetsLeft
+        case notMember, sharedLeague, ended, noResetsLeft, teamLeague
     }
 
     /// Resets a member's league portfolio in one transaction: its open orders are
@@ -325,15 +330,16 @@ struct LeagueStore: Sendable {
         try await pool.withTransaction { session in
             let seat = try await session.query(
                 """
-                SELECT m.own_resets, l.resets_allowed, l.mode, league_ended(l, now()), l.name
+                SELECT m.own_resets, l.resets_allowed, l.mode, league_ended(l, now()), l.name, l.teams
                 FROM league_members m JOIN leagues l ON l.id = m.league_id
                 WHERE m.league_id = \(leagueID) AND m.user_id = \(userID)
                 FOR UPDATE OF m
                 """
             ).first
             guard let seat else { return .notMember }
-            let (ownResets, allowed, mode, ended, name) = try seat.decode((Int, Int, LeagueMode, Bool, String).self)
+            let (ownResets, allowed, mode, ended, name, teams) = try seat.decode((Int, Int, LeagueMode, Bool, String, Bool).self)
             guard mode == .isolated else { return .sharedLeague }
+            guard !teams else { return .teamLeague }
             guard !ended else { return .ended }
             guard !own || ownResets < allowed else { return .noResetsLeft }
             let previous = try await session.query(
@@ -424,6 +430,7 @@ struct LeagueStore: Sendable {
             )
             guard removed == 1 else { return false }
             try await session.execute("UPDATE leagues SET member_count = member_count - 1 WHERE id = \(leagueID)")
+            try await session.execute("DELETE FROM team_members WHERE league_id = \(leagueID) AND user_id = \(userID)")
             try await session.execute(
                 """
                 UPDATE portfolios SET archived_at = now()
@@ -447,7 +454,8 @@ struct LeagueStore: Sendable {
         }
     }
 
-    /// Deletes the league; its portfolios are archived, keeping their history.
+    /// Deletes the league; its members' portfolios are archived, keeping their history
+    /// (its teams' go with their accounts).
     func delete(leagueID: Int, audit: AuditEntry) async throws {
         try await pool.withTransaction { session in
             try await Self.delete(leagueID: leagueID, in: session)
@@ -457,6 +465,7 @@ struct LeagueStore: Sendable {
 
     /// The same within a transaction (an owner's account erased deletes their leagues).
     static func delete(leagueID: Int, in session: PostgresSession) async throws {
+        try await PersonalDataStore.deleteTeamAccounts(leagueID: leagueID, in: session)
         try await session.execute("UPDATE portfolios SET archived_at = now() WHERE league_id = \(leagueID) AND archived_at IS NULL")
         try await session.execute("DELETE FROM leagues WHERE id = \(leagueID)")
         try await session.execute("DELETE FROM league_standings WHERE league_id = \(leagueID)")
@@ -464,25 +473,37 @@ struct LeagueStore: Sendable {
     }
 
     /// Each member's trades, journal notes and last trade since their portfolio plays in the
-    /// league (`league_portfolios.since`), for the gradebook (`Gradebook`).
+    /// league (`league_portfolios.since`), for the gradebook (`Gradebook`): counted by who
+    /// placed them, so a team's members are counted apart.
     func activity(of league: LeagueRecord) async throws -> [Int: Gradebook.Activity] {
         let rows = try await pool.query(
             """
             WITH lp AS (SELECT * FROM league_portfolios(\(league.id))),
             traded AS (
-                SELECT lp.user_id, count(*) AS trades, max(t.created_at) AS last
+                SELECT coalesce(t.placed_by, lp.user_id) AS user_id, count(*) AS trades, max(t.created_at) AS last
                 FROM lp JOIN trades t ON t.portfolio_id = lp.portfolio_id AND t.created_at >= lp.since
-                GROUP BY lp.user_id
+                GROUP BY 1
             ), noted AS (
-                SELECT lp.user_id, count(*) AS notes
+                SELECT coalesce(o.placed_by, lp.user_id) AS user_id, count(*) AS notes
                 FROM lp JOIN orders o ON o.portfolio_id = lp.portfolio_id AND o.note IS NOT NULL AND o.created_at >= lp.since
-                GROUP BY lp.user_id
+                GROUP BY 1
             )
             SELECT user_id, coalesce(traded.trades, 0), coalesce(noted.notes, 0), traded.last
             FROM traded FULL JOIN noted USING (user_id)
             """
         ).decode((Int, Int, Int, Date?).self)
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, Gradebook.Activity(trades: $0.1, notes: $0.2, lastTradeAt: $0.3)) })
+    }
+
+    /// A team league's members, each with their team (nil: on none), by username.
+    func teamSeats(leagueID: Int) async throws -> [(userID: Int, username: String, teamID: Int?)] {
+        try await pool.query(
+            """
+            SELECT u.id, u.username, t.team_id FROM league_members m JOIN users u ON u.id = m.user_id
+            LEFT JOIN team_members t ON t.league_id = m.league_id AND t.user_id = m.user_id
+            WHERE m.league_id = \(leagueID) ORDER BY lower(u.username), u.id
+            """
+        ).decode((Int, String, Int?).self).map { (userID: $0.0, username: $0.1, teamID: $0.2) }
     }
 
     private func record(_ row: PostgresRow) throws -> LeagueRecord {
@@ -499,7 +520,8 @@ struct LeagueStore: Sendable {
             resetsAllowed: try row.decode(Int.self, column: "resets_allowed"),
             journalRequired: try row.decode(Bool.self, column: "journal_required"),
             rankBy: try row.decode(RankBy.self, column: "rank_by"), benchmark: try row.decode(String.self, column: "benchmark"),
-            deleteManagedAfterDays: try row.decode(Int?.self, column: "delete_managed_after_days")
+            deleteManagedAfterDays: try row.decode(Int?.self, column: "delete_managed_after_days"),
+            teams: try row.decode(Bool.self, column: "teams")
         )
     }
 }

@@ -41,6 +41,14 @@ struct StandingsStore: Sendable {
         let returnPercent: Decimal
         /// The name a host gave a student of a class roster (nil for anyone else).
         var displayName: String? = nil
+        /// In a team league, the team this row ranks (its account holds the portfolio).
+        var team: TeamPlace? = nil
+
+        struct TeamPlace: Sendable {
+            let id: Int
+            let name: String
+            let members: [String]
+        }
     }
 
     /// Whom a page ranks: everyone, or humans or bots alone (ranked among themselves).
@@ -171,7 +179,10 @@ struct StandingsStore: Sendable {
             \(unescaped: rank), s.user_id, s.username, s.net_worth, s.cash, s.holdings_value, s.paid_in, s.bot, s.owner_username,
             coalesce((SELECT m.resets FROM league_members m WHERE m.league_id = \(leagueID) AND m.user_id = s.user_id), 0),
             r.sharpe, r.sortino, r.max_drawdown, r.excess_return, return_percent(s.net_worth, s.paid_in),
-            (SELECT u.display_name FROM users u WHERE u.id = s.user_id)
+            (SELECT u.display_name FROM users u WHERE u.id = s.user_id),
+            (SELECT t.id FROM teams t WHERE t.account_id = s.user_id), (SELECT t.name FROM teams t WHERE t.account_id = s.user_id),
+            (SELECT string_agg(u.username, ',' ORDER BY lower(u.username))
+             FROM teams t JOIN team_members m ON m.team_id = t.id JOIN users u ON u.id = m.user_id WHERE t.account_id = s.user_id)
             """
     }
 
@@ -185,8 +196,8 @@ struct StandingsStore: Sendable {
         [order.key, "s.\(players.place)"].compactMap { $0 }.joined(separator: ", ")
     }
 
-    /// How many columns a standing takes (`columns`): the resets, risk figures and display name included.
-    private static let recordColumns = 16
+    /// How many columns a standing takes (`columns`): the resets, risk figures, display name and team included.
+    private static let recordColumns = 19
 
     /// The standing in the first columns (`columns`) of a row that may hold more.
     private static func record(_ row: PostgresRow) throws -> StandingRecord {
@@ -198,7 +209,10 @@ struct StandingsStore: Sendable {
             ownerUsername: try row.decode(String?.self, column: 8), resets: try row.decode(Int.self, column: 9),
             sharpe: try row.decode(Decimal?.self, column: 10), sortino: try row.decode(Decimal?.self, column: 11),
             maxDrawdown: try row.decode(Decimal?.self, column: 12), excessReturn: try row.decode(Decimal?.self, column: 13),
-            returnPercent: try row.decode(Decimal?.self, column: 14) ?? 0, displayName: try row.decode(String?.self, column: 15)
+            returnPercent: try row.decode(Decimal?.self, column: 14) ?? 0, displayName: try row.decode(String?.self, column: 15),
+            team: try row.decode(Int?.self, column: 16).map { id in
+                StandingRecord.TeamPlace(id: id, name: try row.decode(String.self, column: 17), members: (try row.decode(String?.self, column: 18) ?? "").split(separator: ",").map(String.init))
+            }
         )
     }
 

@@ -37,8 +37,7 @@ struct PersonalDataController {
     }
 
     @Sendable func eraseManaged(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        guard let id = context.parameters.get("id").flatMap(Int.init) else { throw LeagueError.noSuchLeague }
-        let league = try await leagues.league(id: id, member: try context.requireIdentity().userID)
+        let league = try await leagues.memberLeague(context)
         guard let target = context.parameters.get("userId").flatMap(Int.init) else { throw RosterError.notManaged }
         try await personalData.eraseManaged(target, in: league, by: context.actor())
         return .noContent

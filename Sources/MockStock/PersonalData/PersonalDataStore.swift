@@ -11,6 +11,12 @@ struct PersonalDataStore: Sendable {
         try await pool.query("SELECT account_export(\(userID))::text").decodeColumn(String?.self).first ?? nil
     }
 
+    /// A deleted league's teams' accounts, with their portfolios: they hold nothing of
+    /// anyone's (who placed each trade is the players' record, not the team's).
+    static func deleteTeamAccounts(leagueID: Int, in session: PostgresSession) async throws {
+        try await session.execute("DELETE FROM users WHERE id IN (SELECT account_id FROM teams WHERE league_id = \(leagueID))")
+    }
+
     /// The managed students whose league's retention has run out (`managed_erasure_due`).
     func erasuresDue(at now: Date = Date()) async throws -> [(leagueID: Int, hostID: Int, userID: Int)] {
         try await pool.query("SELECT league_id, host_id, user_id FROM managed_erasure_due(\(now))").decode((Int, Int, Int).self)

@@ -81,7 +81,7 @@ struct OrderMatcher: Sendable {
             case .insufficientShares: closing = (.rejected, "The portfolio no longer holds the shares.")
             case .insufficientMargin: closing = (.rejected, "The portfolio's equity would not cover the short positions' margin.")
             case .closed: closing = (.expired, "The league is not running.")
-            case .notFound: closing = (.canceled, "The portfolio was closed.")
+            case .notFound, .notATrader: closing = (.canceled, "The portfolio was closed.")
             // Placed through an API key on a portfolio whose league has come to forbid keys.
             case .botsForbidden: closing = (.canceled, OrderStore.botsForbiddenReason)
             }

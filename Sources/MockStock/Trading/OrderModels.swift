@@ -74,6 +74,8 @@ struct Order: ResponseEncodable, Sendable {
     @NullEncoded var replacedAt: Date?
     /// The trader's journal note.
     @NullEncoded var note: String?
+    /// Who placed it: the player (or bot) whose request it was.
+    @NullEncoded var placedBy: Int?
     /// The same two orders' UUIDs, and the instrument's, as `/v2` names them.
     let replacesUUID: String?
     let replacedByUUID: String?
@@ -108,12 +110,13 @@ struct Order: ResponseEncodable, Sendable {
         replacedByUUID = record.replacedByUUID
         assetUUID = record.assetUUID
         note = record.note
+        placedBy = record.placedBy
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, uuid, clientOrderId, portfolioId, symbol, side, type, quantity, limitPrice, stopPrice, timeInForce, status,
              filledQuantity, filledAveragePrice, tradeId, createdAt, updatedAt, filledAt, canceledAt, expiredAt, rejectReason,
-             replacesOrderId, replacedByOrderId, replacedAt, note
+             replacesOrderId, replacedByOrderId, replacedAt, note, placedBy
     }
 }
 

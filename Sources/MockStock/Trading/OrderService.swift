@@ -201,14 +201,17 @@ struct OrderService: Sendable {
     func cancel(userID: Int, id: Int) async throws -> Order {
         let closed = try await store.close(.usersOrder(userID: userID, id: id), as: .canceled)
         let order = try await order(userID: userID, id: id)
-        guard !closed.isEmpty else { throw TradingError.orderNotOpen }
+        guard !closed.isEmpty else {
+            // Seen but not closed: no longer open, or a team's order its viewer may not cancel.
+            throw try await store.order(userID: userID, id: id, trading: true) == nil ? TradingError.notATrader : TradingError.orderNotOpen
+        }
         return order
     }
 
     /// Cancels every open order of a portfolio.
     func cancelAll(userID: Int, portfolioID: Int?) async throws -> CanceledOrders {
-        guard let portfolio = try await trading.portfolio(userID: userID, id: portfolioID) else {
-            throw TradingError.noSuchPortfolio
+        guard let portfolio = try await trading.portfolio(userID: userID, id: portfolioID, trading: true) else {
+            throw try await trading.portfolio(userID: userID, id: portfolioID) == nil ? TradingError.noSuchPortfolio : TradingError.notATrader
         }
         let closed = try await store.close(.portfolio(id: portfolio.id), as: .canceled)
         return CanceledOrders(canceled: try await store.orders(ids: closed).map(Order.init))

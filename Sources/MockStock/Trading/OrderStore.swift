@@ -40,6 +40,8 @@ struct OrderStore: Sendable {
         let assetUUID: String?
         /// The trader's journal note.
         let note: String?
+        /// Who placed it (a team's portfolio is traded by its members).
+        var placedBy: Int? = nil
     }
 
     /// What an open order holds back until it fills or closes.
@@ -178,16 +180,18 @@ struct OrderStore: Sendable {
                                         extra: ", l.ends_at")),
             \(reserve), placed AS (
                 INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type, time_in_force,
-                                    quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at, replaces, note, by_key)
-                SELECT \(userID), reserved.id, \(ticket.clientOrderID)::text, \(ticket.requestHash), \(ticket.symbol), \(ticket.side),
+                                    quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at, replaces, note, by_key,
+                                    placed_by)
+                SELECT (SELECT account FROM owned), reserved.id, \(ticket.clientOrderID)::text, \(ticket.requestHash), \(ticket.symbol), \(ticket.side),
                        \(ticket.type), \(ticket.timeInForce), \(ticket.quantity), \(ticket.limitPrice)::numeric,
                        \(ticket.stopPrice)::numeric, reserved.cash, reserved.shares,
                        least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned)), \(replaces)::int8, \(ticket.note)::text,
-                       \(byKey)
+                       \(byKey), \(userID)::int8
                 FROM reserved
                 RETURNING id, symbol, side, type, limit_price, stop_price
             )
-            SELECT \(TradeStatement.gateOutcome(written: "placed", refusal: "\(refusal)")),
+            SELECT \(TradeStatement.gateOutcome(written: "placed", refusal: "\(refusal)",
+                                                 missing: TradeStatement.missing(userID: userID, portfolioID: ticket.portfolioID))),
                    (SELECT id FROM placed),
                    coalesce((SELECT \(Self.crossed(stopLimit: Self.stopCrossed))
                              FROM placed o JOIN current_prices p ON p.symbol = o.symbol), false)
@@ -228,7 +232,7 @@ struct OrderStore: Sendable {
     static func closing(_ selection: Selection, as status: OrderStatus, reason: String?) -> PostgresQuery {
         let (criteria, lock): (PostgresQuery, PostgresQuery) = switch selection {
         case .one(let id): ("o.id = \(id)", "FOR UPDATE")
-        case .usersOrder(let userID, let id): ("o.id = \(id) AND o.user_id = \(userID)", "FOR UPDATE")
+        case .usersOrder(let userID, let id): ("o.id = \(id) AND \(PortfolioAccess.trades("o.user_id", userID: userID, named: id))", "FOR UPDATE")
         case .portfolio(let id): ("o.portfolio_id = \(id)", "FOR UPDATE")
         case .due(let moment): ("o.expires_at <= \(moment)", "LIMIT 1000 FOR UPDATE SKIP LOCKED")
         case .ofClosedPortfolios:
@@ -339,7 +343,7 @@ struct OrderStore: Sendable {
         SELECT o.id, o.client_order_id, o.portfolio_id, o.symbol, o.side, o.type, o.quantity, o.limit_price, o.stop_price,
                o.time_in_force, o.status, o.fill_price, o.trade_id, o.created_at, o.updated_at, o.filled_at, o.canceled_at,
                o.expired_at, o.reject_reason, o.request_hash, o.uuid::text, o.replaces, o.replaced_by, o.replaced_at,
-               o.replaces_uuid::text, o.replaced_by_uuid::text, o.asset_uuid::text, o.note
+               o.replaces_uuid::text, o.replaced_by_uuid::text, o.asset_uuid::text, o.note, o.placed_by
         FROM order_book o
         """
 
@@ -361,16 +365,22 @@ struct OrderStore: Sendable {
             replacedBy: try row.decode(Int?.self, column: "replaced_by"), replacedAt: try row.decode(Date?.self, column: "replaced_at"),
             replacesUUID: try row.decode(String?.self, column: "replaces_uuid"),
             replacedByUUID: try row.decode(String?.self, column: "replaced_by_uuid"),
-            assetUUID: try row.decode(String?.self, column: "asset_uuid"), note: try row.decode(String?.self, column: "note")
+            assetUUID: try row.decode(String?.self, column: "asset_uuid"), note: try row.decode(String?.self, column: "note"),
+            placedBy: try row.decode(Int?.self, column: "placed_by")
         )
     }
 
-    func order(userID: Int, id: Int) async throws -> OrderRecord? {
-        try await pool.query("\(Self.columns) WHERE o.id = \(id) AND o.user_id = \(userID)").first.map(Self.record)
+    /// One of the orders the user sees (with `trading`, of those they trade: `PortfolioAccess`).
+    func order(userID: Int, id: Int, trading: Bool = false) async throws -> OrderRecord? {
+        let access = trading ? PortfolioAccess.trades("o.user_id", userID: userID, named: id) : PortfolioAccess.sees("o.user_id", userID: userID, named: id)
+        return try await pool.query("\(Self.columns) WHERE o.id = \(id) AND \(access)").first.map(Self.record)
     }
 
     func order(userID: Int, clientOrderID: String) async throws -> OrderRecord? {
-        try await pool.query("\(Self.columns) WHERE o.user_id = \(userID) AND o.client_order_id = \(clientOrderID)")
+        // Its placer's: on their own portfolios or a team's they trade for.
+        try await pool.query(
+            "\(Self.columns) WHERE \(PortfolioAccess.trades("o.user_id", userID: userID, named: PortfolioAccess.any)) AND o.placed_by = \(userID) AND o.client_order_id = \(clientOrderID)"
+        )
             .first.map(Self.record)
     }
 

@@ -21,6 +21,8 @@ enum TradeOutcome: String, PostgresCodable {
     case insufficientMargin = "insufficient_margin"
     /// A resting order that is no longer open, or that another matcher is filling now.
     case notOpen = "not_open"
+    /// A team's portfolio, named by one of its viewers (who see it but do not trade it).
+    case notATrader = "not_a_trader"
 }
 
 extension TradeOutcome {
@@ -36,6 +38,7 @@ extension TradeOutcome {
         case .noteRequired: throw TradingError.noteRequired
         case .botsForbidden: throw ApiKeyError.botsForbidden
         case .notFound: throw TradingError.noSuchPortfolio
+        case .notATrader: throw TradingError.notATrader
         // A market order and a placed one claim no open order, so this is never their outcome.
         case .notOpen: throw TradingError.incompleteRecord
         }
@@ -178,7 +181,7 @@ public enum TradeStatement {
         case .resting(let id):
             return """
                 claimed AS (
-                    SELECT o.id, o.portfolio_id, o.reserved_cash, o.reserved_quantity, o.note, o.by_key FROM orders o
+                    SELECT o.id, o.portfolio_id, o.reserved_cash, o.reserved_quantity, o.note, o.by_key, o.placed_by FROM orders o
                     WHERE o.id = \(id) AND o.status = 'new'
                     FOR UPDATE SKIP LOCKED
                 ), owned AS (
@@ -208,9 +211,9 @@ public enum TradeStatement {
     static func owned(userID: Int, portfolioID: Int?, noted: Bool, keyForbidden: PostgresQuery, extra: PostgresQuery = "") -> PostgresQuery {
         """
         owned AS (
-            SELECT p.id, trade_gate(l, now(), \(noted), \(keyForbidden)) AS gate\(extra)
+            SELECT p.id, p.user_id AS account, trade_gate(l, now(), \(noted), \(keyForbidden)) AS gate\(extra)
             FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
-            WHERE p.user_id = \(userID) AND p.archived_at IS NULL
+            WHERE \(PortfolioAccess.trades("p.user_id", userID: userID, named: portfolioID)) AND p.archived_at IS NULL
               AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
             FOR UPDATE OF p
         )
@@ -220,14 +223,26 @@ public enum TradeStatement {
     /// The statement's outcome (`TradeOutcome`) from `owned` and what it wrote (`written`,
     /// a CTE that is empty when the conditional update refused): the portfolio is missing,
     /// the gate refuses, the update refused (`refusal`), or all is well.
-    static func gateOutcome(written: String, refusal: PostgresQuery, claimed: PostgresQuery = "") -> PostgresQuery {
+    static func gateOutcome(written: String, refusal: PostgresQuery, claimed: PostgresQuery = "", missing: PostgresQuery? = nil) -> PostgresQuery {
         """
         CASE \(claimed)
-             WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(TradeOutcome.notFound)
+             WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(missing ?? "\(TradeOutcome.notFound)")
              WHEN (SELECT gate FROM owned) <> \(TradeOutcome.ok) THEN (SELECT gate FROM owned)
              WHEN NOT EXISTS (SELECT 1 FROM \(unescaped: written)) THEN \(refusal)
              ELSE \(TradeOutcome.ok) END::text
         """
+    }
+
+    /// Why no portfolio was found for `userID`'s request naming `portfolioID`: a team's
+    /// portfolio the user only views is `not_a_trader`, anything else `not_found`. Asked
+    /// only when the statement found no portfolio.
+    static func missing(userID: Int, portfolioID: Int?) -> PostgresQuery? {
+        guard let portfolioID else { return nil }
+        return """
+            CASE WHEN EXISTS (SELECT 1 FROM portfolios v WHERE v.id = \(portfolioID) AND v.archived_at IS NULL
+                                 AND \(PortfolioAccess.sees("v.user_id", userID: userID, named: portfolioID)))
+                 THEN \(TradeOutcome.notATrader) ELSE \(TradeOutcome.notFound) END
+            """
     }
 
     /// The trade columns only some fills set: the day of a back-dated fill, the rate of a
@@ -273,10 +288,10 @@ public enum TradeStatement {
             return """
                 , order_row AS (
                     INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type,
-                                        time_in_force, quantity, status, trade_id, created_at, updated_at, filled_at, note)
-                    SELECT \(order.userID), trade.portfolio_id, \(clientOrderID)::text, \(requestHash), \(order.symbol),
+                                        time_in_force, quantity, status, trade_id, created_at, updated_at, filled_at, note, placed_by)
+                    SELECT (SELECT account FROM owned), trade.portfolio_id, \(clientOrderID)::text, \(requestHash), \(order.symbol),
                            \(side), \(OrderType.market), \(timeInForce), \(order.quantity), \(OrderStatus.filled), trade.id,
-                           trade.created_at, trade.created_at, trade.created_at, \(order.note)::text
+                           trade.created_at, trade.created_at, trade.created_at, \(order.note)::text, \(order.userID)
                     FROM trade
                     RETURNING id
                 )
@@ -300,9 +315,13 @@ public enum TradeStatement {
         case .marketTrade, .market: ""
         case .resting: "WHEN NOT EXISTS (SELECT 1 FROM claimed) THEN \(TradeOutcome.notOpen)"
         }
+        let missing: PostgresQuery? = switch order.fill {
+        case .marketTrade, .market: Self.missing(userID: order.userID, portfolioID: order.portfolioID)
+        case .resting: nil
+        }
         return """
             outcome AS (
-                SELECT \(gateOutcome(written: "trade", refusal: refusal, claimed: claimed)) AS outcome
+                SELECT \(gateOutcome(written: "trade", refusal: refusal, claimed: claimed, missing: missing)) AS outcome
             )
             """
     }
@@ -386,12 +405,20 @@ public enum TradeStatement {
         let gain: (column: PostgresQuery, value: PostgresQuery) = realizedGain.map { (", realized_gain", ", \($0)") } ?? ("", "")
         return """
             trade AS (
-                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee\(gain.column)\(recorded.column))
-                SELECT id, \(order.symbol), \(side), \(order.quantity), \(order.price), \(order.amount), \(order.fee)\(gain.value)\(recorded.value)
+                INSERT INTO trades (portfolio_id, symbol, side, quantity, price, amount, fee, placed_by\(gain.column)\(recorded.column))
+                SELECT id, \(order.symbol), \(side), \(order.quantity), \(order.price), \(order.amount), \(order.fee), \(placedBy(order))\(gain.value)\(recorded.value)
                 FROM \(unescaped: source)
                 RETURNING id, portfolio_id, created_at
             )
             """
+    }
+
+    /// Who placed the trade: the request's player, or a resting order's placer.
+    private static func placedBy(_ order: TradeOrder) -> PostgresQuery {
+        switch order.fill {
+        case .marketTrade, .market: "\(order.userID)::int8"
+        case .resting: "(SELECT placed_by FROM claimed)"
+        }
     }
 
     /// What every fill ends with after its trade row: the order row, the outcome (the

@@ -18,6 +18,8 @@ struct Trade: Codable, Sendable, Equatable {
     let fxRate: String?
     /// The trader's journal note, if any.
     var note: String?
+    /// Who placed it: the player (or bot) whose request or order it was.
+    var placedBy: Int?
 
     init(_ record: TradingStore.TradeRecord) {
         id = record.id
@@ -31,6 +33,7 @@ struct Trade: Codable, Sendable, Equatable {
         createdAt = record.createdAt
         fxRate = record.fxRate?.rate
         note = record.note
+        placedBy = record.placedBy
     }
 }
 
@@ -160,6 +163,8 @@ enum CashMovementKind: String, Codable, Sendable, PostgresCodable {
 enum TradingError: Error, Equatable {
     /// Someone else's portfolio looks the same as one that does not exist.
     case noSuchPortfolio
+    /// A team's portfolio, which the caller only views.
+    case notATrader
     case insufficientFunds
     /// A sale whose proceeds would not pay its fee.
     case proceedsBelowFee

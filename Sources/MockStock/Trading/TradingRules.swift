@@ -212,7 +212,7 @@ struct TradingRulesBook: Sendable {
         let rows = try await pool.query(
             """
             SELECT leagues.id, \(unescaped: LeagueRulesColumns.select) FROM portfolios p LEFT JOIN leagues ON leagues.id = p.league_id
-            WHERE p.id = \(portfolioID) AND p.user_id = \(userID)
+            WHERE p.id = \(portfolioID) AND \(PortfolioAccess.trades("p.user_id", userID: userID, named: portfolioID))
             """
         )
         guard let row = rows.first else { return serverRules }

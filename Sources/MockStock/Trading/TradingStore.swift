@@ -29,6 +29,8 @@ struct TradingStore: Sendable {
         var fxRate: Decimal?
         /// The trader's journal note.
         var note: String?
+        /// Who placed it.
+        var placedBy: Int? = nil
     }
 
     /// A `trades` row, by column name.
@@ -39,7 +41,7 @@ struct TradingStore: Sendable {
             quantity: try row.decode(Int.self, column: "quantity"), price: try row.decode(Decimal.self, column: "price"),
             amount: try row.decode(Decimal.self, column: "amount"), fee: try row.decode(Decimal.self, column: "fee"),
             createdAt: try row.decode(Date.self, column: "created_at"), fxRate: try row.decode(Decimal?.self, column: "fx_rate"),
-            note: try row.decode(String?.self, column: "note")
+            note: try row.decode(String?.self, column: "note"), placedBy: try row.decode(Int?.self, column: "placed_by")
         )
     }
 
@@ -67,7 +69,7 @@ struct TradingStore: Sendable {
             TradeRecord(
                 id: id, portfolioID: portfolioID!, symbol: order.symbol, side: side, quantity: order.quantity,
                 price: order.price, amount: order.amount, fee: order.fee, createdAt: createdAt!, fxRate: order.fxRate,
-                note: order.note
+                note: order.note, placedBy: { if case .resting = order.fill { return nil } else { return order.userID } }()
             )
         }
         return Execution(outcome: outcome, trade: trade, cash: cash, position: position, orderID: orderID)
@@ -132,7 +134,7 @@ struct TradingStore: Sendable {
         let rows = try await pool.query(
             """
             SELECT k.request_hash, k.outcome, k.cash, k.position,
-                   t.id, t.portfolio_id, t.symbol, t.side, t.quantity, t.price, t.amount, t.fee, t.created_at, t.fx_rate, t.note
+                   t.id, t.portfolio_id, t.symbol, t.side, t.quantity, t.price, t.amount, t.fee, t.created_at, t.fx_rate, t.note, t.placed_by
             FROM idempotency_keys k LEFT JOIN trades t ON t.id = k.trade_id
             WHERE k.user_id = \(userID) AND k.key = \(key)
             """
@@ -188,7 +190,7 @@ struct TradingStore: Sendable {
             FROM portfolios p
             LEFT JOIN holding_values v ON v.portfolio_id = p.id
             LEFT JOIN instruments i ON i.symbol = v.symbol
-            WHERE p.user_id = \(userID) AND p.archived_at IS NULL
+            WHERE \(PortfolioAccess.sees("p.user_id", userID: userID, named: id, all: all)) AND p.archived_at IS NULL
               AND (\(all)::bool OR portfolio_named(p.kind, p.id, \(id)::int8))
             WINDOW w AS (PARTITION BY p.id)
             ORDER BY p.league_id NULLS FIRST, p.kind, p.id, v.symbol
@@ -225,12 +227,14 @@ struct TradingStore: Sendable {
         }
     }
 
-    /// The user's portfolio by id, or the personal one for nil; nil when not theirs.
-    func portfolio(userID: Int, id: Int?) async throws -> PortfolioRecord? {
-        try await pool.query(
+    /// The user's portfolio by id, or the personal one for nil; nil when not theirs (one
+    /// they see, or with `trading` one they trade: `PortfolioAccess`).
+    func portfolio(userID: Int, id: Int?, trading: Bool = false) async throws -> PortfolioRecord? {
+        let access = trading ? PortfolioAccess.trades("user_id", userID: userID, named: id) : PortfolioAccess.sees("user_id", userID: userID, named: id)
+        return try await pool.query(
             """
             SELECT id, league_id, name, cash FROM portfolios
-            WHERE user_id = \(userID) AND archived_at IS NULL
+            WHERE \(access) AND archived_at IS NULL
               AND portfolio_named(kind, id, \(id)::int8)
             """
         ).decode((Int, Int?, String, Decimal).self).first.map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3) }
@@ -243,7 +247,7 @@ struct TradingStore: Sendable {
             """
             SELECT coalesce(sum(v.value) FILTER (WHERE v.symbol = \(symbol)), 0), net_worth(p.cash, sum(v.value))
             FROM portfolios p LEFT JOIN holding_values v ON v.portfolio_id = p.id
-            WHERE p.user_id = \(userID) AND p.archived_at IS NULL
+            WHERE \(PortfolioAccess.trades("p.user_id", userID: userID, named: portfolioID)) AND p.archived_at IS NULL
               AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
             GROUP BY p.id, p.cash
             """
@@ -254,7 +258,7 @@ struct TradingStore: Sendable {
     func trades(portfolioID: Int, symbol: String?, before: Int?, limit: Int) async throws -> [TradeRecord] {
         let rows = try await pool.query(
             """
-            SELECT id, portfolio_id, symbol, side, quantity, price, amount, fee, created_at, fx_rate, note FROM trades
+            SELECT id, portfolio_id, symbol, side, quantity, price, amount, fee, created_at, fx_rate, note, placed_by FROM trades
             WHERE portfolio_id = \(portfolioID)
               AND (\(symbol)::text IS NULL OR symbol = \(symbol)::text)
               AND (\(before)::int8 IS NULL OR id < \(before)::int8)
