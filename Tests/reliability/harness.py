@@ -394,13 +394,14 @@ FROM orders o WHERE o.client_order_id IN ({quoted})
 
 # Every row a deleted user (and their portfolios) could have left, in every table with a
 # user or portfolio column but the standings (frozen standings of finished leagues keep a
-# deleted player's row; live ones are a cache taken afresh): a query that lists them, run
-# first to build the count.
+# deleted player's row, named `erased`; live ones are a cache taken afresh) and the audit
+# log (which keeps ids by design): a query that lists them, run first to build the count.
 LEFTOVER_COLUMNS = """
 SELECT c.table_name, c.column_name FROM information_schema.columns c
 JOIN information_schema.tables t USING (table_schema, table_name)
 WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE'
-  AND (c.column_name IN ('user_id', 'portfolio_id', 'owner_id', 'bot_owner_id') OR (c.table_name = 'users' AND c.column_name = 'id')
+  AND (c.column_name IN ('user_id', 'portfolio_id', 'owner_id', 'bot_owner_id', 'managed_by')
+       OR (c.table_name = 'users' AND c.column_name = 'id')
        OR (c.table_name = 'portfolios' AND c.column_name = 'id'))
   AND c.table_name NOT IN ('league_standings', 'league_live_standings')
 ORDER BY 1, 2

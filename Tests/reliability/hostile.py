@@ -47,8 +47,20 @@ SELECT md5(concat_ws('|',
   (SELECT string_agg(id || ':' || coalesce(archived_at::text, '-') || ':' || reserved_cash, ',' ORDER BY id) FROM portfolios),
   (SELECT string_agg(id || ':' || journal_required || ':' || rank_by || ':' || benchmark, ',' ORDER BY id) FROM leagues),
   (SELECT count(*) FROM league_news), (SELECT count(*) FROM orders WHERE note IS NOT NULL),
-  (SELECT count(*) FROM trades WHERE note IS NOT NULL)))
+  (SELECT count(*) FROM trades WHERE note IS NOT NULL),
+  (SELECT string_agg(id || ':' || coalesce(display_name, '-') || ':' || coalesce(managed_by::text, '-') || ':' || token_version
+                     || ':' || md5(password_hash), ',' ORDER BY id) FROM users),
+  (SELECT count(*) || ':' || coalesce(md5(string_agg(e::text, ',' ORDER BY id)), '-') FROM audit_events e WHERE id <= {audit_upto}),
+  (SELECT string_agg(id || ':' || coalesce(delete_managed_after_days::text, '-'), ',' ORDER BY id) FROM leagues)))
 """
+
+# (The audit log's part covers the events up to `{audit_upto}`, the last before the cases:
+# the events after it must be exactly those of the host's actions answered among them.)
+AUDIT_AFTER = "SELECT action, actor_id, coalesce(league_id::text, '') FROM audit_events WHERE id > {audit_upto} ORDER BY id"
+
+# The same, part by part (one line each), to name what changed.
+FINGERPRINT_PARTS = FINGERPRINT.replace("md5(concat_ws('|',", "(concat_ws(E'\\n',")
+assert FINGERPRINT_PARTS != FINGERPRINT
 
 # Bots that exist (the hostile bot cases count them before and after).
 BOTS = "SELECT count(*), coalesce(string_agg(id || ':' || bot_owner_id || ':' || username, ',' ORDER BY id), '') FROM users WHERE bot_owner_id IS NOT NULL"
@@ -130,7 +142,12 @@ async def run(result, client, database, server, log_path):
     bots = await bot_setup(result, client, database, victim, victim_id, attacker, attacker_id, sneaky)
     # A class the victim hosts without a seat, a frozen league, a finished one (host_setup).
     hosts = await host_setup(result, client, database, victim, victim_id, attacker, attacker_id, sneaky, sneaky_id)
-    before = database.scalar(FINGERPRINT)
+    # Class rosters of the victim's class and of another host's, a full league, the admin's id (account_setup).
+    accounts = await account_setup(result, client, database, hosts, admin, victim, victim_id, attacker, attacker_id, sneaky)
+    audit_upto = int(database.scalar("SELECT coalesce(max(id), 0) FROM audit_events"))
+    fingerprint, fingerprint_parts = (query.replace("{audit_upto}", str(audit_upto)) for query in (FINGERPRINT, FINGERPRINT_PARTS))
+    before = database.scalar(fingerprint)
+    parts_before = database.query(fingerprint_parts)
     answers = []
 
     async def expect(method, path, token, expected, body=None, raw=None, content_type=None, headers=None, code=None):
@@ -433,9 +450,17 @@ async def run(result, client, database, server, log_path):
     cases += hosts["cases"]
     hosts["notes cases"] = await notes_cases(expect, hosts, victim_league, victim, victim_id, attacker, sneaky)
     cases += hosts["notes cases"]
+    accounts["cases"] = await account_cases(result, client, expect, answers, accounts, hosts, bots, admin, victim, victim_id,
+                                            attacker, attacker_id, sneaky, sneaky_id, victim_portfolio)
+    cases += accounts["cases"]
 
-    after = database.scalar(FINGERPRINT)
-    result.check(before == after, "a refused request changed the database")
+    after = database.scalar(fingerprint)
+    parts_after = database.query(fingerprint_parts)
+    changed = [(index, str(old)[:300], str(new)[:300]) for index, (old, new) in enumerate(zip(parts_before, parts_after)) if old != new]
+    result.check(before == after, f"a refused request changed the database (part, before, after): {changed[:3]}")
+    # No refused request wrote an audit event: the only new ones are the answered host actions'.
+    audited = [(action, int(actor), int(league)) for action, actor, league in database.query(AUDIT_AFTER.replace("{audit_upto}", str(audit_upto)))]
+    result.check(audited == hosts["audited"] and len(audited) == 2, f"audit events written during the cases: {audited}, expected {hosts['audited']}")
     throttles = await throttle_bursts(result, client, attacker)
     cases += throttles.pop("cases")
     with open(log_path, errors="replace") as log:
@@ -453,10 +478,11 @@ async def run(result, client, database, server, log_path):
     slow = await slowloris(server, client)
     # Every refusal of the run is problem+json (Alpaca's shape under /v2).
     result.check(not client.problems, f"{len(client.problems)} answers not problem+json: {client.problems[:3]}")
-    result.figures = {"cases": cases, "state unchanged": before == after, "5xx": server_errors, "leaks": leaked,
+    result.figures = {"cases": cases, "state unchanged": before == after, "audit events written by the cases": audited, "5xx": server_errors, "leaks": leaked,
                       "bot cases": bots["cases"], "bots before and after": bots["counted"], "forbidding a league's bots": bots["forbidden"],
                       "host-control cases": hosts["cases"], "host-control setup": hosts["figures"],
                       "journal, news, risk and gradebook cases": hosts["notes cases"],
+                      "roster, personal data and audit cases": accounts["cases"], "roster setup": accounts["figures"],
                       **throttles, **slow}
     result.check(slow["slowloris cut after s"] is not None and slow["slowloris cut after s"] <= 20, f"slowloris: {slow}")
     result.check(slow["normal requests during slowloris"] > 0 and slow["normal failures"] == 0, f"normal clients: {slow}")
@@ -611,10 +637,19 @@ async def throttle_bursts(result, client, attacker):
     registrations = await burst(12, "POST", "/api/auth/register", "198.51.100.4", None,
                                 vary=lambda i: {"username": f"burst{i}", "password": PASSWORD})
     result.check(registrations == {201: 10, 429: 2}, f"12 concurrent registrations from one address: {registrations}")
+    # Erasing one's account checks its password as a login does: wrong ones count against the same budgets.
+    status, made, _ = await client.request("POST", "/api/auth/register", body={"username": "eraser", "password": PASSWORD},
+                                           headers={"X-Forwarded-For": "198.51.100.5"})
+    result.check(status == 201, f"registering the eraser: {status} {made}")
+    eraser = made.get("token") if status == 201 else None
+    erasures = await burst(15, "DELETE", "/api/me", "198.51.100.6", {"password": "not the password"}, token=eraser)
+    result.check(erasures == {403: 10, 429: 5}, f"15 concurrent erasures with a wrong password: {erasures}")
+    status, _, _ = await client.request("GET", "/api/me", eraser)
+    result.check(status == 200, f"the account after 15 erasures with a wrong password: {status}")
     seconds = round(time.monotonic() - started, 1)
     result.check(seconds < 60, f"throttle bursts took {seconds} s")
-    return {"cases": 5, "password-check burst": changes, "login burst": logins, "spraying": spray,
-            "registration burst": registrations, "throttle bursts s": seconds}
+    return {"cases": 6, "password-check burst": changes, "login burst": logins, "spraying": spray,
+            "registration burst": registrations, "erasure password burst": erasures, "throttle bursts s": seconds}
 
 
 async def slowloris(server, client, connections=20):
@@ -992,10 +1027,13 @@ async def host_cases(result, client, expect, hosts, shared, victim, victim_id, a
     await case("PATCH", f"/api/orders/{hosts['resting']['id']}", attacker, {409}, "trading_frozen", body={"quantity": 2})
     await case("POST", "/v2/orders", None, {403}, None, headers=alpaca_headers(hosts["key"]), body={
         "symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "day", "client_order_id": "while-frozen"})
+    # (Both are the host's actions, answered: each is in the audit log once, checked with the fingerprint.)
     status, answer, _ = await client.request("POST", f"/api/leagues/{frozen}/freeze", victim, {"reason": "Another"})
     result.check(status == 200 and answer.get("frozen") is True and answer.get("frozenReason") == "Exam", f"freezing a frozen league: {status} {answer}")
+    hosts["audited"] = [("league.freeze", victim_id, frozen)] if status == 200 else []
     status, answer, _ = await client.request("POST", f"/api/leagues/{school}/unfreeze", victim)
     result.check(status == 200 and answer.get("frozen") is False, f"unfreezing a league not frozen: {status} {answer}")
+    hosts["audited"] += [("league.unfreeze", victim_id, school)] if status == 200 else []
     cases += 2
     # Resets by the host: no member of this league (junk ids, another league's member, a bot, nobody); the host
     # without a seat naming their own id makes an own reset, and has no seat to reset.
@@ -1099,4 +1137,199 @@ async def notes_cases(expect, hosts, shared, victim, victim_id, attacker, sneaky
                                 ("to=x", invalid, "validation_failed")]:
         await case("GET", f"/api/portfolios/{portfolio}/risk?{query}", attacker, status, code)
     await case("GET", f"/api/portfolios/{portfolio}/risk", sneaky, {404}, "not_found")
+    return cases
+
+
+async def account_setup(result, client, database, hosts, admin, victim, victim_id, attacker, attacker_id, sneaky):
+    """What the roster, personal-data and audit cases attack, made before the fingerprint
+    (and checked as it is made): the victim's class roster of two in the class hosted
+    without a seat (one student sent with mass-assigned username, password, role and
+    manager, which are ignored), another host's (sneaky's) student in a class of his own,
+    a league of the victim's that is full, a player registered with a mass-assigned
+    display name and manager (ignored), and the admin's id."""
+    accounts = {"figures": {}}
+    school = hosts["class"]["id"]
+    status, made, _ = await client.request("POST", f"/api/leagues/{school}/roster", victim, {"students": [
+        {"displayName": "Pat One", "username": "admin", "password": "hunter2hunter2", "role": "admin", "managedBy": attacker_id, "userId": 1},
+        {"displayName": "Pat Two"}], "leagueId": hosts["frozen"]["id"]})
+    result.check(status == 201 and len(made.get("students", [])) == 2, f"the victim's class roster: {status} {made}")
+    students = made["students"]
+    rows = database.query("SELECT id, username, role, managed_by, display_name FROM users WHERE id IN "
+                          f"({','.join(str(int(s['userId'])) for s in students)}) ORDER BY id")
+    result.check(students[0]["username"] != "admin" and students[0]["password"] != "hunter2hunter2" and students[0]["userId"] != 1
+                 and [(r[2], r[3]) for r in rows] == [("player", str(victim_id))] * 2 and sorted(r[4] for r in rows) == ["Pat One", "Pat Two"],
+                 f"mass assignment on a roster: {[{k: v for k, v in s.items() if k != 'password'} for s in students]}, {rows}")
+    accounts["students"] = students
+    status, session, _ = await client.request("POST", "/api/auth/login", body={"username": students[1]["username"], "password": students[1]["password"]})
+    result.check(status == 200, f"a roster student logging in: {status} {session}")
+    accounts["student token"] = session.get("token")
+    status, other, _ = await client.request("POST", "/api/leagues/create", sneaky, {"name": "Other class", "mode": "isolated", "ownerPlays": False,
+                                                                                     "deleteManagedAfterDays": 30})
+    result.check(status == 201 and other.get("deleteManagedAfterDays") == 30, f"another host's class: {status} {other}")
+    accounts["other class"] = other
+    status, made, _ = await client.request("POST", f"/api/leagues/{other['id']}/roster", sneaky, {"students": [{"displayName": "Sam"}]})
+    result.check(status == 201, f"another host's roster: {status} {made}")
+    accounts["other student"] = made["students"][0]
+    status, full, _ = await client.request("POST", "/api/leagues/create", victim, {"name": "Full", "mode": "isolated", "maxMembers": 2})
+    result.check(status == 201, f"a league for two: {status} {full}")
+    status, answer, _ = await client.request("POST", f"/api/leagues/join/{full['code']}", attacker)
+    result.check(status == 200, f"joining the league for two: {status} {answer}")
+    accounts["full"] = full
+    status, body, _ = await client.request("POST", "/api/auth/register", body={
+        "username": "pet", "password": PASSWORD, "displayName": "Teacher's pet", "managedBy": victim_id})
+    me = (await client.request("GET", "/api/me", body.get("token")))[1] if status == 201 else {}
+    result.check(status == 201 and me.get("displayName") is None and me.get("managedBy") is None, f"mass assignment on register: {status} {me}")
+    accounts["admin id"] = (await client.request("GET", "/api/me", admin))[1]["id"]
+    audited = int(database.scalar(f"SELECT count(*) FROM audit_events WHERE action = 'league.roster_create' AND league_id IN ({int(school)}, {int(other['id'])})"))
+    result.check(audited == 2, f"{audited} roster events for the two rosters")
+    accounts["figures"] = {"roster students": len(students) + 1, "roster events": audited}
+    return accounts
+
+
+EXPORTED = {"exportedAt", "user", "portfolios", "trades", "orders", "cashMovements", "notifications", "apiKeys", "bots", "leagues"}
+
+
+async def account_cases(result, client, expect, answers, accounts, hosts, bots, admin, victim, victim_id, attacker, attacker_id,
+                        sneaky, sneaky_id, victim_portfolio):
+    """Class rosters, a person's data and the audit log under hostile input (see
+    account_setup for what they aim at): every refusal a 4xx problem+json with its code,
+    no account made, changed or erased, no retention set and no audit event written; an
+    export asked for with junk is the caller's own, without a secret."""
+    cases = 0
+    invalid = {422}
+    school, over, full = hosts["class"]["id"], hosts["over"]["id"], accounts["full"]["id"]
+    other = accounts["other class"]["id"]
+    student, classmate = (s["userId"] for s in accounts["students"])
+    other_student = accounts["other student"]["userId"]
+    key = {"headers": alpaca_headers(bots["attacker key"])}
+    huge = "x" * (10 * 1024 * 1024)
+
+    async def case(method, path, token, expected, code, **kwargs):
+        nonlocal cases
+        await expect(method, path, token, expected, code=code, **kwargs)
+        cases += 1
+
+    # POST /api/leagues/{id}/roster: no names or too many, names no text may have (one bad name refuses all).
+    roster = f"/api/leagues/{school}/roster"
+    await case("POST", roster, victim, invalid, "validation_failed", body={"students": []})
+    await case("POST", roster, victim, invalid, "validation_failed", body={"students": [{"displayName": f"Pupil {i}"} for i in range(201)]})
+    for name in ["x" * 65, "", "   ", "bell\x07", "nul\x00", "a\x00", "evil\u202egnp", "iso\u2066late", "mark\u200fname", COMBINING,
+                 "two\nlines", "tab\there", "line\u2028sep", "c1\u0085control", "del\x7f"]:
+        await case("POST", roster, victim, invalid, "validation_failed", body={"students": [{"displayName": name}]})
+    await case("POST", roster, victim, invalid, "validation_failed", body={"students": [{"displayName": "Good Name"}, {"displayName": "bad\x07"}]})
+    # Wrong types, missing and misnamed fields, malformed, empty and huge bodies.
+    for body in [{"students": "Ana"}, {"students": ["Ana"]}, {"students": [{"displayName": 7}]}, {"students": [{"displayName": None}]},
+                 {"students": [{"displayName": ["Ana"]}]}, {"students": {"displayName": "Ana"}}, {"students": None}, {"students": [{}]},
+                 {"students": [{"name": "Ana"}]}, {"students": 1e300}, {}, {"pupils": [{"displayName": "Ana"}]}, [1], "Ana", 5]:
+        await case("POST", roster, victim, invalid, "validation_failed", body=body)
+    for raw in ['{"students":', "\x00\x01", '{"students":[]}}', "nul", ""]:
+        await case("POST", roster, victim, {400}, "bad_request", raw=raw)
+    await case("POST", roster, victim, {413}, "payload_too_large", raw='{"students":[{"displayName":"' + huge + '"}]}')
+    # Not the host: a member (a self-registered one, and a student), a stranger, a key; junk league ids; a full and a finished league.
+    good = {"students": [{"displayName": "Mallory"}]}
+    await case("POST", roster, attacker, {403}, "forbidden", body=good)
+    await case("POST", roster, accounts["student token"], {403}, "forbidden", body=good)
+    await case("POST", roster, sneaky, {404}, "not_found", body=good)
+    await case("POST", roster, None, {401}, "unauthorized", body=good, **key)
+    for junk in ["abc", "-1", "0", "99999999", str(2 ** 63), "%00", "1%20OR%201%3D1", f"{school}.0"]:
+        await case("POST", f"/api/leagues/{junk}/roster", victim, {404}, "not_found", body=good)
+    await case("POST", f"/api/leagues/{full}/roster", victim, {409}, "league_full", body=good)
+    await case("POST", f"/api/leagues/{over}/roster", victim, {409}, "conflict", body=good)
+
+    # POST /api/leagues/{id}/members/{userId}/password: only a student the host manages in that league.
+    def password(league, user):
+        return f"/api/leagues/{league}/members/{user}/password"
+    for user in [attacker_id, other_student, victim_id, sneaky_id, bots["attacker"]["id"], "abc", "-1", "0", str(2 ** 63),
+                 "99999999999999999999", "1e3", "%00", f"{student}.0", f"%20{student}", "99999999"]:
+        await case("POST", password(school, user), victim, {403}, "not_managed")
+    await case("POST", password(other, student), sneaky, {403}, "not_managed")
+    await case("POST", password(school, student), attacker, {403}, "forbidden")
+    await case("POST", password(school, student), accounts["student token"], {403}, "forbidden")
+    await case("POST", password(school, student), sneaky, {404}, "not_found")
+    await case("POST", password(other, other_student), victim, {404}, "not_found")
+    for junk in ["abc", "-1", "99999999", str(2 ** 63), "%27%3B--"]:
+        await case("POST", password(junk, student), victim, {404}, "not_found")
+
+    # DELETE /api/me: a wrong password, wrong types and shapes (with the right password too), no body, huge bodies, a key.
+    await case("DELETE", "/api/me", sneaky, {403}, "wrong_password", body={"password": "not sneaky's password"})
+    await case("DELETE", "/api/me", sneaky, {403}, "wrong_password", body={"password": ""})
+    for body in [{"password": 7}, {"password": None}, {"password": [PASSWORD]}, {"password": {}}, {"password": True}, {"password": 1e300},
+                 {}, {"pwd": PASSWORD}, {"Password": PASSWORD}, [PASSWORD], PASSWORD, 5]:
+        await case("DELETE", "/api/me", sneaky, invalid, "validation_failed", body=body)
+    for raw in ['{"password":', "\x00\x01", '{"password":"' + PASSWORD + '"}}', "nul", ""]:
+        await case("DELETE", "/api/me", sneaky, {400}, "bad_request", raw=raw)
+    await case("DELETE", "/api/me", sneaky, {400}, "bad_request")
+    await case("DELETE", "/api/me", sneaky, {413}, "payload_too_large", raw='{"password":"' + huge + '"}')
+    await case("DELETE", "/api/me", None, {401}, "unauthorized", body={"password": PASSWORD}, **key)
+    await case("DELETE", "/api/me", None, {401}, "unauthorized", body={"password": PASSWORD})
+
+    # DELETE /api/leagues/{id}/members/{userId}/account: only a student the host manages in that league.
+    def account(league, user):
+        return f"/api/leagues/{league}/members/{user}/account"
+    for user in [attacker_id, other_student, victim_id, sneaky_id, bots["attacker"]["id"], "abc", "-1", "0", str(2 ** 63),
+                 "99999999999999999999", "1e3", "%00", f"{student}.0", "99999999"]:
+        await case("DELETE", account(school, user), victim, {403}, "not_managed")
+    await case("DELETE", account(other, student), sneaky, {403}, "not_managed")
+    await case("DELETE", account(school, student), attacker, {403}, "forbidden")
+    await case("DELETE", account(school, student), accounts["student token"], {403}, "forbidden")
+    await case("DELETE", account(school, student), sneaky, {404}, "not_found")
+    await case("DELETE", account(other, other_student), victim, {404}, "not_found")
+    await case("DELETE", account(school, student), None, {401}, "unauthorized", **key)
+    for junk in ["abc", "-1", "99999999", str(2 ** 63), "%27%3B--"]:
+        await case("DELETE", account(junk, student), victim, {404}, "not_found")
+
+    # DELETE /api/admin/users/{id}: an admin's account, junk and unknown ids; players, hosts and keys.
+    await case("DELETE", f"/api/admin/users/{accounts['admin id']}", admin, {403}, "forbidden")
+    for junk in ["abc", "-1", "0", "99999999", str(2 ** 63), "99999999999999999999", "1e3", "%00", "1%20OR%201%3D1", "%27%3B--"]:
+        await case("DELETE", f"/api/admin/users/{junk}", admin, {404}, "not_found")
+    for token, target in [(attacker, victim_id), (victim, student), (attacker, attacker_id)]:
+        await case("DELETE", f"/api/admin/users/{target}", token, {403}, "forbidden")
+    await case("DELETE", f"/api/admin/users/{victim_id}", None, {401}, "unauthorized", **key)
+
+    # The audit logs: junk paging and filters; a member, a stranger, a player, a host and a key.
+    audit = f"/api/leagues/{school}/audit"
+    for query in ["limit=0", "limit=-1", "limit=x", "limit=1e3", "limit=", "limit=%00", "before=x", "before=-1", "before=0",
+                  "before=1.5", "before=99999999999999999999", "before=%27%3B--"]:
+        await case("GET", f"{audit}?{query}", victim, invalid, "validation_failed")
+    await case("GET", audit, attacker, {403}, "forbidden")
+    await case("GET", audit, accounts["student token"], {403}, "forbidden")
+    await case("GET", audit, sneaky, {404}, "not_found")
+    for junk in ["abc", "-1", "99999999", str(2 ** 63), "%27%3B--"]:
+        await case("GET", f"/api/leagues/{junk}/audit", victim, {404}, "not_found")
+    for query in ["action=league.nope", "action=LEAGUE.FREEZE", "action=", "action=%27%3B--", "action=league.freeze%00",
+                  "action=league.freeze%20", "actorId=x", "actorId=0", "actorId=-1", "actorId=1e3", "actorId=99999999999999999999",
+                  "leagueId=x", "leagueId=0", "leagueId=-5", "leagueId=1%20OR%201%3D1", "limit=0", "limit=x", "before=x", "before=-1"]:
+        await case("GET", f"/api/admin/audit?{query}", admin, invalid, "validation_failed")
+    for token in (attacker, victim):
+        await case("GET", "/api/admin/audit", token, {403}, "forbidden")
+    await case("GET", "/api/admin/audit", None, {401}, "unauthorized", **key)
+
+    # The export: junk parameters change nothing (the caller's own data, a download, no secret); a key gets none.
+    for query in ["?format=xml", f"?userId={victim_id}", f"?id={victim_id}&portfolioId={victim_portfolio}", "?x=%00", "?limit=-1&before=x",
+                  "?" + "a" * 3000]:
+        async with client.session.get(f"{client.base}/api/me/export{query}", headers={"Authorization": f"Bearer {attacker}"}) as response:
+            text = await response.text()
+            disposition = response.headers.get("Content-Disposition", "")
+        answers.append(text)
+        try:
+            body = json.loads(text)
+        except ValueError:
+            body = {}
+        ok = (response.status == 200 and isinstance(body, dict) and EXPORTED <= set(body) and body["user"].get("id") == attacker_id
+              and disposition == f'attachment; filename="mockstock-account-{attacker_id}.json"'
+              and victim_portfolio not in [p.get("id") for p in body.get("portfolios", [])]
+              and all(secret not in text for secret in (bots["attacker key"]["secret"], "secretHash", "passwordHash", "$scrypt$")))
+        result.check(ok, f"the export with {query[:40]!r}: {response.status} {disposition!r} {text[:120]!r}")
+        cases += 1
+    await case("GET", "/api/me/export", None, {401}, "unauthorized", **key)
+    await case("GET", "/api/me/export", None, {401}, "unauthorized")
+
+    # A league's retention (deleteManagedAfterDays) out of range or of the wrong type, at creation and by PATCH; by a member or a stranger.
+    for value in [-1, 366, 1e300, "x", "30", 2 ** 63, 1.5, True, [], {}, [30]]:
+        await case("POST", "/api/leagues/create", attacker, invalid, "validation_failed",
+                   body={"name": "Retained", "mode": "isolated", "ownerPlays": False, "deleteManagedAfterDays": value})
+        await case("PATCH", f"/api/leagues/{school}", victim, invalid, "validation_failed", body={"deleteManagedAfterDays": value})
+    await case("PATCH", f"/api/leagues/{school}", attacker, {403}, "forbidden", body={"deleteManagedAfterDays": 0})
+    await case("PATCH", f"/api/leagues/{school}", accounts["student token"], {403}, "forbidden", body={"deleteManagedAfterDays": None})
+    await case("PATCH", f"/api/leagues/{other}", victim, {404}, "not_found", body={"deleteManagedAfterDays": 0})
     return cases

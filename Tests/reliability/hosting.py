@@ -2,15 +2,22 @@
 host who does not play (`"ownerPlays": false`) runs an isolated league whose pupils trade
 its portfolios and keep resting orders filling, on two server processes, while the host
 freezes and unfreezes trading, resets a pupil's league portfolio as its orders fill, and
-pupils reset their own (`"resetsAllowed"`) with several requests at once.
+pupils reset their own (`"resetsAllowed"`) with several requests at once. Part of the
+class is a class roster (accounts the host made, `POST /api/leagues/{id}/roster`): the
+host resets one's password and erases another while it trades; a self-registered pupil
+erases their own account (`DELETE /api/me`). Every host action is in the league's audit
+log exactly once.
 
 `ClassPlay` is the conservation scenario's part; `check` ends it with figures."""
 import asyncio
+import collections
 import random
+import re
 import time
 import uuid
 
-from harness import WORTH_DRIFT, Client, alpaca_error, alpaca_headers, portfolio_ledger
+from harness import (LEFTOVER_COLUMNS, PASSWORD, WORTH_DRIFT, Client, alpaca_error, alpaca_headers, leftovers,
+                     portfolio_ledger)
 
 # HOST's quote moves between these two: the pupils' limit buys at the lower one rest while
 # it is at the higher one and fill when it drops. Every HOST fill is at the lower price
@@ -20,7 +27,20 @@ from harness import WORTH_DRIFT, Client, alpaca_error, alpaca_headers, portfolio
 HOST_PRICES = ("10.50", "10.00")
 STARTING_CASH = "20000.00"
 RESETS_ALLOWED = 2
+# Self-registered pupils (0-7, each with a part in the host's steps), then one more who
+# erases their own account mid-run (LEAVER), then the class roster the host creates: the
+# names as the host types them (ROSTER_PUPIL: the one whose password the host resets;
+# ERASED_PUPIL: the one the host erases while it trades).
 PUPILS = 8
+LEAVER = PUPILS
+ROSTER = ["Ana Lima", "Björn Ærø", "Zoë O'Neil", "李雷"]
+ROSTER_PUPIL = PUPILS + 1
+ERASED_PUPIL = PUPILS + 2
+# A reset password's old token, and an erased account's tokens and keys, are refused on
+# every process within this long of the answer (the stream outbox announces them): every
+# request sent later must be 401. Each is probed on both processes for PROBE_FOR seconds.
+ENDED_SETTLES = 1.0
+PROBE_FOR = 2.0
 # Freezes and unfreezes sent at once, alternating between the two processes.
 AT_ONCE = 6
 # A key stops working on the old portfolio (and works on the new one) within the lifetime
@@ -29,22 +49,51 @@ KEY_CACHE = 2.0
 FROZEN = "Trading frozen"
 RESUMED = "Trading resumed"
 RESET = "League portfolio reset"
-WORTH_DRIFT_HOST_AT_COST = WORTH_DRIFT.replace(
-    "sum(v.value)", f"sum(CASE v.symbol WHEN 'HOST' THEN v.quantity * {HOST_PRICES[1]} ELSE v.value END)")
+HOST_AT_COST = f"sum(CASE v.symbol WHEN 'HOST' THEN v.quantity * {HOST_PRICES[1]} ELSE v.value END)"
+WORTH_DRIFT_HOST_AT_COST = WORTH_DRIFT.replace("sum(v.value)", HOST_AT_COST)
 assert WORTH_DRIFT_HOST_AT_COST != WORTH_DRIFT
 
 
+def ledger_host_at_cost(ids):
+    """`portfolio_ledger` valuing HOST at its lower price (for a check while HOST moves)."""
+    query = portfolio_ledger(ids)
+    assert query.count("sum(v.value)") == 1
+    return query.replace("sum(v.value)", HOST_AT_COST)
+
+
 class Pupil:
-    def __init__(self, index, token, user_id):
+    def __init__(self, index, token, user_id, username=None, password=PASSWORD, managed=False):
         self.index = index
         self.token = token
         self.user_id = user_id
+        self.username = username
+        self.password = password
+        self.managed = managed  # a student of the host's class roster
         self.portfolio = None  # the live league portfolio
         self.portfolios = []  # every league portfolio it had
         self.trades = {}  # acknowledged market trade id -> portfolio
         self.orders = {}  # acknowledged order id -> portfolio
         self.resets = 0  # every reset of its portfolio
         self.own_resets = 0
+        self.key = None  # an API key on its league portfolio (the pupils erased mid-run)
+        self.paused = False
+        self.inflight = 0
+        # Its tokens ended by a password reset or the account's erasure -> when that was answered (monotonic).
+        self.dead = {}
+        self.ending = None  # "reset" or "erased" from the moment the request that ends its token is sent
+        self.erased_at = None
+        self.new_password = None  # set once a reset's new password is known
+        self.relogins = 0
+        self.acked_after_relogin = 0  # trades and orders acknowledged once logged in again
+
+    @property
+    def watched(self):
+        """Its requests are kept to be checked against the end of its tokens."""
+        return self.index in (LEAVER, ROSTER_PUPIL, ERASED_PUPIL)
+
+    @property
+    def gone(self):
+        return self.ending == "erased" or self.erased_at is not None
 
 
 class ClassPlay:
@@ -75,9 +124,31 @@ class ClassPlay:
         self.traded_while_frozen = []
         self.done = False  # the host's schedule has run (on a slow machine, past the deadline)
         self.steps = []  # (seconds into the load, seconds taken) of each step of the host's
+        self.account_steps = []  # the same of the password reset and the two erasures
         self.host_reset = {}
         self.own = {}
         self.failures = 0
+        self.running_schedules = 2  # the host's steps and the accounts' (both must have run)
+        # The audit log: every host action acknowledged (action, target user id or None),
+        # and every one refused (none may be logged).
+        self.audited = []
+        self.refused_actions = []
+        self.audit_seen = {}  # audit event id -> md5 of its row, as first read
+        self.audit_samples = {"taken": 0, "counts": [], "changed or gone": []}
+        # Every request of the pupils whose token or key ends (their traders' and the probes'): who sent
+        # it, the pupil, the token or key id, when it was sent, the process, the answer and what it
+        # would have written (an Idempotency-Key or a client order id); checked against the end.
+        self.ended = []
+        self.erasures = []  # figures of each erasure
+        self.password_reset = {}
+        self.roster = []  # the host's roster answer
+
+    def acted(self, action, target=None):
+        self.audited.append((action, target))
+
+    def present(self):
+        """The pupils whose accounts are not being or have not been erased."""
+        return [p for p in self.pupils if not p.gone]
 
     def fail(self, message):
         self.failures += 1
@@ -94,36 +165,67 @@ class ClassPlay:
 
     async def prepare(self, host, pupils):
         """HOST at its higher price; the league, hosted without a seat; the pupils seated
-        (on either process), each with one league portfolio of the starting cash; an API
-        key on pupil 0's."""
+        (on either process), each with one league portfolio of the starting cash: the
+        self-registered ones, one more who will leave (registered here), and the class
+        roster the host creates, who log in with the credentials the answer shows; an API
+        key on pupil 0's league portfolio, and on those of the two pupils erased mid-run."""
         client = self.clients[0]
         status, answer, _ = await client.request("PUT", "/api/admin/instruments", self.admin, [{"symbol": "HOST", "name": "Host Corp"}])
         assert status == 200, answer
         await self.quote(HOST_PRICES[0])
         self.host = host
         status, league, _ = await client.request("POST", "/api/leagues/create", host[0], {
-            "name": "Class", "mode": "isolated", "startingCash": STARTING_CASH, "ownerPlays": False, "resetsAllowed": RESETS_ALLOWED})
+            "name": "Class", "mode": "isolated", "startingCash": STARTING_CASH, "ownerPlays": False, "resetsAllowed": RESETS_ALLOWED,
+            "deleteManagedAfterDays": 30})
         assert status == 201, league
         self.league = league
         self.result.check(league["ownerPlays"] is False and league["memberCount"] == 0 and league["resetsAllowed"] == RESETS_ALLOWED
-                          and league["frozen"] is False and league["frozenReason"] is None, f"the host's league: {league}")
-        for index, (token, user_id) in enumerate(pupils):
+                          and league["frozen"] is False and league["frozenReason"] is None and league["deleteManagedAfterDays"] == 30,
+                          f"the host's league: {league}")
+        leaver = await client.register("leaver")
+        for index, (token, user_id) in enumerate(list(pupils) + [leaver]):
             status, joined, _ = await self.clients[index % 2].request("POST", f"/api/leagues/join/{league['code']}", token)
             assert status == 200, joined
-            pupil = Pupil(index, token, user_id)
-            seats = await self.live_portfolio(pupil)
-            self.result.check(len(seats) == 1, f"pupil {index}'s league portfolios: {seats}")
-            pupil.portfolio = seats[0]
-            pupil.portfolios.append(seats[0])
-            self.pupils.append(pupil)
+            await self.seat(Pupil(index, token, user_id, username=f"pupil{index}" if index < PUPILS else "leaver"))
+        # The class roster: one request, all of them seated (on the second process); each logs in
+        # with what the answer shows and is shown by the name the host typed, managed by the host.
+        status, roster, _ = await self.clients[1].request("POST", f"/api/leagues/{league['id']}/roster", host[0],
+                                                          {"students": [{"displayName": name} for name in ROSTER]})
+        assert status == 201, roster
+        self.acted("league.roster_create")
+        students = roster["students"]
+        self.roster = [{k: v for k, v in s.items() if k != "password"} for s in students]
+        self.result.check([s["displayName"] for s in students] == ROSTER and len({s["userId"] for s in students}) == len(ROSTER)
+                          and all(re.fullmatch(r"[a-z0-9_-]{3,32}", s["username"]) and len(s["password"]) >= 12 for s in students),
+                          f"the class roster: {self.roster}")
+        for offset, student in enumerate(students):
+            other = self.clients[offset % 2]
+            status, session, _ = await other.request("POST", "/api/auth/login", body={"username": student["username"], "password": student["password"]})
+            assert status == 200, (student["username"], session)
+            _, me, _ = await self.clients[1 - offset % 2].request("GET", "/api/me", session["token"])
+            self.result.check(me.get("id") == student["userId"] and me.get("displayName") == student["displayName"]
+                              and me.get("managedBy") == host[1], f"a roster student's account: {me}")
+            await self.seat(Pupil(PUPILS + 1 + offset, session["token"], student["userId"], username=student["username"],
+                                  password=student["password"], managed=True))
         _, hosted, _ = await client.request("GET", f"/api/leagues/{league['id']}", host[0])
         _, listed, _ = await client.request("GET", "/api/leagues", host[0])
         seats = await self.live_portfolio(Pupil(-1, *host))
-        self.result.check(hosted.get("memberCount") == len(pupils) and host[1] not in [m["userId"] for m in hosted.get("members", [])]
+        self.result.check(hosted.get("memberCount") == len(self.pupils) and host[1] not in [m["userId"] for m in hosted.get("members", [])]
                           and league["id"] in [item["id"] for item in listed] and not seats,
                           f"a host without a seat: {hosted.get('memberCount')} members, leagues {[item['id'] for item in listed]}, seats {seats}")
         status, self.key, _ = await client.request("POST", "/api/api-keys", self.pupils[0].token, {"portfolioId": self.pupils[0].portfolio})
         assert status == 201, self.key
+        for pupil in (self.pupils[LEAVER], self.pupils[ERASED_PUPIL]):
+            status, pupil.key, _ = await client.request("POST", "/api/api-keys", pupil.token, {"portfolioId": pupil.portfolio})
+            assert status == 201, pupil.key
+
+    async def seat(self, pupil):
+        """The pupil's one league portfolio, found as it sees it."""
+        seats = await self.live_portfolio(pupil)
+        self.result.check(len(seats) == 1, f"pupil {pupil.index}'s league portfolios: {seats}")
+        pupil.portfolio = seats[0]
+        pupil.portfolios.append(seats[0])
+        self.pupils.append(pupil)
 
     async def quote(self, price):
         for _ in range(20):
@@ -134,7 +236,8 @@ class ClassPlay:
         self.fail(f"HOST's quote could not be set to {price}")
 
     def tasks(self, deadline, seconds):
-        return [self.trader(pupil, deadline) for pupil in self.pupils] + [self.mover(deadline), self.schedule(deadline, seconds)]
+        return [self.trader(pupil, deadline) for pupil in self.pupils] + [
+            self.mover(deadline), self.schedule(deadline, seconds), self.account_schedule(deadline, seconds), self.audit_watch(deadline)]
 
     def running(self, deadline):
         """Until the deadline, and on a slow machine until the host's schedule has run."""
@@ -159,58 +262,114 @@ class ClassPlay:
     async def trader(self, pupil, deadline):
         """Market trades of the R symbols (under Idempotency-Keys, a third sized to overdraw
         or oversell), limit and stop-limit buys of HOST at its lower price, and cancels of
-        open orders, on either process, on whatever is the pupil's league portfolio."""
-        while self.running(deadline):
-            client = random.choice(self.clients)
+        open orders, on either process, on whatever is the pupil's league portfolio. A pupil
+        whose password the host resets logs in again with the new one once its token is
+        refused; an erased pupil's trader goes on PROBE_FOR seconds after the erasure."""
+        while self.running(deadline) and not (pupil.erased_at is not None and time.monotonic() > pupil.erased_at + PROBE_FOR):
+            if pupil.paused:
+                await asyncio.sleep(0.02)
+                continue
+            process = random.randrange(len(self.clients))
             portfolio = pupil.portfolio
+            token = pupil.token
             roll = random.random()
             # Half the trades and orders carry a journal note (while the league asks for one, the others are refused).
             note = f"pupil {pupil.index}: reason {uuid.uuid4().hex[:8]}" if random.random() < 0.5 else None
             sent = time.monotonic()
-            if roll < 0.5:
-                side = random.choice(["buy", "buy", "sell"])
-                amount = random.choice([1_000, 100_000]) if random.random() < 1 / 3 else random.randint(1, 5)
-                body = {"symbol": random.choice(self.symbols), "amount": amount, "portfolioId": portfolio}
-                if note:
-                    body["note"] = note
-                status, answer, _ = await client.request("POST", f"/api/stock/{side}", pupil.token, body,
-                                                         headers={"Idempotency-Key": uuid.uuid4().hex})
-                if status == 200:
-                    pupil.trades[answer["trade"]["id"]] = portfolio
-                    self.counts["trades"] += 1
-                kind = "trade"
-            elif roll < 0.9:
-                # A limit buy, or a stop-limit buy that HOST's rise triggers and its drop fills.
-                body = {"symbol": "HOST", "side": "buy", "quantity": random.randint(1, 3), "type": "limit",
-                        "limitPrice": HOST_PRICES[1], "timeInForce": "gtc", "portfolioId": portfolio}
-                if roll >= 0.75:
-                    body.update({"type": "stop_limit", "stopPrice": HOST_PRICES[0]})
-                if note:
-                    body["note"] = note
-                status, answer, _ = await client.request("POST", "/api/orders", pupil.token, body)
-                if status == 201:
-                    pupil.orders[answer["id"]] = portfolio
-                    self.counts["orders"] += 1
-                    self.counts["orders filled at once"] += answer["status"] == "filled"
-                kind = "order"
-            else:
-                status, answer, _ = await client.request("GET", f"/api/orders?portfolioId={portfolio}", pupil.token)
-                kind = "read"
-                mine = [order["id"] for order in answer["items"] if order["id"] not in self.keep] if status == 200 else []
-                if mine and not self.hold_up:  # (while the host places orders to keep, they may be listed before they are kept)
-                    status, answer, _ = await client.request("DELETE", f"/api/orders/{random.choice(mine)}", pupil.token)
-                    self.counts["cancels"] += status == 200
-                    kind = "cancel"
-            self.judge(pupil, portfolio, kind, sent, time.monotonic(), status, answer, noted=note is not None)
+            pupil.inflight += 1
+            try:
+                if roll < 0.5:
+                    side = random.choice(["buy", "buy", "sell"])
+                    amount = random.choice([1_000, 100_000]) if random.random() < 1 / 3 else random.randint(1, 5)
+                    body = {"symbol": random.choice(self.symbols), "amount": amount, "portfolioId": portfolio}
+                    if note:
+                        body["note"] = note
+                    key = uuid.uuid4().hex
+                    status, answer = await self.send(pupil, process, "POST", f"/api/stock/{side}", token, body,
+                                                     headers={"Idempotency-Key": key}, written=("idempotency", key))
+                    if status == 200:
+                        pupil.trades[answer["trade"]["id"]] = portfolio
+                        self.counts["trades"] += 1
+                        pupil.acked_after_relogin += pupil.relogins > 0
+                    kind = "trade"
+                elif roll < 0.9:
+                    # A limit buy, or a stop-limit buy that HOST's rise triggers and its drop fills.
+                    body = {"symbol": "HOST", "side": "buy", "quantity": random.randint(1, 3), "type": "limit",
+                            "limitPrice": HOST_PRICES[1], "timeInForce": "gtc", "portfolioId": portfolio}
+                    if roll >= 0.75:
+                        body.update({"type": "stop_limit", "stopPrice": HOST_PRICES[0]})
+                    if note:
+                        body["note"] = note
+                    written = None
+                    if pupil.watched:  # (found by its client order id if it was written)
+                        body["clientOrderId"] = f"pupil-{uuid.uuid4().hex}"
+                        written = ("order", body["clientOrderId"])
+                    status, answer = await self.send(pupil, process, "POST", "/api/orders", token, body, written=written)
+                    if status == 201:
+                        pupil.orders[answer["id"]] = portfolio
+                        self.counts["orders"] += 1
+                        self.counts["orders filled at once"] += answer["status"] == "filled"
+                        pupil.acked_after_relogin += pupil.relogins > 0
+                    kind = "order"
+                else:
+                    status, answer = await self.send(pupil, process, "GET", f"/api/orders?portfolioId={portfolio}", token)
+                    kind = "read"
+                    mine = [order["id"] for order in answer["items"] if order["id"] not in self.keep] if status == 200 else []
+                    if mine and not self.hold_up:  # (while the host places orders to keep, they may be listed before they are kept)
+                        status, answer = await self.send(pupil, process, "DELETE", f"/api/orders/{random.choice(mine)}", token)
+                        self.counts["cancels"] += status == 200
+                        kind = "cancel"
+            finally:
+                pupil.inflight -= 1
+            self.judge(pupil, portfolio, kind, sent, time.monotonic(), status, answer, noted=note is not None, token=token)
+            if status == 401 and (token in pupil.dead or pupil.ending == "reset"):
+                await self.relogin(pupil, token)
             await asyncio.sleep(0.05)
-            if status == 404 and pupil.portfolio == portfolio:
+            if status == 404 and pupil.portfolio == portfolio and not pupil.gone:
                 seats = await self.live_portfolio(pupil)
                 if len(seats) == 1 and pupil.portfolio == portfolio:
                     pupil.portfolio = seats[0]
 
-    def judge(self, pupil, portfolio, kind, sent, answered, status, answer, noted=False):
+    async def send(self, pupil, process, method, path, token, body=None, headers=None, written=None):
+        """A pupil's request on one process; a watched pupil's is kept (with what it would
+        have written) to be checked against the end of its token."""
+        sent = time.monotonic()
+        status, answer, _ = await self.clients[process].request(method, path, token, body, headers=headers)
+        if pupil.watched:
+            self.ended.append({"by": "trader", "pupil": pupil.index, "credential": token, "key": False, "sent": sent,
+                               "process": process, "status": status, "answer": answer, "writes": written, "path": path})
+        return status, answer
+
+    async def relogin(self, pupil, token):
+        """The pupil whose password was reset logs in with the new one (once it is known)."""
+        if pupil.token != token or pupil.gone:
+            return
+        if pupil.new_password is None:
+            self.fail(f"pupil {pupil.index}'s token was refused with no password reset")
+            return
+        try:
+            await asyncio.wait_for(pupil.new_password.wait(), 10)
+        except asyncio.TimeoutError:
+            self.fail(f"pupil {pupil.index}'s new password never came")
+            return
+        status, answer, _ = await random.choice(self.clients).request(
+            "POST", "/api/auth/login", body={"username": pupil.username, "password": pupil.password})
+        if status == 200:
+            pupil.token = answer["token"]
+            pupil.relogins += 1
+        else:
+            self.fail(f"pupil {pupil.index} logging in with its new password: {status} {answer}")
+
+    def judge(self, pupil, portfolio, kind, sent, answered, status, answer, noted=False, token=None):
         code = answer.get("code") if isinstance(answer, dict) else None
         journal = self.journal
+        if (token in pupil.dead or pupil.ending) and (
+                (status == 401 and code == "unauthorized")
+                or (pupil.gone and ((status == 404 and code == "not_found") or (status == 409 and code == "conflict")))):
+            # A token ended by a password reset or an erasure (an erased pupil's portfolio is
+            # gone with it, or went while a request was using it): each is checked at the end
+            # against when the end was answered.
+            return
         if status in (200, 201) and kind in ("trade", "order"):
             self.counts["with a note"] += noted
             if not noted and journal.get("on answered", answered) < sent and answered < journal.get("off sent", answered + 1):
@@ -254,7 +413,26 @@ class ClassPlay:
                 await step()
                 self.steps.append((round(began - start, 1), round(time.monotonic() - began, 1)))
         finally:
-            self.done = True
+            self.schedule_done()
+
+    def schedule_done(self):
+        self.running_schedules -= 1
+        self.done = self.running_schedules == 0
+
+    async def account_schedule(self, deadline, seconds):
+        """Alongside the host's other steps: the host resets a roster student's password, a
+        self-registered pupil erases their own account, and the host erases another roster
+        student while it trades."""
+        start = deadline - seconds
+        try:
+            for at, step in [(0.35, self.reset_password), (0.45, lambda: self.erase(self.pupils[LEAVER], own=True)),
+                             (0.6, lambda: self.erase(self.pupils[ERASED_PUPIL], own=False))]:
+                await asyncio.sleep(max(0, start + at * seconds - time.monotonic()))
+                began = time.monotonic()
+                await step()
+                self.account_steps.append((round(began - start, 1), round(time.monotonic() - began, 1)))
+        finally:
+            self.schedule_done()
 
     async def moment(self, which):
         """Until HOST next rises or drops (`which`), at most 10 s."""
@@ -270,12 +448,21 @@ class ClassPlay:
         return {int(row[0]) for row in rows}
 
     async def notices(self, title):
-        """Notifications of `title` per pupil (user id -> count), the host's included."""
+        """Notifications of `title` per pupil (user id -> count), the host's included: of
+        the pupils whose accounts were not erased (or being erased) before or as they were read."""
         ids = ",".join(str(p.user_id) for p in self.pupils + [Pupil(-1, *self.host)])
         rows = await self.database.query_async(
             f"SELECT u.id, count(n.id) FROM users u LEFT JOIN notifications n ON n.user_id = u.id AND n.title = '{title}' "
             f"WHERE u.id IN ({ids}) GROUP BY u.id")
-        return {int(u): int(n) for u, n in rows}
+        kept = {p.user_id for p in self.present()} | {self.host[1]}
+        return {int(u): int(n) for u, n in rows if int(u) in kept}
+
+    async def told_once(self, title):
+        """(told, expected): notices of `title` per pupil whose account is not erased (or
+        being erased), and one per freeze so far for each; none for the host."""
+        told = await self.notices(title)
+        expected = {p.user_id: len(self.freezes) for p in self.present()} | {self.host[1]: 0}
+        return {user: n for user, n in told.items() if user in expected}, expected
 
     async def freeze_window(self, at_once, reason, hold, probe_key=False, reset=None):
         """Freezes the league with `at_once` requests on both processes while HOST is held
@@ -286,7 +473,7 @@ class ClassPlay:
         self.hold_up = True
         league, token = self.league["id"], self.host[0]
         try:
-            kept = {order for order in await asyncio.gather(*(self.rest(pupil) for pupil in self.pupils[4:])) if order}
+            kept = {order for order in await asyncio.gather(*(self.rest(pupil) for pupil in self.pupils[4:PUPILS])) if order}
             window = {"sent": time.monotonic(), "at once": at_once, "kept": kept}
             self.freezes.append(window)
             body = {"reason": reason} if reason else None
@@ -299,14 +486,18 @@ class ClassPlay:
         window["resting at freeze"] = await self.resting()
         wrong = [(s, a) for s, a, _ in answers if not (s == 200 and a.get("frozen") is True and a.get("frozenReason") == reason)]
         self.result.check(not wrong, f"{at_once} freezes at once: {wrong[:2]}")
-        told = await self.notices(FROZEN)
-        expected = {p.user_id: len(self.freezes) for p in self.pupils} | {self.host[1]: 0}
+        for status, _, _ in answers:
+            if status == 200:
+                self.acted("league.freeze")  # each of them, changing the league or not
+        told, expected = await self.told_once(FROZEN)
         self.result.check(told == expected, f"'{FROZEN}' notices after {at_once} freezes at once: {told}, expected {expected}")
         window["told once"] = told == expected
         # Freezing a frozen league again changes nothing: the first reason stays.
         status, again, _ = await self.clients[1].request("POST", f"/api/leagues/{league}/freeze", token, {"reason": "Another reason"})
         self.result.check(status == 200 and again.get("frozen") is True and again.get("frozenReason") == reason,
                           f"freezing a frozen league: {status} {again}")
+        if status == 200:
+            self.acted("league.freeze")
         if probe_key:
             # Under /v2 a frozen league's key is refused with 403; its account says so.
             body = {"symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "day",
@@ -335,8 +526,10 @@ class ClassPlay:
         window["unfreeze answered"] = time.monotonic()
         wrong = [(s, a) for s, a, _ in answers if not (s == 200 and a.get("frozen") is False and a.get("frozenReason") is None)]
         self.result.check(not wrong, f"{at_once} unfreezes at once: {wrong[:2]}")
-        told = await self.notices(RESUMED)
-        expected = {p.user_id: len(self.freezes) for p in self.pupils} | {self.host[1]: 0}
+        for status, _, _ in answers:
+            if status == 200:
+                self.acted("league.unfreeze")
+        told, expected = await self.told_once(RESUMED)
         self.result.check(told == expected, f"'{RESUMED}' notices after {at_once} unfreezes at once: {told}, expected {expected}")
 
     async def journal_window(self, hold):
@@ -350,12 +543,16 @@ class ClassPlay:
         journal["on answered"] = time.monotonic()
         journal["on at"] = await self.clock()
         self.result.check(status == 200 and answer.get("journalRequired") is True, f"asking for notes answered {status}: {answer}")
+        if status == 200:
+            self.acted("league.update")
         await asyncio.sleep(hold)
         journal["off at"] = await self.clock()
         journal["off sent"] = time.monotonic()
         status, answer, _ = await self.clients[1].request("PATCH", f"/api/leagues/{league}", token, {"journalRequired": False})
         journal["off answered"] = time.monotonic()
         self.result.check(status == 200 and answer.get("journalRequired") is False, f"no longer asking for notes answered {status}: {answer}")
+        if status == 200:
+            self.acted("league.update")
 
     async def reset(self, pupil, client, own=False):
         """One reset of the pupil's league portfolio, by the host (or the pupil): the answer
@@ -369,6 +566,8 @@ class ClassPlay:
         self.result.check(ok, f"resetting pupil {pupil.index} (portfolio {before}, {pupil.resets} resets): {status} {made}")
         if status != 200:
             return None
+        if not own:
+            self.acted("league.reset_member", pupil.user_id)
         self.adopt(pupil, made, own, answered)
         for other in self.clients:
             status, answer, _ = await other.request("POST", "/api/stock/buy", pupil.token, {"symbol": "R1", "amount": 1, "portfolioId": before})
@@ -483,6 +682,178 @@ class ClassPlay:
         self.result.check(counted == expected, f"resets counted {counted}, expected {expected}")
         self.own = tally
 
+    # The class roster and erasures.
+
+    async def warm(self, pupil):
+        """Both processes know the pupil's token (and key): each has just let it in."""
+        seen = [(await client.request("GET", "/api/me", pupil.token))[0] for client in self.clients]
+        if pupil.key:
+            seen += [(await client.request("GET", "/v2/account", None, headers=alpaca_headers(pupil.key)))[0] for client in self.clients]
+        self.result.check(seen == [200] * len(seen), f"pupil {pupil.index}'s token and key before they end: {seen}")
+
+    async def refused(self, action, method, path, code, client=None, body=None):
+        """A host action the server refuses with 403 `code` (none may be logged)."""
+        status, answer, _ = await (client or self.clients[1]).request(method, path, self.host[0], body)
+        self.result.check(status == 403 and answer.get("code") == code, f"{method} {path} by the host: {status} {answer}, not 403 {code}")
+        self.refused_actions.append((action, status))
+
+    async def probe(self, pupil, token, key, since, kind):
+        """From `since` (the end's answer), on both processes at once: the ended token reads
+        the account and buys on the pupil's portfolio (each buy under an Idempotency-Key of
+        its own), and the ended key reads the account and places an order under a client
+        order id of its own; again and again for PROBE_FOR seconds, and on a slow machine
+        until a round was sent wholly after ENDED_SETTLES on each process (at most 15 s)."""
+        requests = [("GET", "/api/me", None, None, None),
+                    ("POST", "/api/stock/buy", {"symbol": "R1", "amount": 1, "portfolioId": pupil.portfolio}, "idempotency", None)]
+        if key:
+            requests += [("GET", "/v2/account", None, None, key),
+                         ("POST", "/v2/orders", {"symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "day"},
+                          "order", key)]
+
+        async def on(process):
+            client = self.clients[process]
+            settled = False
+            while (time.monotonic() - since < PROBE_FOR or not settled) and time.monotonic() - since < 15:
+                began = time.monotonic()
+                for method, path, body, writes, with_key in requests:
+                    ident = f"stale-{uuid.uuid4().hex}"
+                    headers = alpaca_headers(with_key) if with_key else {}
+                    if writes == "idempotency":
+                        headers["Idempotency-Key"] = ident
+                    elif writes == "order":
+                        body = {**body, "client_order_id": ident}
+                    sent = time.monotonic()
+                    status, answer, _ = await client.request(method, path, None if with_key else token, body, headers=headers)
+                    self.ended.append({"by": kind, "pupil": pupil.index, "credential": with_key["keyId"] if with_key else token,
+                                       "key": bool(with_key), "sent": sent, "process": process, "status": status, "answer": answer,
+                                       "writes": (writes, ident) if writes else None, "path": path})
+                    if status == 200 and method == "POST":
+                        if with_key:
+                            self.fail(f"pupil {pupil.index}'s ended key placed an order {sent - since:.2f} s after {kind}: {answer}")
+                        else:
+                            pupil.trades[answer["trade"]["id"]] = pupil.portfolio  # its portfolio's trade (checked with the rest)
+                settled = settled or began - since > ENDED_SETTLES
+                await asyncio.sleep(0.05)
+
+        await asyncio.gather(*(on(process) for process in range(len(self.clients))))
+
+    async def reset_password(self):
+        """The host resets a roster student's password (on the first process) while it
+        trades: its old token is refused on both processes, its old password no longer
+        logs in, and it logs in with the new one and trades on. The host's reset of a
+        self-registered pupil's password is refused (not_managed)."""
+        pupil = self.pupils[ROSTER_PUPIL]
+        league = self.league["id"]
+        await self.refused("league.password_reset", "POST", f"/api/leagues/{league}/members/{self.pupils[1].user_id}/password", "not_managed")
+        await self.warm(pupil)
+        old_token, old_password = pupil.token, pupil.password
+        pupil.new_password = asyncio.Event()
+        pupil.ending = "reset"
+        status, answer, _ = await self.clients[0].request("POST", f"/api/leagues/{league}/members/{pupil.user_id}/password", self.host[0])
+        answered = time.monotonic()
+        pupil.dead[old_token] = answered
+        pupil.ending = None
+        new = answer.get("password") if status == 200 and isinstance(answer, dict) else None
+        self.result.check(isinstance(new, str) and len(new) >= 12 and new != old_password and set(answer) == {"password"},
+                          f"resetting pupil {pupil.index}'s password: {status} {answer}")
+        if new:
+            self.acted("league.password_reset", pupil.user_id)
+            pupil.password = new
+        pupil.new_password.set()
+        await self.probe(pupil, old_token, None, answered, "password reset")
+        logins = []
+        for client, password in zip(self.clients, (old_password, new)):
+            status, _, _ = await client.request("POST", "/api/auth/login", body={"username": pupil.username, "password": password})
+            logins.append(status)
+        self.result.check(logins == [401, 200], f"logging in with the old and the new password after the reset: {logins}")
+        self.password_reset = {"pupil": pupil.index, "old and new password logins": logins}
+
+    async def check_before_erasure(self, pupil):
+        """With the pupil's trader paused: its league portfolio passes the ledger checks and
+        holds exactly its acknowledged trades and orders (they go with the account)."""
+        pupil.paused = True
+        while pupil.inflight:
+            await asyncio.sleep(0.01)
+        ids = ",".join(map(str, pupil.portfolios))
+        found, violations, unkeyed = map(int, (await self.database.query_async(ledger_host_at_cost(pupil.portfolios)))[0])
+        trades = {int(t): o for t, o in await self.database.query_async(
+            f"SELECT t.id, coalesce((SELECT o.id::text FROM orders o WHERE o.trade_id = t.id), '') FROM trades t WHERE t.portfolio_id IN ({ids})")}
+        orders = {int(o) for o, in await self.database.query_async(f"SELECT id FROM orders WHERE portfolio_id IN ({ids})")}
+        missing = [t for t in pupil.trades if t not in trades]
+        foreign = [t for t, o in trades.items() if t not in pupil.trades and not (o and int(o) in pupil.orders)]
+        lost = [o for o in pupil.orders if o not in orders]
+        extra = [o for o in orders if o not in pupil.orders and not any(trades.get(t) == str(o) for t in pupil.trades)]
+        checked = {"pupil": pupil.index, "portfolios": found, "violations": violations, "trades": len(trades), "orders": len(orders)}
+        self.result.check(found == len(pupil.portfolios) and violations == 0 and unkeyed == 0 and not missing and not foreign
+                          and not lost and not extra and trades,
+                          f"pupil {pupil.index} before its erasure: {checked}, {unkeyed} unkeyed trades; trades {len(missing)} missing, "
+                          f"{len(foreign)} not its own; orders {len(lost)} lost, {len(extra)} unknown")
+        pupil.paused = False
+        return checked
+
+    async def erase(self, pupil, own):
+        """The pupil's account erased while it trades: by the pupil itself (`DELETE /api/me`
+        with its password, after a wrong one is refused, on the second process) or by the
+        host (`DELETE .../members/{id}/account`, on the first, after the host's erasure of a
+        self-registered pupil is refused). Checked just before (its export too, when it
+        leaves by itself); afterwards its token and key are probed on both processes, and a
+        second erasure by the host is refused."""
+        league = self.league["id"]
+        if own:
+            known = set(pupil.trades)
+            status, export, _ = await self.clients[0].request("GET", "/api/me/export", pupil.token)
+            exported = {t["id"] for t in export.get("trades", [])} if status == 200 and isinstance(export, dict) else set()
+            self.result.check(status == 200 and export.get("user", {}).get("id") == pupil.user_id and known <= exported
+                              and pupil.portfolio in [p.get("id") for p in export.get("portfolios", [])],
+                              f"pupil {pupil.index}'s export: {status}, {len(known - exported)} of its {len(known)} trades missing")
+            status, answer, _ = await self.clients[1].request("DELETE", "/api/me", pupil.token, {"password": "not my password"})
+            self.result.check(status == 403 and answer.get("code") == "wrong_password", f"erasing with a wrong password: {status} {answer}")
+        else:
+            await self.refused("league.member_delete", "DELETE", f"/api/leagues/{league}/members/{self.pupils[2].user_id}/account", "not_managed")
+        checked = await self.check_before_erasure(pupil)
+        await self.warm(pupil)
+        await asyncio.sleep(random.uniform(0.2, 0.6))  # trading again
+        pupil.ending = "erased"
+        sent = time.monotonic()
+        if own:
+            status, answer, _ = await self.clients[1].request("DELETE", "/api/me", pupil.token, {"password": pupil.password})
+        else:
+            status, answer, _ = await self.clients[0].request("DELETE", f"/api/leagues/{league}/members/{pupil.user_id}/account", self.host[0])
+        pupil.erased_at = time.monotonic()
+        pupil.dead[pupil.token] = pupil.erased_at
+        kind = "erased by itself" if own else "erased by the host"
+        self.result.check(status == 204, f"pupil {pupil.index} {kind}: {status} {answer}")
+        if status == 204 and not own:
+            self.acted("league.member_delete", pupil.user_id)
+        if not own:
+            await self.refused("league.member_delete", "DELETE", f"/api/leagues/{league}/members/{pupil.user_id}/account", "not_managed")
+        _, shown, _ = await self.clients[1].request("GET", f"/api/leagues/{league}", self.host[0])
+        members = [m.get("userId") for m in shown.get("members", [])]
+        self.result.check(shown.get("memberCount") == len(self.present()) and pupil.user_id not in members,
+                          f"the league after pupil {pupil.index} was erased: {shown.get('memberCount')} members, {members}")
+        await self.probe(pupil, pupil.token, pupil.key, pupil.erased_at, kind)
+        self.erasures.append({**checked, "how": kind, "answered in s": round(pupil.erased_at - sent, 2)})
+
+    async def audit_watch(self, deadline):
+        """Once a second, every audit event's row: none seen before may change or go, the
+        count only grows."""
+        while self.running(deadline):
+            await self.audit_sample()
+            await asyncio.sleep(1)
+
+    async def audit_sample(self):
+        rows = {int(i): h for i, h in await self.database.query_async("SELECT id, md5(e::text) FROM audit_events e")}
+        changed = [i for i, h in self.audit_seen.items() if rows.get(i) != h]
+        if changed:
+            self.audit_samples["changed or gone"].append(changed[:5])
+        counts = self.audit_samples["counts"]
+        if counts and len(rows) < counts[-1]:
+            self.audit_samples["changed or gone"].append(f"the count fell from {counts[-1]} to {len(rows)}")
+        counts.append(len(rows))
+        self.audit_samples["taken"] += 1
+        for i, h in rows.items():
+            self.audit_seen.setdefault(i, h)
+
     # After the load.
 
     async def check(self):
@@ -550,10 +921,12 @@ class ClassPlay:
             self.result.check(False, "the host never asked for journal notes")
         self.result.check(self.counts["refused while frozen"] > 0, "no pupil's trade or order met a freeze")
         # Every pupil was told once of each freeze, unfreeze and reset; the host, who has no seat, of none.
+        # (The erased pupils' notices went with them.)
+        present = self.present()
         told = {title: await self.notices(title) for title in (FROZEN, RESUMED, RESET)}
         expected = {FROZEN: len(self.freezes), RESUMED: len(self.freezes)}
-        wrong = [(title, p.index, told[title][p.user_id]) for p in self.pupils for title in told
-                 if told[title][p.user_id] != expected.get(title, p.resets)]
+        wrong = [(title, p.index, told[title].get(p.user_id)) for p in present for title in told
+                 if told[title].get(p.user_id) != expected.get(title, p.resets)]
         wrong += [(title, "host", told[title][self.host[1]]) for title in told if told[title][self.host[1]]]
         self.result.check(not wrong, f"notices (title, pupil, count) not as expected: {wrong}")
         # The portfolios: each pupil has one live league portfolio, the last reset's; the
@@ -564,9 +937,9 @@ class ClassPlay:
                    (SELECT count(*) FROM cash_movements c WHERE c.portfolio_id = p.id AND c.kind = 'starting_cash')
             FROM portfolios p WHERE p.league_id = {league}""")
         portfolios = {int(r[1]): r for r in rows}
-        mine = {p.user_id: p for p in self.pupils}
+        mine = {p.user_id: p for p in present}
         wrong = []
-        for pupil in self.pupils:
+        for pupil in present:
             held = sorted(i for i, r in portfolios.items() if int(r[0]) == pupil.user_id)
             live = [i for i in held if portfolios[i][2] == "f"]
             listed = await self.live_portfolio(pupil)
@@ -617,8 +990,8 @@ class ClassPlay:
         trades = {int(t): (int(p), o) for t, p, o in await database.query_async(
             f"SELECT t.id, t.portfolio_id, coalesce((SELECT o.id::text FROM orders o WHERE o.trade_id = t.id), '') FROM trades t "
             f"WHERE t.portfolio_id IN ({','.join(map(str, ids))})")}
-        acked = {trade: portfolio for p in self.pupils for trade, portfolio in p.trades.items()}
-        orders = {order: portfolio for p in self.pupils for order, portfolio in p.orders.items()}
+        acked = {trade: portfolio for p in present for trade, portfolio in p.trades.items()}
+        orders = {order: portfolio for p in present for order, portfolio in p.orders.items()}
         keyed_orders = {int(o) for o, in await database.query_async(
             f"SELECT id FROM orders WHERE client_order_id LIKE 'class-%' AND portfolio_id IN ({','.join(map(str, ids))})")}
         missing = [t for t, p in acked.items() if trades.get(t, (None,))[0] != p]
@@ -641,16 +1014,18 @@ class ClassPlay:
         _, board, _ = await self.clients[1].request("GET", f"/api/leagues/{league}/leaderboard?limit=50", self.host[0])
         _, shown, _ = await self.clients[0].request("GET", f"/api/leagues/{league}", self.host[0])
         counted = {int(u): int(r) for u, r in await database.query_async(f"SELECT user_id, resets FROM league_members WHERE league_id = {league}")}
-        resets = {p.user_id: p.resets for p in self.pupils}
+        resets = {p.user_id: p.resets for p in present}
         on_board = {s["userId"]: s.get("resets") for s in board.get("items", [])}
         on_page = {s["userId"]: s.get("resets") for s in shown.get("members", [])}
-        self.result.check(counted == resets and on_board == resets and on_page == resets and board.get("total") == len(self.pupils)
-                          and shown.get("memberCount") == len(self.pupils) and shown.get("frozen") is False,
+        self.result.check(counted == resets and on_board == resets and on_page == resets and board.get("total") == len(present)
+                          and shown.get("memberCount") == len(present) and shown.get("frozen") is False,
                           f"resets: database {counted}, leaderboard {on_board}, league {on_page}, expected {resets}")
         filled, stops = map(int, (await database.query_async(
             f"SELECT count(*), count(*) FILTER (WHERE type = 'stop_limit') FROM orders "
             f"WHERE status = 'filled' AND type IN ('limit', 'stop_limit') AND portfolio_id IN ({','.join(map(str, ids))})"))[0])
         self.result.check(filled > self.counts["orders filled at once"] and stops > 0, f"pupils' resting orders filled later: {filled}, stop-limit {stops}")
+        accounts = await self.check_accounts()
+        audit = await self.check_audit()
         # Every answer of the class's clients: no 5xx or dropped request, every error problem+json (Alpaca's under /v2).
         failed = sum(n for c in self.clients for status, n in c.statuses.items() if status >= 500 or status == 0)
         problems = [p for c in self.clients for p in c.problems]
@@ -663,10 +1038,145 @@ class ClassPlay:
             "of them filled at once": self.counts["orders filled at once"], "class cancels": self.counts["cancels"],
             "class requests refused while frozen": self.counts["refused while frozen"],
             "class answered 200 while frozen": len(self.traded_while_frozen), "class freezes": windows,
-            "'Trading frozen' notices per pupil": sorted({told[FROZEN][p.user_id] for p in self.pupils}),
+            "'Trading frozen' notices per pupil": sorted({told[FROZEN].get(p.user_id) for p in present}),
             "host reset while its orders filled": self.host_reset, "own resets at once": self.own,
             "class resets": sum(p.resets for p in self.pupils), "class portfolios (archived)": f"{len(ids)} ({len(archived)})",
             "class orders cancelled by resets": cancelled_by_reset, "class orders a reset left open": swept + open_archived,
             "class 404s on archived portfolios": len(self.not_found),
             "class ledger violations": violations, "class 5xx or failed": failed, "host's steps (at s, taking s)": self.steps,
+            "password reset and erasures (at s, taking s)": self.account_steps, **accounts, **audit,
         }
+
+    async def check_accounts(self):
+        """The roster and the erasures: nothing is left of an erased account (in any table
+        with a user or portfolio column; final standings may keep its row, named `erased`);
+        every request with an ended token or key sent more than ENDED_SETTLES after the end
+        was answered is 401 on both processes and wrote nothing; the roster student whose
+        password was reset logged in again and traded on."""
+        database = self.database
+        erased = [p for p in self.pupils if p.erased_at is not None]
+        self.result.check(len(erased) == 2, f"pupils erased: {[p.index for p in erased]}")
+        ids = ",".join(str(p.user_id) for p in erased) or "NULL"
+        columns = await database.query_async(LEFTOVER_COLUMNS)
+        left = await database.query_async(leftovers(columns, [p.user_id for p in erased], [i for p in erased for i in p.portfolios]))
+        left = [(name, int(n)) for name, n in left if int(n)]
+        standing, misnamed, named = map(int, (await database.query_async(f"""
+            SELECT (SELECT count(*) FROM league_standings WHERE user_id IN ({ids}))
+                 + (SELECT count(*) FROM league_live_standings WHERE user_id IN ({ids})),
+                   (SELECT count(*) FROM league_standings WHERE user_id IN ({ids})
+                    AND (username <> 'erased' OR coalesce(owner_username, 'erased') <> 'erased'))
+                 + (SELECT count(*) FROM league_live_standings WHERE user_id IN ({ids})
+                    AND (username <> 'erased' OR coalesce(owner_username, 'erased') <> 'erased')),
+                   (SELECT count(*) FROM users WHERE lower(username) IN ({','.join(repr(p.username.lower()) for p in erased) or "NULL"}))"""))[0])
+        self.result.check(not left and misnamed == 0 and named == 0,
+                          f"erased pupils {[p.index for p in erased]}: rows left {left}, {misnamed} standings rows still named, "
+                          f"{named} accounts of their names")
+        self.result.check(len(columns) >= 15, f"only {len(columns)} columns searched for an erased account's rows")
+        # The ended tokens and keys: refused everywhere once settled, nothing written.
+        late, window, stale_writes, reached = [], collections.Counter(), [], collections.Counter()
+        kinds = {LEAVER: "erased by itself", ERASED_PUPIL: "erased by the host", ROSTER_PUPIL: "password reset"}
+        for record in self.ended:
+            pupil = self.pupils[record["pupil"]]
+            end = pupil.erased_at if record["key"] else pupil.dead.get(record["credential"])
+            if end is None:
+                continue  # a token that did not end (the reset pupil's new one)
+            after = record["sent"] - end
+            status, answer = record["status"], record["answer"]
+            if after <= 0:
+                continue  # sent before the end was answered
+            if after <= ENDED_SETTLES:
+                window[f"{kinds[pupil.index]}: {status}"] += 1
+                continue
+            reached[(kinds[pupil.index], "key" if record["key"] else "token", record["process"])] += 1
+            refused = status == 401 and (alpaca_error(401, answer) and answer["code"] == 40110000 if record["key"]
+                                         else isinstance(answer, dict) and answer.get("code") == "unauthorized")
+            if not refused:
+                late.append((kinds[pupil.index], record["by"], record["path"], round(after, 2), record["process"], status, str(answer)[:100]))
+            if record["writes"]:
+                stale_writes.append(record["writes"])
+        keys = ",".join(f"'{ident}'" for kind, ident in stale_writes if kind == "idempotency") or "NULL"
+        cids = ",".join(f"'{ident}'" for kind, ident in stale_writes if kind == "order") or "NULL"
+        written = int((await database.query_async(
+            f"SELECT (SELECT count(*) FROM idempotency_keys WHERE key IN ({keys})) + (SELECT count(*) FROM orders WHERE client_order_id IN ({cids}))"))[0][0])
+        self.result.check(not late and written == 0, f"requests with an ended token or key after {ENDED_SETTLES} s: {len(late)} not 401 "
+                                                     f"{late[:5]}; {written} of their {len(stale_writes)} writes stored")
+        missing = [(kind, what, process) for kind in kinds.values() for what in ("token", "key") for process in range(len(self.clients))
+                   if not (what == "key" and kind == "password reset") and not reached[(kind, what, process)]]
+        self.result.check(not missing, f"no request with an ended token or key reached a process after it settled: {missing}")
+        reset = self.pupils[ROSTER_PUPIL]
+        self.result.check(reset.relogins >= 1 and reset.acked_after_relogin > 0,
+                          f"the roster student whose password was reset: {reset.relogins} logins again, "
+                          f"{reset.acked_after_relogin} trades and orders after")
+        return {"class roster": [f"{s['displayName']}: {s['username']}" for s in self.roster],
+                "password reset": {**self.password_reset, "logged in again": reset.relogins,
+                                   "its trades and orders after": reset.acked_after_relogin},
+                "erasures (checked just before)": self.erasures, "erased accounts' rows left": left,
+                "their standings rows kept (named 'erased')": standing, "columns searched for erased accounts": len(columns),
+                "ended-token and key requests within 1 s (by status)": dict(window),
+                "ended-token and key requests after 1 s": sum(reached.values()), "of them not 401": len(late),
+                "their writes stored": written}
+
+    async def check_audit(self):
+        """The league's audit log: exactly one event per host action acknowledged in the run
+        (each by the host, naming whom it touched), none for the refused ones; the same
+        through the host's paged listing; the self-erasure's one account.delete, in no
+        league; no event of the run ever changed or went (sampled each second), and the
+        database refuses to change or remove one."""
+        database, league, host = self.database, self.league["id"], self.host
+        status, _, _ = await self.clients[1].request("GET", f"/api/leagues/{league}/report.csv", host[0])
+        self.result.check(status == 200, f"the host's gradebook: {status}")
+        if status == 200:
+            self.acted("league.report_export")
+        rows = await database.query_async(
+            f"SELECT id, actor_id, action, coalesce(target_user_id::text, ''), details::text FROM audit_events WHERE league_id = {league} ORDER BY id")
+        logged = collections.Counter(r[2] for r in rows)
+        expected = collections.Counter(action for action, _ in self.audited)
+        targets = {action: sorted(int(r[3]) for r in rows if r[2] == action and r[3]) for action in logged}
+        wanted = {action: sorted(t for a, t in self.audited if a == action and t is not None) for action in expected}
+        roster = [r[4] for r in rows if r[2] == "league.roster_create"]
+        self.result.check(logged == expected and {int(r[1]) for r in rows} == {host[1]} and targets == wanted,
+                          f"the league's audit log: {dict(logged)}, expected {dict(expected)}; targets {targets}, expected {wanted}")
+        self.result.check(len(roster) == 1 and f'"userIds": {sorted(s["userId"] for s in self.roster)}'.replace(" ", "") in roster[0].replace(" ", ""),
+                          f"the roster's event: {roster}")
+        listed, before = [], None
+        for _ in range(50):
+            status, page, _ = await self.clients[0].request(
+                "GET", f"/api/leagues/{league}/audit?limit=50" + (f"&before={before}" if before else ""), host[0])
+            if status != 200:
+                self.result.check(False, f"the league's audit log listed: {status} {page}")
+                break
+            listed += page["items"]
+            before = page["nextBefore"]
+            if before is None:
+                break
+        self.result.check([(e["id"], e["action"], e["actorId"]) for e in listed] == [(int(r[0]), r[2], int(r[1])) for r in reversed(rows)],
+                          f"the league's audit log as listed: {len(listed)} events, {len(rows)} stored")
+        status, answer, _ = await self.clients[1].request("GET", f"/api/leagues/{league}/audit", self.pupils[0].token)
+        self.result.check(status == 403 and answer.get("code") == "forbidden", f"a pupil reading the league's audit log: {status} {answer}")
+        leaver = self.pupils[LEAVER].user_id
+        own = await database.query_async("SELECT actor_id, coalesce(target_user_id::text, ''), coalesce(league_id::text, '') "
+                                         "FROM audit_events WHERE action = 'account.delete'")
+        status, page, _ = await self.clients[0].request("GET", f"/api/admin/audit?action=account.delete&actorId={leaver}", self.admin)
+        items = page.get("items", []) if isinstance(page, dict) else []
+        by_pupils = int((await database.query_async(
+            f"SELECT count(*) FROM audit_events WHERE action <> 'account.delete' AND actor_id IN ({','.join(str(p.user_id) for p in self.pupils)})"))[0][0])
+        self.result.check(own == [[str(leaver), str(leaver), ""]] and len(items) == 1 and items[0].get("actorUsername") is None
+                          and items[0].get("targetUserId") == leaver and by_pupils == 0,
+                          f"the self-erasure's audit event: {own}, listed {items}; {by_pupils} events by pupils")
+        # Append-only: the database refuses to change or remove an event (42501), whoever asks.
+        refusals = []
+        for statement in ("UPDATE audit_events SET details = details WHERE id = (SELECT min(id) FROM audit_events)",
+                          "DELETE FROM audit_events WHERE id = (SELECT min(id) FROM audit_events)", "TRUNCATE audit_events"):
+            try:
+                await database.query_async(f"\\set VERBOSITY verbose\nBEGIN;\n{statement};\nROLLBACK;\n")
+                refusals.append(f"{statement.split()[0]}: allowed")
+            except RuntimeError as error:
+                refusals.append(f"{statement.split()[0]}: {'42501' if '42501' in str(error) else str(error)[:120]}")
+        self.result.check(all(r.endswith(": 42501") for r in refusals), f"changing the audit log: {refusals}")
+        await self.audit_sample()
+        samples = self.audit_samples
+        self.result.check(not samples["changed or gone"] and samples["taken"] > 5, f"audit events sampled each second: {samples['taken']} samples, "
+                                                                                     f"changed or gone: {samples['changed or gone'][:3]}")
+        return {"league audit events (by action)": dict(sorted(logged.items())), "host actions refused (none logged)": len(self.refused_actions),
+                "audit log listed (events)": len(listed), "audit samples": samples["taken"],
+                "audit events at the end": samples["counts"][-1] if samples["counts"] else None, "audit changes refused": refusals}
