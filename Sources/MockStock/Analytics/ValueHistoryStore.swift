@@ -20,13 +20,15 @@ struct ValueHistoryStore: Sendable {
 
     /// The currency the user's portfolio (nil: the personal one) is shown in by default.
     func baseCurrency(userID: Int, portfolioID: Int?) async throws -> String? {
-        try await pool.query(
-            """
-            SELECT base_currency FROM portfolios
-            WHERE \(PortfolioAccess.sees("user_id", userID: userID, named: portfolioID))
-              AND portfolio_named(kind, id, \(portfolioID)::int8)
-            """
-        ).decodeColumn(String.self).first
+        try await PortfolioAccess.resolving(userID: userID, portfolioID: portfolioID, run: pool.query) { holder in
+            try await pool.query(
+                """
+                SELECT base_currency FROM portfolios
+                WHERE user_id = \(holder)
+                  AND portfolio_named(kind, id, \(portfolioID)::int8)
+                """
+            ).decodeColumn(String.self).first
+        }
     }
 
     func createdAt(portfolioID: Int) async throws -> Date? {

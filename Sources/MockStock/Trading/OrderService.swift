@@ -199,12 +199,12 @@ struct OrderService: Sendable {
     /// Cancels an open order. One that filled, expired or was cancelled meanwhile is
     /// `orderNotOpen`: its own record tells what happened.
     func cancel(userID: Int, id: Int) async throws -> Order {
-        let closed = try await store.close(.usersOrder(userID: userID, id: id), as: .canceled)
+        var closed = try await store.close(.usersOrder(userID: userID, id: id), as: .canceled)
+        // None of the user's own: a team's order, cancelled as the team's account by its traders.
+        let account = closed.isEmpty ? try await store.orderHolder(id: id, userID: userID, trading: true) : nil
+        if let account, account != userID { closed = try await store.close(.usersOrder(userID: account, id: id), as: .canceled) }
         let order = try await order(userID: userID, id: id)
-        guard !closed.isEmpty else {
-            // Seen but not closed: no longer open, or a team's order its viewer may not cancel.
-            throw try await store.order(userID: userID, id: id, trading: true) == nil ? TradingError.notATrader : TradingError.orderNotOpen
-        }
+        guard !closed.isEmpty else { throw account == nil ? TradingError.notATrader : TradingError.orderNotOpen }
         return order
     }
 

@@ -67,9 +67,9 @@ struct OrderStore: Sendable {
     /// margin for the rest.)
     /// A league portfolio's orders expire at the latest when its league ends.
     func place(_ ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?) async throws -> Placed {
-        try await placing {
+        try await placing(ticket, userID: userID) { account in
             try Placed(await pool.queryRetryingTransientFailures(
-                Self.placement(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt, replaces: nil)
+                Self.placement(ticket, userID: account, placer: userID, reservation: reservation, expiresAt: expiresAt, replaces: nil)
             )[0])
         }
     }
@@ -80,10 +80,10 @@ struct OrderStore: Sendable {
     func wouldPlace(_ ticket: OrderTicket, userID: Int, reservation: Reservation) async throws -> TradeOutcome {
         var ticket = ticket
         ticket.clientOrderID = nil
-        return try await placing {
+        return try await placing(ticket, userID: userID) { account in
             try await pool.withTransaction { session in
                 let placed = try Placed(await session.query(
-                    Self.placement(ticket, userID: userID, reservation: reservation, expiresAt: nil, replaces: nil)
+                    Self.placement(ticket, userID: account, placer: userID, reservation: reservation, expiresAt: nil, replaces: nil)
                 )[0])
                 throw Refused(outcome: placed.outcome)
             }
@@ -97,13 +97,15 @@ struct OrderStore: Sendable {
     func replace(
         _ orderID: Int, with ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?
     ) async throws -> Placed {
-        try await placing {
+        // A team's order is replaced as the team's account, by one of its traders.
+        let account = try await orderHolder(id: orderID, userID: userID, trading: true) ?? userID
+        return try await placing {
             try await pool.withTransaction { session in
-                guard !(try await session.query(Self.closing(.usersOrder(userID: userID, id: orderID), as: .replaced, reason: nil))).isEmpty else {
+                guard !(try await session.query(Self.closing(.usersOrder(userID: account, id: orderID), as: .replaced, reason: nil))).isEmpty else {
                     throw TradingError.orderNotOpen
                 }
                 let placed = try Placed(await session.query(
-                    Self.placement(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt, replaces: orderID)
+                    Self.placement(ticket, userID: account, placer: userID, reservation: reservation, expiresAt: expiresAt, replaces: orderID)
                 )[0])
                 guard placed.outcome == .ok, let newID = placed.id else { throw Refused(outcome: placed.outcome) }
                 try await session.execute("UPDATE orders SET replaced_by = \(newID) WHERE id = \(orderID)")
@@ -118,6 +120,18 @@ struct OrderStore: Sendable {
         let outcome: TradeOutcome
     }
 
+    /// Runs a placing `body` as the user (`account`), and when it names a team's portfolio
+    /// that is none of theirs, once more as the team's account if they trade for it
+    /// (`PortfolioAccess`); a viewer's is `not_a_trader`.
+    private func placing(_ ticket: OrderTicket, userID: Int, _ body: (_ account: Int) async throws -> Placed) async throws -> Placed {
+        let placed = try await placing { try await body(userID) }
+        guard placed.outcome == .notFound, let portfolioID = ticket.portfolioID,
+              let seat = try await PortfolioAccess.seat(userID: userID, portfolioID: portfolioID, run: pool.query)
+        else { return placed }
+        guard seat.trader else { return Placed(outcome: .notATrader, id: nil, mayFillNow: false) }
+        return try await placing { try await body(seat.account) }
+    }
+
     private func placing(_ body: () async throws -> Placed) async throws -> Placed {
         do {
             return try await body()
@@ -130,7 +144,7 @@ struct OrderStore: Sendable {
     }
 
     private static func placement(
-        _ ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?, replaces: Int?
+        _ ticket: OrderTicket, userID: Int, placer: Int, reservation: Reservation, expiresAt: Date?, replaces: Int?
     ) -> PostgresQuery {
         let reserve: PostgresQuery = switch (ticket.side, reservation.sharesFreeOnly) {
         case (.buy, _):
@@ -186,12 +200,11 @@ struct OrderStore: Sendable {
                        \(ticket.type), \(ticket.timeInForce), \(ticket.quantity), \(ticket.limitPrice)::numeric,
                        \(ticket.stopPrice)::numeric, reserved.cash, reserved.shares,
                        least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned)), \(replaces)::int8, \(ticket.note)::text,
-                       \(byKey), \(userID)::int8
+                       \(byKey), \(placer)::int8
                 FROM reserved
                 RETURNING id, symbol, side, type, limit_price, stop_price
             )
-            SELECT \(TradeStatement.gateOutcome(written: "placed", refusal: "\(refusal)",
-                                                 missing: TradeStatement.missing(userID: userID, portfolioID: ticket.portfolioID))),
+            SELECT \(TradeStatement.gateOutcome(written: "placed", refusal: "\(refusal)")),
                    (SELECT id FROM placed),
                    coalesce((SELECT \(Self.crossed(stopLimit: Self.stopCrossed))
                              FROM placed o JOIN current_prices p ON p.symbol = o.symbol), false)
@@ -232,7 +245,7 @@ struct OrderStore: Sendable {
     static func closing(_ selection: Selection, as status: OrderStatus, reason: String?) -> PostgresQuery {
         let (criteria, lock): (PostgresQuery, PostgresQuery) = switch selection {
         case .one(let id): ("o.id = \(id)", "FOR UPDATE")
-        case .usersOrder(let userID, let id): ("o.id = \(id) AND \(PortfolioAccess.trades("o.user_id", userID: userID, named: id))", "FOR UPDATE")
+        case .usersOrder(let userID, let id): ("o.id = \(id) AND o.user_id = \(userID)", "FOR UPDATE")
         case .portfolio(let id): ("o.portfolio_id = \(id)", "FOR UPDATE")
         case .due(let moment): ("o.expires_at <= \(moment)", "LIMIT 1000 FOR UPDATE SKIP LOCKED")
         case .ofClosedPortfolios:
@@ -372,14 +385,35 @@ struct OrderStore: Sendable {
 
     /// One of the orders the user sees (with `trading`, of those they trade: `PortfolioAccess`).
     func order(userID: Int, id: Int, trading: Bool = false) async throws -> OrderRecord? {
-        let access = trading ? PortfolioAccess.trades("o.user_id", userID: userID, named: id) : PortfolioAccess.sees("o.user_id", userID: userID, named: id)
-        return try await pool.query("\(Self.columns) WHERE o.id = \(id) AND \(access)").first.map(Self.record)
+        try await holder(ofOrder: id, userID: userID, trading: trading) { holder in
+            try await pool.query("\(Self.columns) WHERE o.id = \(id) AND o.user_id = \(holder)").first.map(Self.record)
+        }
+    }
+
+    /// Whose order it is as `userID` may act on it: theirs, or a team's account's for a
+    /// team's order they see (trade, with `trading`); nil otherwise.
+    func orderHolder(id: Int, userID: Int, trading: Bool) async throws -> Int? {
+        try await holder(ofOrder: id, userID: userID, trading: trading) { holder in
+            try await pool.query("SELECT user_id FROM orders WHERE id = \(id) AND user_id = \(holder)").decodeColumn(Int.self).first
+        }
+    }
+
+    /// Runs `lookup` as the user, and for an order of a team's portfolio they are on (trade,
+    /// with `trading`), once more as the team's account.
+    func holder<T>(ofOrder id: Int, userID: Int, trading: Bool, _ lookup: (_ holder: Int) async throws -> T?) async throws -> T? {
+        if let found = try await lookup(userID) { return found }
+        guard let portfolioID = try await pool.query("SELECT portfolio_id FROM orders WHERE id = \(id)").decodeColumn(Int.self).first else {
+            return nil
+        }
+        return try await PortfolioAccess.resolving(userID: userID, portfolioID: portfolioID, trading: trading, run: pool.query) { holder in
+            holder == userID ? nil : try await lookup(holder)
+        }
     }
 
     func order(userID: Int, clientOrderID: String) async throws -> OrderRecord? {
         // Its placer's: on their own portfolios or a team's they trade for.
         try await pool.query(
-            "\(Self.columns) WHERE \(PortfolioAccess.trades("o.user_id", userID: userID, named: PortfolioAccess.any)) AND o.placed_by = \(userID) AND o.client_order_id = \(clientOrderID)"
+            "\(Self.columns) WHERE \(PortfolioAccess.traded("o.user_id", userID: userID)) AND o.placed_by = \(userID) AND o.client_order_id = \(clientOrderID)"
         )
             .first.map(Self.record)
     }

@@ -84,6 +84,13 @@ public struct TradeOrder: Sendable {
     let journalExempt: Bool
     /// Sent through an API key: the trade gate asks whether the portfolio's league forbids keys.
     let byKey: Bool
+    /// Who placed it, when not `userID`: a team's trader, the order acting as the team's
+    /// account (`acting`).
+    let placedBy: Int?
+
+    /// Who placed the order: recorded on its order and trade, and the owner of its
+    /// idempotency key.
+    var placer: Int { placedBy ?? userID }
 
     /// A fill dated a past day's close: the quantity and price are that day's, the
     /// position moves by what those shares are today (`shares`, after the splits since),
@@ -97,7 +104,7 @@ public struct TradeOrder: Sendable {
     public init(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fee: Decimal,
                 fill: OrderToFill = .marketTrade, shortMarginPercent: Decimal? = nil,
                 idempotency: (key: String, requestHash: String)? = nil, backdating: Backdating? = nil, fxRate: Decimal? = nil,
-                note: String? = nil, journalExempt: Bool = false, byKey: Bool = false) {
+                note: String? = nil, journalExempt: Bool = false, byKey: Bool = false, placedBy: Int? = nil) {
         self.userID = userID
         self.portfolioID = portfolioID
         self.symbol = symbol
@@ -112,6 +119,7 @@ public struct TradeOrder: Sendable {
         self.note = note
         self.journalExempt = journalExempt
         self.byKey = byKey
+        self.placedBy = placedBy
     }
 
     public var amount: Decimal { price * Decimal(quantity) }
@@ -124,7 +132,15 @@ public struct TradeOrder: Sendable {
     func backdated(_ backdating: Backdating) -> TradeOrder {
         TradeOrder(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price, fee: fee,
                    fill: fill, shortMarginPercent: nil, idempotency: idempotency, backdating: backdating, fxRate: fxRate,
-                   note: note, journalExempt: journalExempt, byKey: byKey)
+                   note: note, journalExempt: journalExempt, byKey: byKey, placedBy: placedBy)
+    }
+
+    /// The same order placed by its placer on a team's portfolio, run as the team's
+    /// account (the portfolio's holder).
+    func acting(as account: Int) -> TradeOrder {
+        TradeOrder(userID: account, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price, fee: fee,
+                   fill: fill, shortMarginPercent: shortMarginPercent, idempotency: idempotency, backdating: backdating, fxRate: fxRate,
+                   note: note, journalExempt: journalExempt, byKey: byKey, placedBy: placer)
     }
 }
 
@@ -213,7 +229,7 @@ public enum TradeStatement {
         owned AS (
             SELECT p.id, p.user_id AS account, trade_gate(l, now(), \(noted), \(keyForbidden)) AS gate\(extra)
             FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
-            WHERE \(PortfolioAccess.trades("p.user_id", userID: userID, named: portfolioID)) AND p.archived_at IS NULL
+            WHERE p.user_id = \(userID) AND p.archived_at IS NULL
               AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
             FOR UPDATE OF p
         )
@@ -223,26 +239,14 @@ public enum TradeStatement {
     /// The statement's outcome (`TradeOutcome`) from `owned` and what it wrote (`written`,
     /// a CTE that is empty when the conditional update refused): the portfolio is missing,
     /// the gate refuses, the update refused (`refusal`), or all is well.
-    static func gateOutcome(written: String, refusal: PostgresQuery, claimed: PostgresQuery = "", missing: PostgresQuery? = nil) -> PostgresQuery {
+    static func gateOutcome(written: String, refusal: PostgresQuery, claimed: PostgresQuery = "") -> PostgresQuery {
         """
         CASE \(claimed)
-             WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(missing ?? "\(TradeOutcome.notFound)")
+             WHEN NOT EXISTS (SELECT 1 FROM owned) THEN \(TradeOutcome.notFound)
              WHEN (SELECT gate FROM owned) <> \(TradeOutcome.ok) THEN (SELECT gate FROM owned)
              WHEN NOT EXISTS (SELECT 1 FROM \(unescaped: written)) THEN \(refusal)
              ELSE \(TradeOutcome.ok) END::text
         """
-    }
-
-    /// Why no portfolio was found for `userID`'s request naming `portfolioID`: a team's
-    /// portfolio the user only views is `not_a_trader`, anything else `not_found`. Asked
-    /// only when the statement found no portfolio.
-    static func missing(userID: Int, portfolioID: Int?) -> PostgresQuery? {
-        guard let portfolioID else { return nil }
-        return """
-            CASE WHEN EXISTS (SELECT 1 FROM portfolios v WHERE v.id = \(portfolioID) AND v.archived_at IS NULL
-                                 AND \(PortfolioAccess.sees("v.user_id", userID: userID, named: portfolioID)))
-                 THEN \(TradeOutcome.notATrader) ELSE \(TradeOutcome.notFound) END
-            """
     }
 
     /// The trade columns only some fills set: the day of a back-dated fill, the rate of a
@@ -291,7 +295,7 @@ public enum TradeStatement {
                                         time_in_force, quantity, status, trade_id, created_at, updated_at, filled_at, note, placed_by)
                     SELECT (SELECT account FROM owned), trade.portfolio_id, \(clientOrderID)::text, \(requestHash), \(order.symbol),
                            \(side), \(OrderType.market), \(timeInForce), \(order.quantity), \(OrderStatus.filled), trade.id,
-                           trade.created_at, trade.created_at, trade.created_at, \(order.note)::text, \(order.userID)
+                           trade.created_at, trade.created_at, trade.created_at, \(order.note)::text, \(order.placer)
                     FROM trade
                     RETURNING id
                 )
@@ -315,13 +319,9 @@ public enum TradeStatement {
         case .marketTrade, .market: ""
         case .resting: "WHEN NOT EXISTS (SELECT 1 FROM claimed) THEN \(TradeOutcome.notOpen)"
         }
-        let missing: PostgresQuery? = switch order.fill {
-        case .marketTrade, .market: Self.missing(userID: order.userID, portfolioID: order.portfolioID)
-        case .resting: nil
-        }
         return """
             outcome AS (
-                SELECT \(gateOutcome(written: "trade", refusal: refusal, claimed: claimed, missing: missing)) AS outcome
+                SELECT \(gateOutcome(written: "trade", refusal: refusal, claimed: claimed)) AS outcome
             )
             """
     }
@@ -334,7 +334,7 @@ public enum TradeStatement {
             """
             , remembered AS (
                 INSERT INTO idempotency_keys (user_id, key, request_hash, outcome, trade_id, cash, position)
-                SELECT \(order.userID), \(idempotency.key), \(idempotency.requestHash), outcome.outcome,
+                SELECT \(order.placer), \(idempotency.key), \(idempotency.requestHash), outcome.outcome,
                        (SELECT id FROM trade), (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
                 FROM outcome
             )
@@ -416,7 +416,7 @@ public enum TradeStatement {
     /// Who placed the trade: the request's player, or a resting order's placer.
     private static func placedBy(_ order: TradeOrder) -> PostgresQuery {
         switch order.fill {
-        case .marketTrade, .market: "\(order.userID)::int8"
+        case .marketTrade, .market: "\(order.placer)::int8"
         case .resting: "(SELECT placed_by FROM claimed)"
         }
     }

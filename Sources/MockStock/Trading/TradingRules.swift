@@ -209,13 +209,15 @@ struct TradingRulesBook: Sendable {
         guard let portfolioID else { return serverRules }
         let key = Key(userID: userID, portfolioID: portfolioID)
         if let rules = cache.value(for: key) { return rules }
-        let rows = try await pool.query(
-            """
-            SELECT leagues.id, \(unescaped: LeagueRulesColumns.select) FROM portfolios p LEFT JOIN leagues ON leagues.id = p.league_id
-            WHERE p.id = \(portfolioID) AND \(PortfolioAccess.trades("p.user_id", userID: userID, named: portfolioID))
-            """
-        )
-        guard let row = rows.first else { return serverRules }
+        let found = try await PortfolioAccess.resolving(userID: userID, portfolioID: portfolioID, trading: true, run: pool.query) { holder in
+            try await pool.query(
+                """
+                SELECT leagues.id, \(unescaped: LeagueRulesColumns.select) FROM portfolios p LEFT JOIN leagues ON leagues.id = p.league_id
+                WHERE p.id = \(portfolioID) AND p.user_id = \(holder)
+                """
+            ).first
+        }
+        guard let row = found else { return serverRules }
         let rules = try row.decode(Int?.self, column: "id") == nil ? serverRules : LeagueRulesColumns.rules(row, over: serverRules)
         cache.store(rules, for: key)
         return rules

@@ -48,8 +48,16 @@ struct TradingStore: Sendable {
     /// Runs the trade statement. A repeat of an idempotency key that was being used at the
     /// same moment (its row was inserted by the other request first) throws
     /// `TradingError.idempotencyKeyInFlight`.
+    /// An order naming a team's portfolio finds none of the placer's; it runs again as the
+    /// team's account when they trade for it (`PortfolioAccess`), and a viewer's is
+    /// `not_a_trader`: one more query for a team's trade, none for anyone's own.
     func execute(_ side: TradeSide, _ order: TradeOrder) async throws -> Execution {
-        try await Self.execution(side, order) { try await pool.queryRetryingTransientFailures($0) }
+        let execution = try await Self.execution(side, order) { try await pool.queryRetryingTransientFailures($0) }
+        guard execution.outcome == .notFound, let portfolioID = order.portfolioID, order.placedBy == nil,
+              let seat = try await PortfolioAccess.seat(userID: order.userID, portfolioID: portfolioID, run: pool.query)
+        else { return execution }
+        guard seat.trader else { return Execution(outcome: .notATrader, trade: nil, cash: nil, position: nil) }
+        return try await Self.execution(side, order.acting(as: seat.account)) { try await pool.queryRetryingTransientFailures($0) }
     }
 
     /// Runs the trade statement through `run` and reads what it reports.
@@ -69,7 +77,7 @@ struct TradingStore: Sendable {
             TradeRecord(
                 id: id, portfolioID: portfolioID!, symbol: order.symbol, side: side, quantity: order.quantity,
                 price: order.price, amount: order.amount, fee: order.fee, createdAt: createdAt!, fxRate: order.fxRate,
-                note: order.note, placedBy: { if case .resting = order.fill { return nil } else { return order.userID } }()
+                note: order.note, placedBy: { if case .resting = order.fill { return nil } else { return order.placer } }()
             )
         }
         return Execution(outcome: outcome, trade: trade, cash: cash, position: position, orderID: orderID)
@@ -176,10 +184,20 @@ struct TradingStore: Sendable {
     /// `dayChange` reads each holding's previous close too (what the portfolio page and
     /// `/v2` show), which costs a lookup per holding that other readers skip.
     func valuations(userID: Int, _ scope: PortfolioScope, dayChange: Bool) async throws -> [PortfolioValuation] {
-        let (all, id): (Bool, Int?) = switch scope {
-        case .all: (true, nil)
-        case .one(let id): (false, id)
+        switch scope {
+        case .all:
+            return try await valuations(holder: userID, all: true, id: nil, dayChange: dayChange)
+        case .one(let id):
+            return try await PortfolioAccess.resolving(userID: userID, portfolioID: id, run: pool.query) { holder in
+                let found = try await valuations(holder: holder, all: false, id: id, dayChange: dayChange)
+                return found.isEmpty ? nil : found
+            } ?? []
         }
+    }
+
+    /// The valuations of `holder`'s portfolios (with `all`, of every one the holder sees).
+    private func valuations(holder: Int, all: Bool, id: Int?, dayChange: Bool) async throws -> [PortfolioValuation] {
+        let userID = holder
         let rows = try await pool.query(
             """
             SELECT p.id, p.league_id, p.name, p.kind, p.base_currency, p.cash_currency, p.cash, p.reserved_cash,
@@ -190,7 +208,7 @@ struct TradingStore: Sendable {
             FROM portfolios p
             LEFT JOIN holding_values v ON v.portfolio_id = p.id
             LEFT JOIN instruments i ON i.symbol = v.symbol
-            WHERE \(PortfolioAccess.sees("p.user_id", userID: userID, named: id, all: all)) AND p.archived_at IS NULL
+            WHERE \(all ? PortfolioAccess.listed("p.user_id", userID: userID) : "p.user_id = \(holder)") AND p.archived_at IS NULL
               AND (\(all)::bool OR portfolio_named(p.kind, p.id, \(id)::int8))
             WINDOW w AS (PARTITION BY p.id)
             ORDER BY p.league_id NULLS FIRST, p.kind, p.id, v.symbol
@@ -230,28 +248,31 @@ struct TradingStore: Sendable {
     /// The user's portfolio by id, or the personal one for nil; nil when not theirs (one
     /// they see, or with `trading` one they trade: `PortfolioAccess`).
     func portfolio(userID: Int, id: Int?, trading: Bool = false) async throws -> PortfolioRecord? {
-        let access = trading ? PortfolioAccess.trades("user_id", userID: userID, named: id) : PortfolioAccess.sees("user_id", userID: userID, named: id)
-        return try await pool.query(
-            """
-            SELECT id, league_id, name, cash FROM portfolios
-            WHERE \(access) AND archived_at IS NULL
-              AND portfolio_named(kind, id, \(id)::int8)
-            """
-        ).decode((Int, Int?, String, Decimal).self).first.map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3) }
+        try await PortfolioAccess.resolving(userID: userID, portfolioID: id, trading: trading, run: pool.query) { holder in
+            try await pool.query(
+                """
+                SELECT id, league_id, name, cash FROM portfolios
+                WHERE user_id = \(holder) AND archived_at IS NULL
+                  AND portfolio_named(kind, id, \(id)::int8)
+                """
+            ).decode((Int, Int?, String, Decimal).self).first.map { PortfolioRecord(id: $0.0, leagueID: $0.1, name: $0.2, cash: $0.3) }
+        }
     }
 
     /// What the position in `symbol` and the whole portfolio (the user's, or personal) are
     /// worth at current prices; nil when there is no such portfolio.
     func exposure(userID: Int, portfolioID: Int?, symbol: String) async throws -> (position: Decimal, netWorth: Decimal)? {
-        try await pool.query(
-            """
-            SELECT coalesce(sum(v.value) FILTER (WHERE v.symbol = \(symbol)), 0), net_worth(p.cash, sum(v.value))
-            FROM portfolios p LEFT JOIN holding_values v ON v.portfolio_id = p.id
-            WHERE \(PortfolioAccess.trades("p.user_id", userID: userID, named: portfolioID)) AND p.archived_at IS NULL
-              AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
-            GROUP BY p.id, p.cash
-            """
-        ).decode((Decimal, Decimal).self).first.map { (position: $0.0, netWorth: $0.1) }
+        try await PortfolioAccess.resolving(userID: userID, portfolioID: portfolioID, trading: true, run: pool.query) { holder in
+            try await pool.query(
+                """
+                SELECT coalesce(sum(v.value) FILTER (WHERE v.symbol = \(symbol)), 0), net_worth(p.cash, sum(v.value))
+                FROM portfolios p LEFT JOIN holding_values v ON v.portfolio_id = p.id
+                WHERE p.user_id = \(holder) AND p.archived_at IS NULL
+                  AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
+                GROUP BY p.id, p.cash
+                """
+            ).decode((Decimal, Decimal).self).first.map { (position: $0.0, netWorth: $0.1) }
+        }
     }
 
     /// Trades of one portfolio, newest first, with ids below `before`.
