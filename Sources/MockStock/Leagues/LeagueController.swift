@@ -127,6 +127,12 @@ struct LeagueController {
         }
         var details = League(record: league, members: members)
         details.joinLinks = reachable.joinLinks(code: league.code)
+        if league.teams {
+            details.students = try await leagues.teamSeats(leagueID: league.id).map { seat in
+                League.Student(userId: seat.userID, username: seat.username, displayName: seat.displayName, teamId: seat.teamID,
+                               role: seat.role, trades: activity[seat.userID]?.trades ?? 0, lastTradeAt: activity[seat.userID]?.lastTradeAt)
+            }
+        }
         return details
     }
 

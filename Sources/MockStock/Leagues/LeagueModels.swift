@@ -42,6 +42,19 @@ struct League: ResponseEncodable {
     /// For its host: the links to hand out (`ReachableAddresses`); empty when the server
     /// is reachable on this machine only.
     var joinLinks: [String]?
+    /// For the host of a team league (whose standings rank teams): every member, with
+    /// their team and role (null: on none) and their own trades.
+    var students: [Student]?
+
+    struct Student: Encodable, Sendable {
+        let userId: Int
+        let username: String
+        @NullEncoded var displayName: String?
+        @NullEncoded var teamId: Int?
+        @NullEncoded var role: String?
+        let trades: Int
+        var lastTradeAt: Date?
+    }
 
     init(record: LeagueStore.LeagueRecord, members: [Standing]? = nil) {
         id = record.id

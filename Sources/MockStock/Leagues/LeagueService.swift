@@ -212,7 +212,7 @@ struct LeagueService: Sendable {
         try await store.activity(of: league)
     }
 
-    func teamSeats(leagueID: Int) async throws -> [(userID: Int, username: String, teamID: Int?)] {
+    func teamSeats(leagueID: Int) async throws -> [LeagueStore.TeamSeat] {
         try await store.teamSeats(leagueID: leagueID)
     }
 

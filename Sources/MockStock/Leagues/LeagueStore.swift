@@ -495,15 +495,26 @@ struct LeagueStore: Sendable {
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, Gradebook.Activity(trades: $0.1, notes: $0.2, lastTradeAt: $0.3)) })
     }
 
-    /// A team league's members, each with their team (nil: on none), by username.
-    func teamSeats(leagueID: Int) async throws -> [(userID: Int, username: String, teamID: Int?)] {
+    /// A team league's members, each with their team and role (nil: on none), by username.
+    func teamSeats(leagueID: Int) async throws -> [TeamSeat] {
         try await pool.query(
             """
-            SELECT u.id, u.username, t.team_id FROM league_members m JOIN users u ON u.id = m.user_id
+            SELECT u.id, u.username, u.display_name, t.team_id, t.role FROM league_members m JOIN users u ON u.id = m.user_id
             LEFT JOIN team_members t ON t.league_id = m.league_id AND t.user_id = m.user_id
             WHERE m.league_id = \(leagueID) ORDER BY lower(u.username), u.id
             """
-        ).decode((Int, String, Int?).self).map { (userID: $0.0, username: $0.1, teamID: $0.2) }
+        ).decode((Int, String, String?, Int?, String?).self).map {
+            TeamSeat(userID: $0.0, username: $0.1, displayName: $0.2, teamID: $0.3, role: $0.4)
+        }
+    }
+
+    /// A member of a team league and their team (nil: on none).
+    struct TeamSeat: Sendable {
+        let userID: Int
+        let username: String
+        let displayName: String?
+        let teamID: Int?
+        let role: String?
     }
 
     private func record(_ row: PostgresRow) throws -> LeagueRecord {

@@ -108,6 +108,13 @@ struct TeamTests {
             #expect(items[0]["members"] as? [String] == ["team_ava", "team_ben"] && items[0]["userId"] is NSNull && items[0]["username"] is NSNull)
             #expect(items[0]["netWorth"] as? String == "10100.00")
 
+            // The host's page lists every student with their team, role and own trades.
+            let page = try #require(try JSONSerialization.jsonObject(with: Data(buffer: try await client.get("/api/leagues/\(league.id)", token: host.token).body)) as? [String: Any])
+            let roster = Dictionary(uniqueKeysWithValues: (page["students"] as? [[String: Any]] ?? []).map { ($0["username"] as? String ?? "", $0) })
+            #expect(roster.count == 4 && roster["team_ava"]?["teamId"] as? Int == bulls.id && roster["team_ava"]?["role"] as? String == "trader")
+            #expect(roster["team_ava"]?["trades"] as? Int == 1 && roster["team_ben"]?["role"] as? String == "viewer" && roster["team_dee"]?["teamId"] is NSNull)
+            let avaPage = try JSONSerialization.jsonObject(with: Data(buffer: try await client.get("/api/leagues/\(league.id)", token: ava.token).body)) as? [String: Any]
+            #expect(avaPage != nil && avaPage?["students"] == nil)
             // The gradebook: one row per student, the team's money and rank, the student's own trades.
             let csv = String(buffer: try await client.get("/api/leagues/\(league.id)/report.csv", token: host.token).body)
             let lines = csv.split(separator: "\r\n").map(String.init)
