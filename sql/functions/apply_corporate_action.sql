@@ -5,7 +5,8 @@
 -- (quantities × ratio, prices ÷ ratio; an order left with no whole share is cancelled).
 -- A dividend pays quantity × amount; a short pays it (out of the cash it has free). Cash
 -- is paid in dollars, converted at the rate now for a portfolio in another currency. The
--- owner is told. Returns false when it was applied before or there is no position. Locks
+-- owner is told. Returns false when it was applied before, there is no position or no
+-- longer the portfolio. Locks
 -- orders, then the portfolio, then the holding, as fills do.
 CREATE OR REPLACE FUNCTION apply_corporate_action(p_action bigint, p_portfolio bigint) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
@@ -20,7 +21,11 @@ DECLARE
 BEGIN
     SELECT * INTO STRICT action FROM corporate_actions WHERE id = p_action;
     PERFORM 1 FROM orders WHERE portfolio_id = p_portfolio AND symbol = action.symbol AND status = 'new' ORDER BY id FOR UPDATE;
-    SELECT user_id, cash_currency INTO STRICT owner, currency FROM portfolios WHERE id = p_portfolio FOR UPDATE;
+    SELECT user_id, cash_currency INTO owner, currency FROM portfolios WHERE id = p_portfolio FOR UPDATE;
+    IF NOT FOUND THEN
+        -- Deleted meanwhile (its account erased, its bot deleted): nothing to apply.
+        RETURN false;
+    END IF;
     SELECT * INTO held FROM holdings WHERE portfolio_id = p_portfolio AND symbol = action.symbol FOR UPDATE;
     IF NOT FOUND OR held.quantity = 0 THEN
         RETURN false;

@@ -110,9 +110,11 @@ struct LeagueRiskService: Sendable {
                 try await session.execute(
                     """
                     INSERT INTO league_risk (league_id, user_id, days, sharpe, sortino, max_drawdown, excess_return, mean_return)
-                    VALUES (\(leagueID), \(row.userID), \(row.days), \(Self.number(figures.sharpe))::numeric,
-                            \(Self.number(figures.sortino))::numeric, \(Self.number(figures.maxDrawdown))::numeric,
-                            \(row.excess?.rounded(6))::numeric, \(figures.mean)::float8)
+                    SELECT \(leagueID), \(row.userID), \(row.days), \(Self.number(figures.sharpe))::numeric,
+                           \(Self.number(figures.sortino))::numeric, \(Self.number(figures.maxDrawdown))::numeric,
+                           \(row.excess?.rounded(6))::numeric, \(figures.mean)::float8
+                    -- A member erased since the figures were computed has none.
+                    WHERE EXISTS (SELECT 1 FROM users WHERE id = \(row.userID))
                     ON CONFLICT (league_id, user_id) DO UPDATE SET
                         days = excluded.days, sharpe = excluded.sharpe, sortino = excluded.sortino,
                         max_drawdown = excluded.max_drawdown, excess_return = excluded.excess_return,
