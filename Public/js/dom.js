@@ -184,6 +184,13 @@ export function memberName(standing) {
   return standing.displayName ? `${standing.displayName} (${standing.username})` : standing.username;
 }
 
+/** A league's people as its pages list them: its standings' members — or in a team
+ * league, whose standings rank teams, the members its host is sent (`students`: each
+ * with their team and role and their own trades) —, rows without a member left out. */
+export function leaguePeople(league) {
+  return (league.students ?? league.members ?? []).filter((s) => s.userId != null);
+}
+
 /** A benchmark in words: "the market (equal-weighted)" or its symbol. */
 export function benchmarkWords(benchmark) {
   return !benchmark || benchmark === 'market' ? 'the market (equal-weighted)' : benchmark;

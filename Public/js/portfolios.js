@@ -5,9 +5,52 @@
 import { api, session } from './api.js';
 import { h } from './dom.js';
 
-/** The player's portfolios, for a switcher: personal first, then league and practice ones. */
+/** The player's portfolios, for a switcher: personal first, then league and practice ones.
+ * A team's portfolio (a team league's, which the player trades or watches with their
+ * team) carries `team`: its name, the player's role and its members, from the league's
+ * teams (`GET /api/leagues/{id}/teams`). Reading the teams costs a request only when the
+ * player has a league portfolio; one that cannot be read leaves the portfolio unmarked. */
 export async function portfolioChoices() {
-  return api('/api/portfolios');
+  const portfolios = await api('/api/portfolios');
+  if (!portfolios.some((p) => p.kind === 'league')) return portfolios;
+  try {
+    const leagues = await api('/api/leagues');
+    const teamLeagues = leagues.filter((l) => l.teams && portfolios.some((p) => p.leagueId === l.id));
+    await Promise.all(teamLeagues.map(async (league) => {
+      const teams = await api(`/api/leagues/${league.id}/teams`).catch(() => []);
+      for (const team of teams) {
+        const portfolio = portfolioById(portfolios, team.portfolioId);
+        if (portfolio) portfolio.team = teamOf(team, league);
+      }
+    }));
+  } catch { /* the portfolios as they are: named by their league */ }
+  return portfolios;
+}
+
+/** A team as a portfolio carries it: its name, the caller's role on it (null for the
+ * league's host on no team), its members and its league's name. */
+export function teamOf(team, league) {
+  const me = session.user?.id;
+  return {
+    id: team.id, name: team.name, leagueName: league?.name ?? null, members: team.members,
+    role: team.members.find((m) => m.userId === me)?.role ?? null,
+  };
+}
+
+/** Whether the player only watches a team's portfolio: its traders trade it. */
+export function watchesOnly(portfolio) {
+  return portfolio?.team?.role === 'viewer';
+}
+
+/** What a viewer of a team's portfolio is told where trades are placed. */
+export const VIEWER_WORDS = 'You watch this team\'s portfolio; its traders trade it.';
+
+/** Who placed a trade or order (`placedBy`) on a team's portfolio: "you", a teammate's
+ * username, or "a former member" (an erased account's trades keep no name). */
+export function placerName(portfolio, placedBy) {
+  if (placedBy == null) return 'a former member';
+  if (placedBy === session.user?.id) return 'you';
+  return portfolio?.team?.members.find((m) => m.userId === placedBy)?.username ?? `member #${placedBy}`;
 }
 
 /** The portfolio of `id` among `portfolios` (ids compared as text, as URLs carry them). */
@@ -69,8 +112,10 @@ export function leagueReader(portfolios) {
   };
 }
 
-/** A portfolio's label in a list: "Personal portfolio", "Practice: Name", "League: Name". */
+/** A portfolio's label in a list: "Personal portfolio", "Practice: Name", "League: Name",
+ * "Team: Name" (a team's portfolio in a team league). */
 export function portfolioLabel(portfolio) {
+  if (portfolio.team) return `Team: ${portfolio.team.name}`;
   return ({ personal: 'Personal portfolio', practice: `Practice: ${portfolio.name}`, league: `League: ${portfolio.name}` })[portfolio.kind];
 }
 
@@ -89,6 +134,7 @@ export function shownPortfolioSelect(portfolios, selected, go, id) {
 /** A portfolio as a sentence names it. */
 export function portfolioName(portfolio) {
   if (!portfolio || portfolio.kind === 'personal') return 'your personal portfolio';
+  if (portfolio.team) return `the team “${portfolio.team.name}” in “${portfolio.team.leagueName ?? portfolio.name}”`;
   return portfolio.kind === 'league' ? `the league “${portfolio.name}”` : `the practice portfolio “${portfolio.name}”`;
 }
 

@@ -7,6 +7,7 @@ import { h, showModalForm, amountProblem, count, dayText } from './dom.js';
 import { inCurrency, price, priceIn } from './decimal.js';
 import {
   currencyOf, leagueReader, portfolioById, portfolioName, portfolioSelect, rememberPortfolio, tradingPortfolio,
+  VIEWER_WORDS, watchesOnly,
 } from './portfolios.js';
 
 // The words for order types and durations, in the order the dialog offers them; lists
@@ -59,6 +60,24 @@ function leagueNow(portfolios, portfolioId) {
 }
 
 /**
+ * A dialog's line for a team's portfolio the player only watches: it says so, and the
+ * dialog's confirm button is disabled while that portfolio is chosen (the server would
+ * answer `403 not_a_trader`). `show(portfolio)` updates both.
+ */
+function viewerGuard(id, confirm) {
+  const line = h('p', { id, class: 'notice', role: 'status', hidden: true },
+    `${VIEWER_WORDS} Ask the league's host to make you a trader, or choose another portfolio.`);
+  return {
+    line,
+    show(portfolio) {
+      const watching = watchesOnly(portfolio);
+      line.hidden = !watching;
+      confirm.disabled = watching;
+    },
+  };
+}
+
+/**
  * A trade's or order's journal note (at most 500 characters): optional, or marked
  * required where the portfolio's league asks for one (the server refuses the trade
  * without it, in its words). `mark(required)` says which; `value()` is the note, or
@@ -97,6 +116,7 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
   const explain = h('p', { id: 'order-explain', class: 'hint', 'aria-live': 'polite' });
   const error = h('p', { id: 'order-error', class: 'error', role: 'alert', hidden: true });
   const confirm = h('button', { type: 'submit', id: 'order-confirm', class: 'primary' }, 'Place order');
+  const viewer = viewerGuard('order-viewer', confirm);
   let ticket = null;
   let clientOrderId = null;
   let previewed = 0;
@@ -168,7 +188,8 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
   const form = h('form', { method: 'dialog', id: 'order-form' },
     h('h2', { id: 'order-title' }, `Order ${symbol}`),
     portfolios.length > 1 ? [h('label', { for: 'order-portfolio' }, 'Portfolio'),
-      portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; offerTypes(); }, 'order-portfolio')] : null,
+      portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; viewer.show(portfolioById(portfolios, id)); offerTypes(); }, 'order-portfolio')] : null,
+    viewer.line,
     h('div', { class: 'pair' },
       h('div', {}, h('label', { for: 'order-side' }, 'Side'), side),
       h('div', {}, h('label', { for: 'order-type' }, 'Type'), type)),
@@ -179,6 +200,7 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
     note.row,
     explain, error,
     h('div', { class: 'actions' }, confirm, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel')));
+  viewer.show(portfolioById(portfolios, portfolioId));
   showModalForm(dialog, form, error, quantity, async () => {
     const body = ticketBody();
     const problem = (body.limitPrice !== undefined && amountProblem(body.limitPrice, 'Limit price', 4))
@@ -261,6 +283,7 @@ export function tradeDialog(side, stock, portfolios, context, onTraded) {
   markNote();
   const error = h('p', { id: 'trade-error', class: 'error', role: 'alert', hidden: true });
   const confirm = h('button', { type: 'submit', id: 'trade-confirm', class: 'primary' }, `${verb} ${symbol}`);
+  const viewer = viewerGuard('trade-viewer', confirm);
   // One key per distinct order: a double click or a retry of the same order sends the
   // same key (the server trades once); changing the order makes a new one.
   let order = null;
@@ -278,6 +301,7 @@ export function tradeDialog(side, stock, portfolios, context, onTraded) {
   };
   const estimateNow = tradeEstimate(estimate, stock, side, ticket, foreignNote, (problem) => refusal(problem, () => leagueOf(portfolioId)));
   const update = () => {
+    viewer.show(portfolioById(portfolios, portfolioId));
     dayRow.hidden = kindOf() !== 'practice';
     if (dayRow.hidden) day.value = '';
     estimateNow();
@@ -292,6 +316,7 @@ export function tradeDialog(side, stock, portfolios, context, onTraded) {
     h('h2', { id: 'trade-title' }, `${verb} ${symbol}`),
     portfolios.length > 1 ? [h('label', { for: 'trade-portfolio' }, 'Portfolio'),
       portfolioSelect(portfolios, portfolioId, (id) => { portfolioId = id; update(); markNote(); }, 'trade-portfolio')] : null,
+    viewer.line,
     h('label', { for: 'trade-quantity' }, 'Shares'), quantity, dayRow, note.row, estimate, error,
     h('div', { class: 'actions' }, confirm, h('button', { type: 'button', id: 'trade-dialog-cancel', onclick: () => dialog.close() }, 'Cancel')));
   showModalForm(dialog, form, error, quantity, async () => {
@@ -304,7 +329,16 @@ export function tradeDialog(side, stock, portfolios, context, onTraded) {
     if (signature !== order) { order = signature; key = newKey(); }
     let result;
     try {
-      result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
+      try {
+        result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
+      } catch (problem) {
+        // The server (as of the teams' first release) answers a trade on a team's
+        // portfolio sent with an Idempotency-Key 404, having traded nothing; the same
+        // trade without a key goes through. Sent once more without one, for a team's
+        // portfolio only, until the server takes the key there too.
+        if (problem.status !== 404 || !portfolioById(portfolios, portfolioId)?.team) throw problem;
+        result = await api(`/api/stock/${side}`, { method: 'POST', body });
+      }
     } catch (problem) {
       throw await refusal(problem, leagueNow(portfolios, body.portfolioId));
     }

@@ -22,6 +22,7 @@ from selenium.webdriver.support.ui import Select
 from support import ADMIN, BASE, PASSWORD, SCREENSHOTS, BrowserTest, call, login, make_driver, month_first, moved, price_followups_done
 # Running a class and a player's own account: run with these journeys (BROWSER_TESTS=ClassAndAccountTest alone).
 from test_class_and_account import ClassAndAccountTest  # noqa: F401
+from test_teams import TeamsTest  # noqa: F401
 
 
 class WebClientTest(BrowserTest):

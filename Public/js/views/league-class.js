@@ -5,7 +5,7 @@
 // audit log. Who is managed, who has traded and which links work are the server's
 // answers (`GET /api/leagues/{id}` for its owner): the page shows them.
 import { api } from '../api.js';
-import { h, fill, table, cards, count, confirmAction, dateText, errorLine, memberName, onSubmitShowing } from '../dom.js';
+import { h, fill, table, cards, count, confirmAction, dateText, errorLine, leaguePeople, memberName, onSubmitShowing } from '../dom.js';
 import { copyButton, printSheet } from '../share.js';
 import { auditLog, AUDIT_PAGE } from '../audit.js';
 
@@ -77,9 +77,9 @@ function invitePart(league) {
 /** Who has not traded in the league yet (the host aside), by name, with a button that
  * asks again. */
 function notTradedPart(league, refresh) {
-  const members = (league.members ?? []).filter((s) => s.userId !== league.ownerId);
+  const members = leaguePeople(league).filter((s) => s.userId !== league.ownerId);
   const idle = members.filter((s) => s.trades === 0);
-  const partial = league.memberCount > (league.members ?? []).length;
+  const partial = !league.students && league.memberCount > (league.members ?? []).length;
   return h('div', { id: 'not-traded' },
     h('div', { class: 'heading' }, h('h3', {}, 'Not traded yet'),
       h('button', { type: 'button', class: 'small', id: 'not-traded-refresh', onclick: refresh }, 'Refresh')),
@@ -106,7 +106,7 @@ function credentialsBox(league, students) {
 }
 
 /** Pasting names, one per line, makes a login for each (`POST /api/leagues/{id}/roster`). */
-function rosterForm(league, result, changed) {
+function rosterForm(league, result, changed, made = () => {}) {
   const names = h('textarea', { id: 'roster-names', rows: 6, 'aria-describedby': 'roster-hint', spellcheck: 'false' });
   const error = errorLine('roster-error');
   const form = h('form', { id: 'roster-form' },
@@ -117,9 +117,10 @@ function rosterForm(league, result, changed) {
   onSubmitShowing(form, error, async () => {
     const lines = names.value.split('\n').map((line) => line.trim()).filter(Boolean);
     if (lines.length === 0) throw new Error('Paste at least one name, one per line.');
-    const made = await api(`/api/leagues/${league.id}/roster`, { method: 'POST', body: { students: lines.map((displayName) => ({ displayName })) } });
+    const roster = await api(`/api/leagues/${league.id}/roster`, { method: 'POST', body: { students: lines.map((displayName) => ({ displayName })) } });
     names.value = '';
-    fill(result, credentialsBox(league, made.students));
+    fill(result, credentialsBox(league, roster.students));
+    made(roster.students);
     changed();
   });
   return form;
@@ -128,7 +129,7 @@ function rosterForm(league, result, changed) {
 /** The class's managed students (those the league names), each with a new password and
  * erasure; a new password shows once, with a card to print. */
 function studentsPart(league, context, passwordBox, changed) {
-  const managed = (league.members ?? []).filter((s) => s.displayName);
+  const managed = leaguePeople(league).filter((s) => s.displayName);
   const newPassword = async (s) => {
     if (!confirmAction(`Give ${memberName(s)} a new password? The old one stops working at once.`)) return;
     try {
@@ -171,9 +172,10 @@ function studentsPart(league, context, passwordBox, changed) {
  * The host's class panel. `changed()` reads the league again (the page calls `update`
  * with it); `refresh()` does so at most every few seconds, for the standings' events (a
  * trade changes who has not traded). What the host just made — logins, a new password —
- * stays until they leave the page.
+ * stays until they leave the page. `made(students)` gets the logins a roster made (a team
+ * league's Teams card names them, to seat them).
  */
-export function classSection(league, context, changed) {
+export function classSection(league, context, changed, made) {
   const invite = h('div', {});
   const idle = h('div', {});
   const students = h('div', {});
@@ -188,7 +190,7 @@ export function classSection(league, context, changed) {
     shown = fresh;
     const stamp = JSON.stringify([fresh.name, fresh.code, fresh.joinLinks]);
     if (stamp !== inviteStamp) { inviteStamp = stamp; fill(invite, invitePart(fresh)); }
-    const members = JSON.stringify([fresh.memberCount, (fresh.members ?? []).map((s) => [s.userId, s.username, s.displayName, s.trades, s.lastTradeAt])]);
+    const members = JSON.stringify([fresh.memberCount, leaguePeople(fresh).map((s) => [s.userId, s.username, s.displayName, s.trades, s.lastTradeAt])]);
     if (members === membersStamp) return;
     membersStamp = members;
     fill(idle, notTradedPart(fresh, () => refresh(true)));
@@ -213,14 +215,14 @@ export function classSection(league, context, changed) {
     h('h2', { id: 'class-title' }, 'Your class'),
     h('div', { class: 'host-parts' },
       h('div', {}, invite, idle),
-      h('div', { id: 'roster' }, h('h3', {}, 'Class roster'), rosterForm(league, result, changed))),
+      h('div', { id: 'roster' }, h('h3', {}, 'Class roster'), rosterForm(league, result, changed, made))),
     result, students, passwordBox);
   return { node, update, refresh };
 }
 
 /** The league's audit log for its host: who did what to whom, newest first. */
 export function auditSection(league) {
-  let names = new Map((league.members ?? []).map((s) => [s.userId, memberName(s)]));
+  let names = new Map(leaguePeople(league).map((s) => [s.userId, memberName(s)]));
   const log = auditLog('league-audit', () => `/api/leagues/${league.id}/audit?limit=${AUDIT_PAGE}`,
     { whom: (id) => names.get(id) ?? null, empty: 'Nothing recorded yet: your changes, freezes, resets and class logins show here.' });
   const node = h('section', { class: 'card', id: 'audit', 'aria-labelledby': 'audit-title' },
@@ -231,6 +233,6 @@ export function auditSection(league) {
   return {
     node,
     /** Names the members the league lists now, and reads the log again. */
-    update(fresh) { names = new Map((fresh.members ?? []).map((s) => [s.userId, memberName(s)])); log.reload(); },
+    update(fresh) { names = new Map(leaguePeople(fresh).map((s) => [s.userId, memberName(s)])); log.reload(); },
   };
 }

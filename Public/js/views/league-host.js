@@ -79,7 +79,7 @@ export function hostSection(league, context, extra) {
     h('div', { class: 'host-parts' },
       h('div', { class: 'host-part' },
         tradingPart(league, context),
-        isolated ? h('div', { id: 'host-resets' },
+        isolated && !league.teams ? h('div', { id: 'host-resets' },
           h('h3', {}, 'Resets'),
           h('p', { class: 'hint' }, `Reset a member's league portfolio with Reset in the leaderboard: it starts again with ${startingCash(league)}, and the old one is archived with its history. `,
             league.resetsAllowed > 0 ? `Each member may also reset their own ${count(league.resetsAllowed, 'time')}; your resets do not count against that.`

@@ -2,7 +2,7 @@
 // journal (the notes members give for their trades: the host reads everyone's, a member
 // their own). Each panel reads its own pages, so the standings redrawing leave them be.
 import { api } from '../api.js';
-import { h, fill, failure, errorLine, memberName, onSubmitShowing, whenText } from '../dom.js';
+import { h, fill, failure, errorLine, leaguePeople, memberName, onSubmitShowing, whenText } from '../dom.js';
 
 const NEWS_PAGE = 5;
 const JOURNAL_PAGE = 20;
@@ -70,7 +70,7 @@ export function journalSection(league, context, owner, seated) {
   if (!owner && !seated) return null;
   let member = '';
   // A class's student by the name the host gave them, as the league lists its members.
-  const names = new Map((league.members ?? []).map((s) => [s.userId, memberName(s)]));
+  const names = new Map(leaguePeople(league).map((s) => [s.userId, memberName(s)]));
   const journal = pagedList('journal-list',
     () => `/api/leagues/${league.id}/journal?limit=${JOURNAL_PAGE}${member ? `&userId=${member}` : ''}`,
     (entry) => h('li', { class: 'entry', dataset: { order: entry.orderId } },
@@ -82,7 +82,7 @@ export function journalSection(league, context, owner, seated) {
     owner ? 'No notes yet: members add one to a trade in its dialog.' : 'No notes yet: add one to a trade in its dialog.', 'Older notes');
   let filter = null;
   if (owner) {
-    const players = [...(league.members ?? [])].sort((a, b) => memberName(a).localeCompare(memberName(b)));
+    const players = [...leaguePeople(league)].sort((a, b) => memberName(a).localeCompare(memberName(b)));
     const select = h('select', { id: 'journal-member' },
       h('option', { value: '' }, 'Everyone'),
       players.map((s) => h('option', { value: s.userId }, memberName(s))));

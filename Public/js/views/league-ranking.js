@@ -42,6 +42,12 @@ export function labelRankings(select, marked) {
     h('option', { value }, value === marked ? `${label} (league's order)` : label)));
 }
 
+/** What a standing's cells are found by when live figures arrive: the member's id, or on
+ * a team league's row (`teamId`, no `userId`) the team's. */
+export function standingKey(standing) {
+  return standing.teamId != null ? `team-${standing.teamId}` : String(standing.userId);
+}
+
 /** The excess-return column's title, naming the benchmark (and labelling the figure on a phone). */
 function excessTitle(benchmark) {
   return `Excess vs ${!benchmark || benchmark === 'market' ? 'market' : benchmark}`;
@@ -61,14 +67,14 @@ export function riskColumns(league) {
   return FIGURES.map(([title, key, field, write]) => ({
     title: title ?? excessTitle(league.benchmark),
     class: `num risk ${key}`,
-    cell: (s) => h('span', { dataset: { [key]: s.userId } }, write(s[field])),
+    cell: (s) => h('span', { dataset: { [key]: standingKey(s) } }, write(s[field])),
   }));
 }
 
 /** Writes a standing's new risk figures into the cells `board` shows for it. */
 export function showRisk(board, standing) {
   for (const [, key, field, write] of FIGURES) {
-    const cell = board.querySelector(`[data-${key}="${standing.userId}"]`);
+    const cell = board.querySelector(`[data-${key}="${standingKey(standing)}"]`);
     if (cell) cell.replaceChildren(write(standing[field]));
   }
 }

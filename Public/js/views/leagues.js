@@ -4,7 +4,8 @@ import { percent, inCurrency, CURRENCIES } from '../decimal.js';
 import { frozenBanner, hostSection, hostStamp, isoFromLocal, myResetsSection, resetMemberButton, retentionField, retentionWords } from './league-host.js';
 import { journalSection, newsSection } from './league-notes.js';
 import { auditSection, classSection } from './league-class.js';
-import { labelRankings, rankingOf, rankingSelect, rankingWords, riskColumns, riskNote, showRisk } from './league-ranking.js';
+import { labelRankings, rankingOf, rankingSelect, rankingWords, riskColumns, riskNote, showRisk, standingKey } from './league-ranking.js';
+import { teamsSection } from './league-teams.js';
 
 const PAGE = 50;
 
@@ -38,25 +39,32 @@ export async function leaguesView(root, context) {
   const bots = botPolicySelect('league-bot-policy');
   const hostOnly = h('input', { type: 'checkbox', id: 'league-host-only' });
   const journal = h('input', { type: 'checkbox', id: 'league-journal' });
+  const teams = h('input', { type: 'checkbox', id: 'league-teams' });
   const resets = h('input', { id: 'league-resets', type: 'number', min: 0, max: 100, step: 1, inputmode: 'numeric', placeholder: '0', 'aria-describedby': 'league-resets-hint' });
   const rules = rulesFields();
   const retention = retentionField('league-delete-after');
   const showRules = () => {
     rules.fieldset.hidden = mode.value !== 'isolated';
     currencyRow.hidden = mode.value !== 'isolated';
-    resetsRow.hidden = mode.value !== 'isolated';
-    resets.disabled = mode.value !== 'isolated';
+    // A team league resets no member's portfolio: a team's is everyone's on it.
+    resetsRow.hidden = mode.value !== 'isolated' || teams.checked;
+    resets.disabled = resetsRow.hidden;
     journalRow.hidden = mode.value !== 'isolated';
+    teamsRow.hidden = mode.value !== 'isolated';
     rules.spreadRow.hidden = currency.value === 'USD';
   };
   const currencyRow = h('div', {}, h('label', { for: 'league-currency' }, 'Currency its portfolios hold (isolated leagues)'), currency);
   const journalRow = h('div', { id: 'league-journal-row' },
     h('label', { class: 'check', for: 'league-journal' }, journal, ' Every trade needs a journal note (isolated leagues)'),
     h('p', { class: 'hint' }, 'Members say why they trade; you read their notes on the league page.'));
+  const teamsRow = h('div', { id: 'league-teams-row' },
+    h('label', { class: 'check', for: 'league-teams' }, teams, ' Teams: members play in teams (isolated leagues)'),
+    h('p', { class: 'hint' }, 'You make the teams and put each member on one as a trader or a viewer; each team trades one portfolio, and the standings rank teams.'));
   const resetsRow = h('div', { id: 'league-resets-row' },
     h('label', { for: 'league-resets' }, 'Resets each member may make (isolated leagues)'), resets,
     h('p', { class: 'hint', id: 'league-resets-hint' }, 'How many times a member may reset their own league portfolio to the starting cash. You can reset anyone\'s at any time.'));
   mode.addEventListener('change', showRules);
+  teams.addEventListener('change', showRules);
   currency.addEventListener('change', showRules);
   showRules();
   const create = h('form', { class: 'card', id: 'create-league' },
@@ -70,6 +78,7 @@ export async function leaguesView(root, context) {
       h('div', {}, h('label', { for: 'league-ends' }, 'Ends (optional)'), endsAt)),
     h('label', { for: 'league-max' }, 'Most members (optional)'), maxMembers,
     h('label', { for: 'league-bot-policy' }, 'Bots'), bots,
+    teamsRow,
     resetsRow,
     journalRow,
     h('label', { class: 'check', for: 'league-host-only' }, hostOnly, ' I host without playing'),
@@ -85,8 +94,9 @@ export async function leaguesView(root, context) {
       maxMembers: maxMembers.value ? Number(maxMembers.value) : undefined,
       bots: bots.value,
       ownerPlays: hostOnly.checked ? false : undefined,
-      resetsAllowed: mode.value === 'isolated' && resets.value ? Number(resets.value) : undefined,
+      resetsAllowed: !resetsRow.hidden && resets.value ? Number(resets.value) : undefined,
       journalRequired: mode.value === 'isolated' && journal.checked ? true : undefined,
+      teams: mode.value === 'isolated' && teams.checked ? true : undefined,
       currency: mode.value === 'isolated' && currency.value !== 'USD' ? currency.value : undefined,
       deleteManagedAfterDays: retention.value() ?? undefined,
       rules: mode.value === 'isolated' ? rules.value(currency.value !== 'USD') : undefined };
@@ -104,7 +114,7 @@ export async function leaguesView(root, context) {
         me && l.ownerId === me.id ? [' ', h('span', { class: 'tag', title: l.ownerPlays ? 'You host it and play in it' : 'You host it without playing' },
           l.ownerPlays ? 'host' : 'host, not playing')] : null,
         l.frozen ? [' ', h('span', { class: 'tag frozen', title: 'The host has frozen trading' }, 'frozen')] : null] },
-      { title: 'Mode', cell: (l) => l.mode },
+      { title: 'Mode', cell: (l) => (l.teams ? `${l.mode}, teams` : l.mode) },
       { title: 'Members', class: 'num', cell: (l) => String(l.memberCount) },
       { title: 'Ends', cell: (l) => dateText(l.endsAt, 'open-ended') },
     ], leagues, { empty: 'You are in no league yet: create one or join one with its code.' }),
@@ -296,9 +306,12 @@ export async function leagueView(root, context) {
   const journal = journalSection(league, context, owner, seated);
   // The host's class panel and audit log keep what they show (logins just made, pages of
   // the log) while the page is drawn again with fresh answers.
-  page.classPanel = owner ? classSection(league, context, () => page.redraw()) : null;
+  // A team league's Teams card: the host's teams and seats, a member's own team. The
+  // logins a class roster makes are members the host may seat at once.
+  page.teamsPanel = teamsSection(league, context, owner);
+  page.classPanel = owner ? classSection(league, context, () => page.redraw(), (students) => page.teamsPanel?.addPeople(students)) : null;
   page.audit = owner ? auditSection(league) : null;
-  fill(root, page.top, page.tools, page.classPanel?.node, news.node, page.rest, boardHeading(page), page.standingsBox, journal?.node, page.audit?.node);
+  fill(root, page.top, page.tools, page.classPanel?.node, page.teamsPanel?.node, news.node, page.rest, boardHeading(page), page.standingsBox, journal?.node, page.audit?.node);
   draw(page);
   follow(page, news);
 }
@@ -395,7 +408,7 @@ function showStandings(page, standings) {
   if (page.reordered()) { page.redraw(); return; }
   const board = root.querySelector('#standings');
   const rows = board ? [...board.querySelectorAll('[data-worth]')].map((cell) => cell.dataset.worth) : [];
-  const sent = standings.items.map((s) => String(s.userId));
+  const sent = standings.items.map(standingKey);
   // The event carries the top rows only: a change past them shows in the count. A
   // first reset shows a column of resets the board may not have yet.
   const sameRoster = page.offset === 0 && standings.total === page.shown.board.total
@@ -404,14 +417,15 @@ function showStandings(page, standings) {
   if (!sameRoster) { page.redraw(); return; }
   const money = moneyOf(page.shown.league);
   for (const s of standings.items) {
-    const worth = board.querySelector(`[data-worth="${s.userId}"]`);
-    const gain = board.querySelector(`[data-return="${s.userId}"]`);
-    const resets = board.querySelector(`[data-resets="${s.userId}"]`);
+    const key = standingKey(s);
+    const worth = board.querySelector(`[data-worth="${key}"]`);
+    const gain = board.querySelector(`[data-return="${key}"]`);
+    const resets = board.querySelector(`[data-resets="${key}"]`);
     if (worth) worth.textContent = money(s.netWorth);
     if (gain) gain.replaceChildren(signed(s.returnPercent, percent(s.returnPercent)));
     if (resets) resets.textContent = String(s.resets);
     showRisk(board, s);
-    const mine = me && s.userId === me.id ? root.querySelector('#my-resets-used') : null;
+    const mine = me && s.userId != null && s.userId === me.id ? root.querySelector('#my-resets-used') : null;
     if (mine) mine.textContent = String(s.resets);
   }
   const asOf = root.querySelector('#standings-as-of');
@@ -445,20 +459,32 @@ function columnsOf(page, league, withResets) {
       : `Remove ${memberName(s)} from “${league.name}”? They will not be able to rejoin.`,
     `/api/leagues/kick/${page.id}/${s.userId}`, () => { context.flash(`${memberName(s)} was removed.`); context.refresh(); }),
   }, 'Kick');
-  // A bot is marked as one, with its owner's name; the rank is the server's.
+  // A bot is marked as one, with its owner's name; the rank is the server's. A team
+  // league ranks teams: a row names the team and its members, and has no host buttons
+  // (a member is taken off a team in the Teams card).
   return [
     { title: 'Rank', class: 'num rank', cell: (s) => String(s.rank) },
-    { title: 'Player', class: 'player', cell: (s) => h('span', { class: me && s.userId === me.id ? 'me' : '' }, memberName(s),
-      s.bot ? [' ', h('span', { class: 'tag', title: 'A bot: it trades through API keys' }, 'bot'),
-        s.ownerUsername ? [' ', h('span', { class: 'owner muted' }, `by ${s.ownerUsername}`)] : null] : null) },
-    { title: 'Net worth', class: 'num worth', cell: (s) => h('span', { dataset: { worth: s.userId } }, money(s.netWorth)) },
-    { title: 'Return', class: 'num return', cell: (s) => h('span', { dataset: { return: s.userId } }, signed(s.returnPercent, percent(s.returnPercent))) },
-    withResets ? { title: 'Resets', class: 'num resets', cell: (s) => h('span', { dataset: { resets: s.userId } }, String(s.resets)) } : null,
+    league.teams ? { title: 'Team', class: 'player team-row', cell: (s) => teamCell(s, me) }
+      : { title: 'Player', class: 'player', cell: (s) => h('span', { class: me && s.userId === me.id ? 'me' : '' }, memberName(s),
+        s.bot ? [' ', h('span', { class: 'tag', title: 'A bot: it trades through API keys' }, 'bot'),
+          s.ownerUsername ? [' ', h('span', { class: 'owner muted' }, `by ${s.ownerUsername}`)] : null] : null) },
+    { title: 'Net worth', class: 'num worth', cell: (s) => h('span', { dataset: { worth: standingKey(s) } }, money(s.netWorth)) },
+    { title: 'Return', class: 'num return', cell: (s) => h('span', { dataset: { return: standingKey(s) } }, signed(s.returnPercent, percent(s.returnPercent))) },
+    withResets ? { title: 'Resets', class: 'num resets', cell: (s) => h('span', { dataset: { resets: standingKey(s) } }, String(s.resets)) } : null,
     ...riskColumns(league),
-    owner ? { title: 'Host', class: 'host-actions', cell: (s) => h('div', { class: 'row-actions' },
+    owner && !league.teams ? { title: 'Host', class: 'host-actions', cell: (s) => h('div', { class: 'row-actions' },
       league.mode === 'isolated' ? resetMemberButton(league, s, context) : null,
       s.userId === me.id ? null : kick(s)) } : null,
   ].filter(Boolean);
+}
+
+/** A team's row in the standings: its name (the viewer's own team marked) and its members. */
+function teamCell(s, me) {
+  const members = s.members ?? [];
+  const mine = Boolean(me) && members.includes(me.username);
+  return [h('span', { class: mine ? 'me team-name' : 'team-name' }, s.teamName ?? s.username ?? '—'),
+    mine ? [' ', h('span', { class: 'tag' }, 'your team')] : null,
+    h('span', { class: 'team-members-line muted' }, members.length > 0 ? members.join(', ') : 'no members yet')];
 }
 
 /** A table of standings; on a phone it becomes a card per player (app.css, .ranked):
@@ -510,6 +536,8 @@ function drawTop(page) {
       h('div', {}, h('span', { class: 'label' }, 'Join code'), h('strong', { id: 'league-code', class: 'code' }, league.code),
         h('a', { id: 'league-join-link', class: 'hint', href: `/join/${encodeURIComponent(league.code)}` }, `${location.origin}/join/${league.code}`)),
       h('div', {}, h('span', { class: 'label' }, 'Mode'), h('strong', {}, league.mode)),
+      league.teams ? h('div', {}, h('span', { class: 'label' }, 'Play'), h('strong', { id: 'league-team-mode' }, 'Team league'),
+        h('span', { class: 'hint' }, 'Each team trades one portfolio; the standings rank teams.')) : null,
       h('div', {}, h('span', { class: 'label' }, 'Members'), h('strong', { id: 'league-members' }, `${league.memberCount}${league.maxMembers ? ` of ${league.maxMembers}` : ''}`)),
       h('div', {}, h('span', { class: 'label' }, 'Runs'), h('strong', { id: 'league-runs' }, `${dateText(league.startsAt, 'open-ended')} – ${dateText(league.endsAt, 'open-ended')}`),
         league.joinUntil ? h('span', { class: 'hint', id: 'league-join-until' }, `Joins until ${whenText(league.joinUntil)}`) : null),
@@ -560,9 +588,10 @@ function draw(page) {
     page.tools.replaceChildren(hostSection(league, context, botPolicyForm(league, context)));
   }
   if (page.classPanel && owner) { page.classPanel.update(league); page.audit.update(league); }
+  page.teamsPanel?.update(league);
   fill(page.rest,
     botPolicyText(league),
     league.mode === 'isolated' ? rulesSummary(league.rules, league.currency || 'USD', league.journalRequired) : null,
-    myResetsSection(league, seated, mine, context));
+    league.teams ? null : myResetsSection(league, seated, mine, context));
   drawStandings(page);
 }

@@ -1,12 +1,12 @@
 // The portfolio page (#/portfolio): one of the player's portfolios, its net worth, cash,
 // buying power and holdings (valued again by the server as prices move), its allocation,
 // and the practice portfolios' section (js/views/practice.js).
-import { api } from '../api.js';
+import { api, session } from '../api.js';
 import { h, fill, table, signed, stacked } from '../dom.js';
 import { priceIn, inCurrency, signedInCurrency } from '../decimal.js';
 import { doughnutChart } from '../charts.js';
 import { quoteCell } from '../live.js';
-import { chosenPortfolio, portfolioById, portfolioChoices, replacePortfolio, shownPortfolioSelect } from '../portfolios.js';
+import { chosenPortfolio, portfolioById, portfolioChoices, replacePortfolio, shownPortfolioSelect, VIEWER_WORDS } from '../portfolios.js';
 import { practiceSection } from './practice.js';
 
 /** A practice portfolio kept in dollars but shown in another currency: its worth in that
@@ -54,6 +54,19 @@ function goneNote(asked, portfolios) {
   if (!asked || portfolioById(portfolios, asked)) return null;
   return h('p', { class: 'muted', id: 'portfolio-gone' },
     'That portfolio is no longer listed: a league portfolio is archived when it is reset, and goes when its league is deleted. Here is another of yours.');
+}
+
+/** A team's portfolio: whose it is, the player's part in it and their teammates. */
+function teamNote(portfolio, portfolios) {
+  const team = portfolioById(portfolios, portfolio.id)?.team;
+  if (!team) return null;
+  const others = team.members.filter((m) => m.userId !== session.user?.id).map((m) => `${m.username} (${m.role})`);
+  const mates = others.length > 0 ? ` Its other members: ${others.join(', ')}.` : '';
+  if (team.role === 'viewer') {
+    return h('p', { class: 'notice', id: 'team-portfolio' }, `The team “${team.name}” in “${team.leagueName ?? portfolio.name}”. ${VIEWER_WORDS}${mates}`);
+  }
+  return h('p', { class: 'hint', id: 'team-portfolio' },
+    `The team “${team.name}” in “${team.leagueName ?? portfolio.name}”: ${team.role === 'trader' ? 'you trade it with its other traders' : 'its traders trade it'}.${mates}`);
 }
 
 export async function portfolioView(root, context) {
@@ -111,6 +124,7 @@ export async function portfolioView(root, context) {
         ? h('label', { class: 'inline' }, 'Showing ', shownPortfolioSelect(portfolios, portfolio.id, (id) => context.navigate(`#/portfolio?id=${id}`)))
         : null),
     goneNote(asked, portfolios),
+    teamNote(portfolio, portfolios),
     inDollars ? null : h('p', { class: 'muted', id: 'portfolio-currency' },
       `This league portfolio holds ${currency}: dollar prices are shown at the rate now, and each fill pays the league's spread.`),
     baseWorth(portfolio, portfolios),

@@ -5,7 +5,7 @@ import { h, fill, table, signed, loading, failure, dayText } from '../dom.js';
 import { money, price, percent } from '../decimal.js';
 import { lineChart, destroyCharts } from '../charts.js';
 import { quoteCell } from '../live.js';
-import { portfolioName, replacePortfolio, tradingPortfolio } from '../portfolios.js';
+import { portfolioChoices, portfolioName, replacePortfolio, tradingPortfolio } from '../portfolios.js';
 import { orderDialog, tradeDialog } from '../trading.js';
 
 const ranges = [['1m', '1M'], ['3m', '3M'], ['6m', '6M'], ['1y', '1Y'], ['5y', '5Y']];
@@ -13,7 +13,7 @@ const ranges = [['1m', '1M'], ['3m', '3M'], ['6m', '6M'], ['1y', '1Y'], ['5y', '
 export async function stockView(root, context) {
   const symbol = context.params[0].toUpperCase();
   const [stock, portfolios, actions] = await Promise.all([
-    api(`/api/stock/${encodeURIComponent(symbol)}`), api('/api/portfolios'),
+    api(`/api/stock/${encodeURIComponent(symbol)}`), portfolioChoices(),
     api(`/api/stock/${encodeURIComponent(symbol)}/corporate-actions?limit=8`),
   ]);
   const position = await holdingText(symbol, portfolios);
@@ -77,11 +77,13 @@ export async function stockView(root, context) {
       h('p', { class: 'muted' }, [stock.sector, stock.currency].filter(Boolean).join(' · '))));
   showChart();
   context.live.on('order', (order) => { if (order.status === 'filled' && order.symbol === symbol) showPosition(); });
-  // A notification may say a league portfolio was reset: the next dialog offers the new one.
+  // A notification may say a league portfolio was reset: the next dialog offers the new one
+  // (and a team's portfolio as the player's role on it is now).
   context.live.on('notification', async () => {
     try {
-      const fresh = await api('/api/portfolios');
-      if (fresh.map((p) => p.id).join() === portfolios.map((p) => p.id).join()) return;
+      const fresh = await portfolioChoices();
+      const stamp = (list) => list.map((p) => `${p.id}:${p.team?.role ?? ''}`).join();
+      if (stamp(fresh) === stamp(portfolios)) return;
       for (const p of fresh) {
         const before = portfolios.find((q) => q.leagueId && q.leagueId === p.leagueId && q.id !== p.id);
         if (before) replacePortfolio(before.id, p.id);

@@ -3,7 +3,7 @@
 import { api, saveDownload } from '../api.js';
 import { h, fill, table, cards, failure, signed } from '../dom.js';
 import { inCurrency, priceIn, signedInCurrency } from '../decimal.js';
-import { chosenPortfolio, currencyOf, portfolioChoices, shownPortfolioSelect } from '../portfolios.js';
+import { chosenPortfolio, currencyOf, placerName, portfolioById, portfolioChoices, shownPortfolioSelect } from '../portfolios.js';
 
 const PAGE = 25;
 
@@ -52,6 +52,8 @@ export async function transactionsView(root, context) {
   const chosen = chosenPortfolio(portfolios, context.query.get('id'));
   if (context.query.get('view') === 'activity') return activityView(root, context, portfolios, chosen);
   const currency = currencyOf(portfolios, chosen);
+  // A team's portfolio: each trade says which member placed it.
+  const shown = portfolioById(portfolios, chosen);
   const before = context.query.get('before');
   const query = new URLSearchParams({ limit: String(PAGE) });
   if (chosen) query.set('portfolioId', chosen);
@@ -78,6 +80,8 @@ export async function transactionsView(root, context) {
           shownPortfolioSelect(portfolios, chosen, (id) => context.navigate(`#/transactions?id=${id}`), 'history-portfolio')) : null,
         h('button', { type: 'button', id: 'download-csv', onclick: download }, 'Download CSV'))),
     viewSwitch(chosen, false),
+    shown?.team ? h('p', { class: 'hint', id: 'team-history' },
+      `The team “${shown.team.name}” trades this portfolio together: each trade says who placed it.`) : null,
     status,
     cards(table([
       { title: 'When', cell: (t) => new Date(t.createdAt).toLocaleString() },
@@ -87,7 +91,8 @@ export async function transactionsView(root, context) {
       { title: 'Price', class: 'num', cell: (t) => priceIn(t.price, currency) },
       { title: 'Amount', class: 'num', cell: (t) => inCurrency(t.amount, currency) },
       { title: 'Fee', class: 'num', cell: (t) => inCurrency(t.fee, currency) },
-    ], page.items, { empty: before ? 'No older trades.' : 'No trades yet.', caption: 'Trades, newest first' })),
+      shown?.team ? { title: 'Placed by', class: 'placed-by', cell: (t) => placerName(shown, t.placedBy) } : null,
+    ].filter(Boolean), page.items, { empty: before ? 'No older trades.' : 'No trades yet.', caption: 'Trades, newest first' })),
     h('nav', { class: 'pager', 'aria-label': 'Pages' },
       before ? h('a', { href: `#/transactions?id=${chosen}` }, '← Newest') : null,
       page.nextBefore ? h('a', { href: `#/transactions?id=${chosen}&before=${page.nextBefore}`, id: 'older' }, 'Older →') : null));
