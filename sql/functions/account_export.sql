@@ -1,7 +1,8 @@
 -- Everything that belongs to an account, as one JSON document (GET /api/me/export): the
 -- user, their portfolios with holdings, trades, orders and cash movements (of those
--- portfolios), their notifications, API keys (never a secret or its hash), bots, league
--- memberships and achievements. Amounts are exact decimal strings, moments ISO 8601 in
+-- portfolios), the trades and orders they placed on their teams' portfolios, their
+-- notifications, API keys (never a secret or its hash), bots, league memberships (with
+-- their team and role) and achievements. Amounts are exact decimal strings, moments ISO 8601 in
 -- UTC (utc_text). Null when there is no such account.
 CREATE OR REPLACE FUNCTION account_export(p_user bigint) RETURNS jsonb LANGUAGE sql STABLE AS $$
     SELECT jsonb_build_object(
@@ -35,6 +36,19 @@ CREATE OR REPLACE FUNCTION account_export(p_user bigint) RETURNS jsonb LANGUAGE 
                 'note', o.note, 'createdAt', utc_text(o.created_at, 3), 'updatedAt', utc_text(o.updated_at, 3))
                 ORDER BY o.id)
             FROM orders o JOIN portfolios p ON p.id = o.portfolio_id WHERE p.user_id = u.id), '[]'),
+        'teamTrades', coalesce((
+            SELECT jsonb_agg(jsonb_build_object(
+                'id', t.id, 'portfolioId', t.portfolio_id, 'symbol', t.symbol, 'side', t.side, 'quantity', t.quantity,
+                'price', t.price::text, 'amount', t.amount::text, 'fee', t.fee::text, 'note', t.note, 'createdAt', utc_text(t.created_at, 3))
+                ORDER BY t.id)
+            FROM trades t JOIN portfolios p ON p.id = t.portfolio_id WHERE t.placed_by = u.id AND p.user_id <> u.id), '[]'),
+        'teamOrders', coalesce((
+            SELECT jsonb_agg(jsonb_build_object(
+                'id', o.id, 'portfolioId', o.portfolio_id, 'symbol', o.symbol, 'side', o.side, 'type', o.type,
+                'quantity', o.quantity, 'limitPrice', o.limit_price::text, 'stopPrice', o.stop_price::text, 'status', o.status,
+                'note', o.note, 'createdAt', utc_text(o.created_at, 3))
+                ORDER BY o.id)
+            FROM orders o WHERE o.placed_by = u.id AND o.user_id <> u.id), '[]'),
         'cashMovements', coalesce((
             SELECT jsonb_agg(jsonb_build_object(
                 'id', m.id, 'portfolioId', m.portfolio_id, 'kind', m.kind, 'amount', m.amount::text, 'note', m.note,
@@ -59,7 +73,9 @@ CREATE OR REPLACE FUNCTION account_export(p_user bigint) RETURNS jsonb LANGUAGE 
         'leagues', coalesce((
             SELECT jsonb_agg(jsonb_build_object(
                 'leagueId', l.id, 'name', l.name, 'owner', l.owner_id = u.id,
-                'joinedAt', utc_text(m.joined_at, 3), 'resets', m.resets)
+                'joinedAt', utc_text(m.joined_at, 3), 'resets', m.resets,
+                'team', (SELECT t.name FROM team_members tm JOIN teams t ON t.id = tm.team_id WHERE tm.league_id = l.id AND tm.user_id = u.id),
+                'teamRole', (SELECT tm.role FROM team_members tm WHERE tm.league_id = l.id AND tm.user_id = u.id))
                 ORDER BY l.id)
             FROM leagues l LEFT JOIN league_members m ON m.league_id = l.id AND m.user_id = u.id
             WHERE m.user_id IS NOT NULL OR l.owner_id = u.id), '[]'),

@@ -150,6 +150,10 @@ struct TeamTests {
                 }
                 let eve = try client.token(try await client.login(students[0].username, password: students[0].password))
                 let traded = try await client.tradeOK("buy", "AAPL", 10, token: eve, portfolioID: team.portfolioId)
+                // Her export holds the team's trade she placed, and her team and role.
+                let export = try #require(try JSONSerialization.jsonObject(with: Data(buffer: try await client.get("/api/me/export", token: eve).body)) as? [String: Any])
+                #expect((export["teamTrades"] as? [[String: Any]])?.map { $0["id"] as? Int } == [traded.trade.id])
+                #expect((export["leagues"] as? [[String: Any]])?.first?["team"] as? String == "Owls")
                 #expect(try await client.delete("/api/leagues/\(league.id)/members/\(students[0].userId)/account", token: host.token).status == .noContent)
                 let fay = try client.token(try await client.login(students[1].username, password: students[1].password))
                 let after = try await client.decode(PortfolioBody.self, "/api/portfolio?portfolioId=\(team.portfolioId)", token: fay)
