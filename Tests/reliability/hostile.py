@@ -51,7 +51,13 @@ SELECT md5(concat_ws('|',
   (SELECT string_agg(id || ':' || coalesce(display_name, '-') || ':' || coalesce(managed_by::text, '-') || ':' || token_version
                      || ':' || md5(password_hash), ',' ORDER BY id) FROM users),
   (SELECT count(*) || ':' || coalesce(md5(string_agg(e::text, ',' ORDER BY id)), '-') FROM audit_events e WHERE id <= {audit_upto}),
-  (SELECT string_agg(id || ':' || coalesce(delete_managed_after_days::text, '-'), ',' ORDER BY id) FROM leagues)))
+  (SELECT string_agg(id || ':' || coalesce(delete_managed_after_days::text, '-'), ',' ORDER BY id) FROM leagues),
+  (SELECT string_agg(id || ':' || teams, ',' ORDER BY id) FROM leagues),
+  (SELECT count(*) || ':' || coalesce(string_agg(id || ':' || league_id || ':' || name || ':' || account_id, ',' ORDER BY id), '-') FROM teams),
+  (SELECT count(*) || ':' || coalesce(string_agg(league_id || ':' || team_id || ':' || user_id || ':' || role, ',' ORDER BY league_id, user_id), '-')
+   FROM team_members),
+  (SELECT string_agg(id || ':' || coalesce(placed_by::text, '-'), ',' ORDER BY id) FROM orders),
+  (SELECT string_agg(id || ':' || coalesce(placed_by::text, '-'), ',' ORDER BY id) FROM trades)))
 """
 
 # (The audit log's part covers the events up to `{audit_upto}`, the last before the cases:
@@ -144,6 +150,8 @@ async def run(result, client, database, server, log_path):
     hosts = await host_setup(result, client, database, victim, victim_id, attacker, attacker_id, sneaky, sneaky_id)
     # Class rosters of the victim's class and of another host's, a full league, the admin's id (account_setup).
     accounts = await account_setup(result, client, database, hosts, admin, victim, victim_id, attacker, attacker_id, sneaky)
+    # A team league of the victim's and one of sneaky's (team_setup).
+    teams = await team_setup(result, client, database, hosts, victim, victim_id, attacker, sneaky)
     audit_upto = int(database.scalar("SELECT coalesce(max(id), 0) FROM audit_events"))
     fingerprint, fingerprint_parts = (query.replace("{audit_upto}", str(audit_upto)) for query in (FINGERPRINT, FINGERPRINT_PARTS))
     before = database.scalar(fingerprint)
@@ -453,6 +461,9 @@ async def run(result, client, database, server, log_path):
     accounts["cases"] = await account_cases(result, client, expect, answers, accounts, hosts, bots, admin, victim, victim_id,
                                             attacker, attacker_id, sneaky, sneaky_id, victim_portfolio)
     cases += accounts["cases"]
+    teams["cases"] = await team_cases(expect, teams, hosts, victim_league, victim, victim_id, attacker, attacker_id, sneaky, sneaky_id,
+                                      bots["attacker"]["id"], bots["attacker key"])
+    cases += teams["cases"]
 
     after = database.scalar(fingerprint)
     parts_after = database.query(fingerprint_parts)
@@ -483,6 +494,7 @@ async def run(result, client, database, server, log_path):
                       "host-control cases": hosts["cases"], "host-control setup": hosts["figures"],
                       "journal, news, risk and gradebook cases": hosts["notes cases"],
                       "roster, personal data and audit cases": accounts["cases"], "roster setup": accounts["figures"],
+                      "team cases": teams["cases"], "team setup": teams["figures"],
                       **throttles, **slow}
     result.check(slow["slowloris cut after s"] is not None and slow["slowloris cut after s"] <= 20, f"slowloris: {slow}")
     result.check(slow["normal requests during slowloris"] > 0 and slow["normal failures"] == 0, f"normal clients: {slow}")
@@ -1332,4 +1344,162 @@ async def account_cases(result, client, expect, answers, accounts, hosts, bots, 
     await case("PATCH", f"/api/leagues/{school}", attacker, {403}, "forbidden", body={"deleteManagedAfterDays": 0})
     await case("PATCH", f"/api/leagues/{school}", accounts["student token"], {403}, "forbidden", body={"deleteManagedAfterDays": None})
     await case("PATCH", f"/api/leagues/{other}", victim, {404}, "not_found", body={"deleteManagedAfterDays": 0})
+    return cases
+
+
+async def team_setup(result, client, database, hosts, victim, victim_id, attacker, sneaky):
+    """What the team cases attack, made before the fingerprint (and checked as it is made):
+    a team league the victim hosts without a seat (`"teams": true`), a class roster of
+    three in it (Tia and Val trade teams Hawks and Doves, Uma watches Hawks), the attacker
+    a member on no team, a resting order of Tia's on Hawks' portfolio; and a team league of
+    sneaky's with a team of its own."""
+    teams = {"figures": {}}
+    status, league, _ = await client.request("POST", "/api/leagues/create", victim, {"name": "Team class", "mode": "isolated", "ownerPlays": False,
+                                                                                      "teams": True})
+    result.check(status == 201 and league.get("teams") is True, f"the victim's team league: {status} {league}")
+    teams["league"] = league
+    status, answer, _ = await client.request("POST", f"/api/leagues/join/{league['code']}", attacker)
+    result.check(status == 200, f"the attacker joining the team league: {status} {answer}")
+    status, made, _ = await client.request("POST", f"/api/leagues/{league['id']}/roster", victim,
+                                           {"students": [{"displayName": name} for name in ("Tia", "Uma", "Val")]})
+    result.check(status == 201, f"the team league's roster: {status} {made}")
+    for student in made["students"]:
+        status, session, _ = await client.request("POST", "/api/auth/login", body={"username": student["username"], "password": student["password"]})
+        result.check(status == 200, f"a team student logging in: {status} {session}")
+        teams[student["displayName"]] = (session.get("token"), student["userId"])
+    for name in ("Hawks", "Doves"):
+        status, team, _ = await client.request("POST", f"/api/leagues/{league['id']}/teams", victim, {"name": name})
+        result.check(status == 201, f"team {name}: {status} {team}")
+        teams[name] = team
+    for student, team, role in (("Tia", "Hawks", "trader"), ("Uma", "Hawks", "viewer"), ("Val", "Doves", "trader")):
+        status, answer, _ = await client.request("PUT", f"/api/leagues/{league['id']}/teams/{teams[team]['id']}/members/{teams[student][1]}",
+                                                 victim, {"role": role})
+        result.check(status == 200, f"seating {student} on {team}: {status} {answer}")
+    status, order, _ = await client.request("POST", "/api/orders", teams["Tia"][0], {
+        "symbol": "R1", "side": "buy", "quantity": 1, "type": "limit", "limitPrice": "1.00", "timeInForce": "gtc",
+        "portfolioId": teams["Hawks"]["portfolioId"]})
+    result.check(status == 201 and order.get("status") == "new" and order.get("placedBy") == teams["Tia"][1], f"Tia's resting order: {status} {order}")
+    teams["order"] = order
+    status, other, _ = await client.request("POST", "/api/leagues/create", sneaky, {"name": "Sneaky teams", "mode": "isolated", "teams": True})
+    result.check(status == 201, f"sneaky's team league: {status} {other}")
+    status, team, _ = await client.request("POST", f"/api/leagues/{other['id']}/teams", sneaky, {"name": "Hawks"})
+    result.check(status == 201, f"sneaky's team: {status} {team}")
+    teams["other league"], teams["other team"] = other, team
+    teams["figures"] = {"teams": int(database.scalar("SELECT count(*) FROM teams")),
+                        "team members": int(database.scalar("SELECT count(*) FROM team_members"))}
+    return teams
+
+
+async def team_cases(expect, teams, hosts, shared, victim, victim_id, attacker, attacker_id, sneaky, sneaky_id, bot_id, attacker_key):
+    """Teams under hostile input (see team_setup for what they aim at): every refusal a 4xx
+    problem+json with its code; no team made, no member seated, moved or taken off, no
+    league made with teams where it may not be, and a team's portfolio traded by none but
+    its traders. (A viewer's replacement is answered 409 order_not_open, not 403: see
+    docs/RELIABILITY.md; it replaces nothing either way.)"""
+    cases = 0
+    invalid = {422}
+    league = teams["league"]["id"]
+    hawks, doves, other_team = teams["Hawks"]["id"], teams["Doves"]["id"], teams["other team"]["id"]
+    portfolio = teams["Hawks"]["portfolioId"]
+    (tia, tia_id), (uma, uma_id), (val, val_id) = teams["Tia"], teams["Uma"], teams["Val"]
+    order = teams["order"]["id"]
+    key = {"headers": alpaca_headers(attacker_key)}
+    huge = "x" * (10 * 1024 * 1024)
+
+    async def case(method, path, token, expected, code, **kwargs):
+        nonlocal cases
+        cases += 1
+        return await expect(method, path, token, expected, code=code, **kwargs)
+
+    # POST /api/leagues/{id}/teams: names no text may have, wrong types, malformed and huge bodies.
+    create = f"/api/leagues/{league}/teams"
+    for name in ["", "   ", "x" * 65, "bell\x07", "nul\x00", "a\x00", "evil\u202egnp", "iso\u2066late", "mark\u200fname", COMBINING,
+                 "two\nlines", "tab\there", "line\u2028sep", "c1\u0085control", "del\x7f"]:
+        await case("POST", create, victim, invalid, "validation_failed", body={"name": name})
+    for body in [{"name": 7}, {"name": None}, {"name": ["Owls"]}, {"name": {}}, {"name": True}, {"name": 1e300}, {}, {"title": "Owls"},
+                 [1], "Owls", 5]:
+        await case("POST", create, victim, invalid, "validation_failed", body=body)
+    for raw in ['{"name":', "\x00\x01", '{"name":"Owls"}}', "nul", ""]:
+        await case("POST", create, victim, {400}, "bad_request", raw=raw)
+    await case("POST", create, victim, {413}, "payload_too_large", raw='{"name":"' + huge + '"}')
+    # A name taken, in another case or with spaces around it.
+    for name in ["HAWKS", "hawks", " Hawks ", "dOVES"]:
+        await case("POST", create, victim, {409}, "conflict", body={"name": name})
+    # Not the host: a member on no team, a trader, a viewer, a stranger, a key; junk league ids.
+    for token in (attacker, tia, uma):
+        await case("POST", create, token, {403}, "forbidden", body={"name": "Mine"})
+    await case("POST", create, sneaky, {404}, "not_found", body={"name": "Mine"})
+    await case("POST", create, None, {401}, "unauthorized", body={"name": "Mine"}, **key)
+    for junk in ["abc", "-1", "0", "99999999", str(2 ** 63), "%00", "1%20OR%201%3D1", f"{league}.0"]:
+        await case("POST", f"/api/leagues/{junk}/teams", victim, {404}, "not_found", body={"name": "Owls"})
+        await case("GET", f"/api/leagues/{junk}/teams", victim, {404}, "not_found")
+    await case("GET", create, sneaky, {404}, "not_found")
+    # A league made without teams, isolated or shared: no teams, no seats.
+    school = hosts["class"]["id"]
+    for where in (school, shared["id"]):
+        await case("POST", f"/api/leagues/{where}/teams", victim, {409}, "not_team_league", body={"name": "Owls"})
+        await case("PUT", f"/api/leagues/{where}/teams/{hawks}/members/{attacker_id}", victim, {409}, "not_team_league", body={"role": "trader"})
+        await case("DELETE", f"/api/leagues/{where}/teams/{hawks}/members/{tia_id}", victim, {409}, "not_team_league")
+    # Teams only in an isolated league, and `teams` a boolean.
+    for body in [{"name": "Shared teams", "teams": True}, {"name": "Shared teams", "mode": "shared", "teams": True},
+                 {"name": "x", "mode": "isolated", "teams": "yes"}, {"name": "x", "mode": "isolated", "teams": 1},
+                 {"name": "x", "mode": "isolated", "teams": [True]}, {"name": "x", "mode": "isolated", "teams": {}}]:
+        await case("POST", "/api/leagues/create", attacker, invalid, "validation_failed", body=body)
+
+    # PUT /api/leagues/{id}/teams/{teamId}/members/{userId}: roles other than trader and viewer, bad bodies.
+    def seat(team, user, where=league):
+        return f"/api/leagues/{where}/teams/{team}/members/{user}"
+    for role in ["captain", "TRADER", "Trader", "", " trader", "viewer ", "admin", "owner", "trader\x00", "tr\u200bader"]:
+        await case("PUT", seat(hawks, attacker_id), victim, invalid, "validation_failed", body={"role": role})
+    for body in [{"role": None}, {"role": 1}, {"role": ["trader"]}, {"role": {}}, {"role": True}, {}, {"rol": "trader"}, ["trader"], "trader", 5]:
+        await case("PUT", seat(hawks, attacker_id), victim, invalid, "validation_failed", body=body)
+    for raw in ['{"role":', "\x00\x01", '{"role":"trader"}}', "nul", ""]:
+        await case("PUT", seat(hawks, attacker_id), victim, {400}, "bad_request", raw=raw)
+    await case("PUT", seat(hawks, attacker_id), victim, {413}, "payload_too_large", raw='{"role":"' + huge + '"}')
+    trader = {"role": "trader"}
+    # Junk team and user ids, another league's team, a user who is no member (a stranger, the host, a bot).
+    for junk in ["abc", "-1", "0", "99999999", str(2 ** 63), "99999999999999999999", "%00", "1%20OR%201%3D1", f"{hawks}.0", str(other_team)]:
+        await case("PUT", seat(junk, attacker_id), victim, {404}, "not_found", body=trader)
+        await case("DELETE", seat(junk, tia_id), victim, {404}, "not_found")
+    for junk in ["abc", "-1", "0", "99999999", str(2 ** 63), "99999999999999999999", "%00", f"{attacker_id}.0", str(sneaky_id),
+                 str(victim_id), str(bot_id)]:
+        await case("PUT", seat(hawks, junk), victim, {404}, "not_found", body=trader)
+        await case("DELETE", seat(hawks, junk), victim, {404}, "not_found")
+    # Taking off a member who is not on that team (Uma is on Hawks, the attacker on none).
+    await case("DELETE", seat(doves, uma_id), victim, {404}, "not_found")
+    await case("DELETE", seat(hawks, attacker_id), victim, {404}, "not_found")
+    # The victim's team through sneaky's league, sneaky's team through the victim's.
+    await case("PUT", seat(hawks, tia_id, teams["other league"]["id"]), victim, {404}, "not_found", body=trader)
+    await case("PUT", seat(other_team, tia_id, league), sneaky, {404}, "not_found", body=trader)
+    # Not the host: a member on no team (seating himself), a trader, a viewer (promoting herself), a stranger, a key.
+    await case("PUT", seat(hawks, attacker_id), attacker, {403}, "forbidden", body=trader)
+    await case("PUT", seat(doves, tia_id), tia, {403}, "forbidden", body=trader)
+    await case("PUT", seat(hawks, uma_id), uma, {403}, "forbidden", body=trader)
+    await case("DELETE", seat(hawks, tia_id), uma, {403}, "forbidden")
+    await case("DELETE", seat(hawks, uma_id), attacker, {403}, "forbidden")
+    await case("DELETE", seat(doves, val_id), val, {403}, "forbidden")
+    await case("PUT", seat(hawks, sneaky_id), sneaky, {404}, "not_found", body=trader)
+    await case("DELETE", seat(hawks, tia_id), sneaky, {404}, "not_found")
+    await case("PUT", seat(hawks, attacker_id), None, {401}, "unauthorized", body=trader, **key)
+
+    # Trading the team's portfolio: its viewer may not (403 not_a_trader); a member on no
+    # team, another team's trader and a stranger do not see it (404).
+    buy = {"symbol": "R1", "amount": 1, "portfolioId": portfolio}
+    limit = {"symbol": "R1", "side": "buy", "quantity": 1, "type": "limit", "limitPrice": "1.00", "timeInForce": "gtc", "portfolioId": portfolio}
+    for side in ("buy", "sell"):
+        await case("POST", f"/api/stock/{side}", uma, {403}, "not_a_trader", body=buy)
+    await case("POST", "/api/orders", uma, {403}, "not_a_trader", body=limit)
+    await case("DELETE", f"/api/orders/{order}", uma, {403}, "not_a_trader")
+    await case("DELETE", f"/api/orders?portfolioId={portfolio}", uma, {403}, "not_a_trader")
+    teams["figures"]["a viewer's replacement answered"] = await case(
+        "PATCH", f"/api/orders/{order}", uma, {403, 409}, {"not_a_trader", "order_not_open"}, body={"quantity": 2, "limitPrice": "1.00"})
+    for token in (attacker, val, sneaky):
+        for side in ("buy", "sell"):
+            await case("POST", f"/api/stock/{side}", token, {404}, "not_found", body=buy)
+        await case("POST", "/api/orders", token, {404}, "not_found", body=limit)
+        await case("DELETE", f"/api/orders/{order}", token, {404}, "not_found")
+        await case("DELETE", f"/api/orders?portfolioId={portfolio}", token, {404}, "not_found")
+        await case("PATCH", f"/api/orders/{order}", token, {404}, "not_found", body={"quantity": 2, "limitPrice": "1.00"})
+        await case("GET", f"/api/portfolio?portfolioId={portfolio}", token, {404}, "not_found")
+        await case("GET", f"/api/orders/{order}", token, {404}, "not_found")
     return cases

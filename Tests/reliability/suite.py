@@ -21,6 +21,7 @@ from harness import (ADMIN, NEGATIVE, REPLAY, ROOT, WORTH_DRIFT, Client, Databas
 import bots  # noqa: E402
 import hosting  # noqa: E402
 import hostile  # noqa: E402
+import teams  # noqa: E402
 
 PROFILES = {
     # CI's budget: every scenario, shorter load.
@@ -180,6 +181,10 @@ async def conservation(args, profile):
         host = await client.register("host")
         hosted = hosting.ClassPlay(result, setup.database, [server.base, other.base], admin, SYMBOLS)
         await hosted.prepare(host, await register_players(client, hosting.PUPILS, "pupil"))
+        # A team league: a class roster in three teams trades each team's one portfolio on both
+        # processes while the host moves a trader, makes one a viewer and erases one (teams.TeamPlay).
+        teamed = teams.TeamPlay(result, setup.database, [server.base, other.base], admin, SYMBOLS)
+        await teamed.prepare(await client.register("teamhost"))
         # Three players watch their orders and notices on the live stream throughout.
         watchers = [(user_id, StreamWatcher(server.base, token, {"orders": True, "notifications": True}).start())
                     for token, user_id in players[:3]]
@@ -256,12 +261,14 @@ async def conservation(args, profile):
         await asyncio.gather(snapshot_loop(), dividend_loop(), *(player_loop() for _ in range(profile["clients"])),
                              *(backdated_flow(result, client, practice, deadline, backdated) for _ in range(4)),
                              *play.tasks(deadline, profile["load_seconds"]), *hosted.tasks(deadline, profile["load_seconds"]),
+                             *teamed.tasks(deadline, profile["load_seconds"]),
                              *policy.tasks(deadline, profile["load_seconds"]))
         await asyncio.sleep(2)
         await check_stream(result, setup.database, watchers)
         result.figures.update(await play.check())
         result.figures.update(await policy.check())
         result.figures.update(await hosted.check())
+        result.figures.update(await teamed.check())
         figures = await check_figures(result, client, setup.database,
                                       [(token, None) for token, _ in random.sample(players, 10)] + random.sample(practice, 5)
                                       + random.sample(euro_portfolios, 3))
