@@ -97,8 +97,9 @@ struct OrderStore: Sendable {
     func replace(
         _ orderID: Int, with ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?
     ) async throws -> Placed {
-        // A team's order is replaced as the team's account, by one of its traders.
-        let account = try await orderHolder(id: orderID, userID: userID, trading: true) ?? userID
+        // A team's order is replaced as the team's account, by one of its traders; its viewers
+        // (who see it: the caller looked it up) may not.
+        guard let account = try await orderHolder(id: orderID, userID: userID, trading: true) else { throw TradingError.notATrader }
         return try await placing {
             try await pool.withTransaction { session in
                 guard !(try await session.query(Self.closing(.usersOrder(userID: account, id: orderID), as: .replaced, reason: nil))).isEmpty else {

@@ -329,6 +329,13 @@ public enum TradeStatement {
     /// Records the outcome under the idempotency key (if there is one) and reports it; the
     /// insert of a concurrent duplicate waits for this one and then fails, undoing that
     /// statement.
+    /// A named portfolio that is none of the placer's is not remembered under the key: the
+    /// store asks next whether it is a team's they trade for, and runs the order again as
+    /// the team's account, which remembers its own outcome (`TradingStore.execute`).
+    private static func forgotten(_ order: TradeOrder) -> PostgresQuery {
+        order.portfolioID != nil && order.placedBy == nil ? " WHERE outcome.outcome <> \(TradeOutcome.notFound)" : ""
+    }
+
     private static func rememberAndReport(_ order: TradeOrder) -> PostgresQuery {
         let remembered: PostgresQuery = order.idempotency.map { idempotency in
             """
@@ -336,7 +343,7 @@ public enum TradeStatement {
                 INSERT INTO idempotency_keys (user_id, key, request_hash, outcome, trade_id, cash, position)
                 SELECT \(order.placer), \(idempotency.key), \(idempotency.requestHash), outcome.outcome,
                        (SELECT id FROM trade), (SELECT cash FROM cash_after), (SELECT quantity FROM position_after)
-                FROM outcome
+                FROM outcome\(forgotten(order))
             )
             """
         } ?? ""

@@ -77,6 +77,13 @@ struct TeamTests {
             #expect(bought.status == .ok, "\(String(buffer: bought.body))")
             let trade = try #require(try JSONSerialization.jsonObject(with: Data(buffer: bought.body)) as? [String: Any])["trade"] as? [String: Any]
             #expect(trade?["placedBy"] as? Int == ava.user.id)
+            // A trader's trade under an Idempotency-Key fills once; the key answers it again.
+            let keyed = #"{"symbol":"ONE","amount":2,"portfolioId":\#(bulls.portfolioId)}"#
+            let first = try await client.trade("buy", keyed, token: ava.token, key: "team-key-1")
+            let again = try await client.trade("buy", keyed, token: ava.token, key: "team-key-1")
+            #expect(first.status == .ok && again.status == .ok, "\(String(buffer: first.body))")
+            let firstTrade = try JSONDecoder().decode(TradeResultBody.self, from: Data(buffer: first.body)).trade.id
+            #expect(try JSONDecoder().decode(TradeResultBody.self, from: Data(buffer: again.body)).trade.id == firstTrade)
             let viewer = try await client.trade("buy", #"{"symbol":"AAPL","amount":1,"portfolioId":\#(bulls.portfolioId)}"#, token: ben.token)
             #expect(viewer.status == .forbidden && client.problemCode(viewer) == "not_a_trader")
             #expect(try await client.trade("buy", #"{"symbol":"AAPL","amount":1,"portfolioId":\#(bulls.portfolioId)}"#, token: cal.token).status == .notFound)
@@ -90,11 +97,16 @@ struct TeamTests {
             let seen = try await client.get("/api/orders/\(order.id)", token: ben.token)
             let seenOrder = try JSONSerialization.jsonObject(with: Data(buffer: seen.body)) as? [String: Any]
             #expect(seen.status == .ok && seenOrder?["placedBy"] as? Int == ava.user.id)
-            let viewerCancel = try await client.delete("/api/orders/\(order.id)", token: ben.token)
+            let viewerReplace = try await client.send(.patch, "/api/orders/\(order.id)", body: #"{"quantity":2}"#, token: ben.token)
+            #expect(viewerReplace.status == .forbidden && client.problemCode(viewerReplace) == "not_a_trader", "\(String(buffer: viewerReplace.body))")
+            let replaced = try await client.send(.patch, "/api/orders/\(order.id)", body: #"{"quantity":2}"#, token: ava.token)
+            #expect(replaced.status == .ok, "\(String(buffer: replaced.body))")
+            let newOrder = try #require(try JSONSerialization.jsonObject(with: Data(buffer: replaced.body)) as? [String: Any])["id"] as? Int
+            let viewerCancel = try await client.delete("/api/orders/\(newOrder ?? 0)", token: ben.token)
             #expect(viewerCancel.status == .forbidden && client.problemCode(viewerCancel) == "not_a_trader")
             let viewerCancelAll = try await client.delete("/api/orders?portfolioId=\(bulls.portfolioId)", token: ben.token)
             #expect(viewerCancelAll.status == .forbidden && client.problemCode(viewerCancelAll) == "not_a_trader")
-            #expect(try await client.delete("/api/orders/\(order.id)", token: ava.token).status == .ok)
+            #expect(try await client.delete("/api/orders/\(newOrder ?? 0)", token: ava.token).status == .ok)
             let benSees = try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: ben.token)
             #expect(benSees.contains { $0.id == bulls.portfolioId })
             #expect(try await client.get("/api/portfolio?portfolioId=\(bulls.portfolioId)", token: ben.token).status == .ok)
@@ -112,7 +124,7 @@ struct TeamTests {
             let page = try #require(try JSONSerialization.jsonObject(with: Data(buffer: try await client.get("/api/leagues/\(league.id)", token: host.token).body)) as? [String: Any])
             let roster = Dictionary(uniqueKeysWithValues: (page["students"] as? [[String: Any]] ?? []).map { ($0["username"] as? String ?? "", $0) })
             #expect(roster.count == 4 && roster["team_ava"]?["teamId"] as? Int == bulls.id && roster["team_ava"]?["role"] as? String == "trader")
-            #expect(roster["team_ava"]?["trades"] as? Int == 1 && roster["team_ben"]?["role"] as? String == "viewer" && roster["team_dee"]?["teamId"] is NSNull)
+            #expect(roster["team_ava"]?["trades"] as? Int == 2 && roster["team_ben"]?["role"] as? String == "viewer" && roster["team_dee"]?["teamId"] is NSNull)
             let avaPage = try JSONSerialization.jsonObject(with: Data(buffer: try await client.get("/api/leagues/\(league.id)", token: ava.token).body)) as? [String: Any]
             #expect(avaPage != nil && avaPage?["students"] == nil)
             // The gradebook: one row per student, the team's money and rank, the student's own trades.
@@ -120,7 +132,7 @@ struct TeamTests {
             let lines = csv.split(separator: "\r\n").map(String.init)
             #expect(lines.first == "rank,username,team,netWorth,returnPercent,sharpe,sortino,maxDrawdown,excessReturn,trades,notes,resets,lastTradeAt")
             #expect(lines.count == 5, "\(lines)")
-            #expect(lines[1].hasPrefix("1,team_ava,Bulls,10100.00,1.00,,,,,1,0,0,") && lines[2].hasPrefix("1,team_ben,Bulls,10100.00,1.00,,,,,0,0,0,"), "\(lines)")
+            #expect(lines[1].hasPrefix("1,team_ava,Bulls,10100.00,1.00,,,,,2,0,0,") && lines[2].hasPrefix("1,team_ben,Bulls,10100.00,1.00,,,,,0,0,0,"), "\(lines)")
             #expect(lines[3].hasPrefix("2,team_cal,Bears,") && lines[4].hasPrefix(",team_dee,,,,,,,,0,0,0,"), "\(lines)")
 
             // No member's portfolio is reset in a team league; taking a member off.
