@@ -329,16 +329,7 @@ export function tradeDialog(side, stock, portfolios, context, onTraded) {
     if (signature !== order) { order = signature; key = newKey(); }
     let result;
     try {
-      try {
-        result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
-      } catch (problem) {
-        // The server (as of the teams' first release) answers a trade on a team's
-        // portfolio sent with an Idempotency-Key 404, having traded nothing; the same
-        // trade without a key goes through. Sent once more without one, for a team's
-        // portfolio only, until the server takes the key there too.
-        if (problem.status !== 404 || !portfolioById(portfolios, portfolioId)?.team) throw problem;
-        result = await api(`/api/stock/${side}`, { method: 'POST', body });
-      }
+      result = await api(`/api/stock/${side}`, { method: 'POST', body, headers: { 'Idempotency-Key': key } });
     } catch (problem) {
       throw await refusal(problem, leagueNow(portfolios, body.portfolioId));
     }
