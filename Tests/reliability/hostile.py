@@ -1394,8 +1394,7 @@ async def team_cases(expect, teams, hosts, shared, victim, victim_id, attacker, 
     """Teams under hostile input (see team_setup for what they aim at): every refusal a 4xx
     problem+json with its code; no team made, no member seated, moved or taken off, no
     league made with teams where it may not be, and a team's portfolio traded by none but
-    its traders. (A viewer's replacement is answered 409 order_not_open, not 403: see
-    docs/RELIABILITY.md; it replaces nothing either way.)"""
+    its traders."""
     cases = 0
     invalid = {422}
     league = teams["league"]["id"]
@@ -1492,7 +1491,7 @@ async def team_cases(expect, teams, hosts, shared, victim, victim_id, attacker, 
     await case("DELETE", f"/api/orders/{order}", uma, {403}, "not_a_trader")
     await case("DELETE", f"/api/orders?portfolioId={portfolio}", uma, {403}, "not_a_trader")
     teams["figures"]["a viewer's replacement answered"] = await case(
-        "PATCH", f"/api/orders/{order}", uma, {403, 409}, {"not_a_trader", "order_not_open"}, body={"quantity": 2, "limitPrice": "1.00"})
+        "PATCH", f"/api/orders/{order}", uma, {403}, "not_a_trader", body={"quantity": 2, "limitPrice": "1.00"})
     for token in (attacker, val, sneaky):
         for side in ("buy", "sell"):
             await case("POST", f"/api/stock/{side}", token, {404}, "not_found", body=buy)

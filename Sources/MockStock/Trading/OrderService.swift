@@ -53,8 +53,9 @@ struct OrderService: Sendable {
                 }
             }
         }
-        // Gone by the time it is read: its account was deleted meanwhile (a bot's, with its orders).
-        guard let record = try await store.order(userID: userID, id: id) else { throw TradingError.noSuchPortfolio }
+        // Read by its id: this request placed it, though the player may have left its team
+        // meanwhile. Gone by the time it is read: its account was deleted (a bot's, with its orders).
+        guard let record = try await store.orders(ids: [id]).first else { throw TradingError.noSuchPortfolio }
         return Order(record)
     }
 
@@ -96,7 +97,7 @@ struct OrderService: Sendable {
             return order
         }
         try execution.outcome.check()
-        guard let id = execution.orderID, let record = try await store.order(userID: userID, id: id) else {
+        guard let id = execution.orderID, let record = try await store.orders(ids: [id]).first else {
             throw TradingError.incompleteRecord
         }
         return Order(record)
@@ -157,7 +158,10 @@ struct OrderService: Sendable {
     /// rules), the old one stays open as it was. Returns the new order.
     func replace(userID: Int, id: Int, with changes: OrderChanges) async throws -> Order {
         guard let old = try await store.order(userID: userID, id: id) else { throw TradingError.noSuchOrder }
-        guard old.status == .new else { throw TradingError.orderNotOpen }
+        guard old.status == .new else {
+            // A team's viewer replaces nothing, open or not.
+            throw try await store.orderHolder(id: id, userID: userID, trading: true) == nil ? TradingError.notATrader : TradingError.orderNotOpen
+        }
         let ticket = try OrderTicket(replacing: old, with: changes)
         if let clientOrderID = ticket.clientOrderID, try await store.order(userID: userID, clientOrderID: clientOrderID) != nil {
             throw TradingError.idempotencyKeyReused
@@ -170,7 +174,8 @@ struct OrderService: Sendable {
         let placed = try await store.replace(id, with: ticket, userID: userID, reservation: reservation, expiresAt: expiresAt)
         let placedID = try Self.placed(placed)
         if placed.mayFillNow && hours.clock(at: moment).isOpen { try await matcher.match(orderID: placedID) }
-        return try await order(userID: userID, id: placedID)
+        guard let record = try await store.orders(ids: [placedID]).first else { throw TradingError.noSuchOrder }
+        return Order(record)
     }
 
     // MARK: Reading and cancelling

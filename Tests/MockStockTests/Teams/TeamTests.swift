@@ -107,6 +107,10 @@ struct TeamTests {
             let viewerCancelAll = try await client.delete("/api/orders?portfolioId=\(bulls.portfolioId)", token: ben.token)
             #expect(viewerCancelAll.status == .forbidden && client.problemCode(viewerCancelAll) == "not_a_trader")
             #expect(try await client.delete("/api/orders/\(newOrder ?? 0)", token: ava.token).status == .ok)
+            // Closed now: still no viewer's to replace.
+            let closedReplace = try await client.send(.patch, "/api/orders/\(newOrder ?? 0)", body: #"{"quantity":3}"#, token: ben.token)
+            #expect(closedReplace.status == .forbidden && client.problemCode(closedReplace) == "not_a_trader")
+            #expect(client.problemCode(try await client.send(.patch, "/api/orders/\(newOrder ?? 0)", body: #"{"quantity":3}"#, token: ava.token)) == "order_not_open")
             let benSees = try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: ben.token)
             #expect(benSees.contains { $0.id == bulls.portfolioId })
             #expect(try await client.get("/api/portfolio?portfolioId=\(bulls.portfolioId)", token: ben.token).status == .ok)
