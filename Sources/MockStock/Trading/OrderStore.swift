@@ -395,7 +395,8 @@ struct OrderStore: Sendable {
     /// team's order they see (trade, with `trading`); nil otherwise.
     func orderHolder(id: Int, userID: Int, trading: Bool) async throws -> Int? {
         try await holder(ofOrder: id, userID: userID, trading: trading) { holder in
-            try await pool.query("SELECT user_id FROM orders WHERE id = \(id) AND user_id = \(holder)").decodeColumn(Int.self).first
+            // The order book: a plain market trade is an order too, as clients see it.
+            try await pool.query("SELECT user_id FROM order_book WHERE id = \(id) AND user_id = \(holder) LIMIT 1").decodeColumn(Int.self).first
         }
     }
 
@@ -403,12 +404,14 @@ struct OrderStore: Sendable {
     /// with `trading`), once more as the team's account.
     func holder<T>(ofOrder id: Int, userID: Int, trading: Bool, _ lookup: (_ holder: Int) async throws -> T?) async throws -> T? {
         if let found = try await lookup(userID) { return found }
-        guard let portfolioID = try await pool.query("SELECT portfolio_id FROM orders WHERE id = \(id)").decodeColumn(Int.self).first else {
-            return nil
+        for portfolioID in try await pool.query("SELECT portfolio_id FROM order_book WHERE id = \(id)").decodeColumn(Int.self) {
+            if let found = try await PortfolioAccess.resolving(userID: userID, portfolioID: portfolioID, trading: trading, run: pool.query, { holder in
+                holder == userID ? nil : try await lookup(holder)
+            }) {
+                return found
+            }
         }
-        return try await PortfolioAccess.resolving(userID: userID, portfolioID: portfolioID, trading: trading, run: pool.query) { holder in
-            holder == userID ? nil : try await lookup(holder)
-        }
+        return nil
     }
 
     func order(userID: Int, clientOrderID: String) async throws -> OrderRecord? {

@@ -84,6 +84,11 @@ struct TeamTests {
             #expect(first.status == .ok && again.status == .ok, "\(String(buffer: first.body))")
             let firstTrade = try JSONDecoder().decode(TradeResultBody.self, from: Data(buffer: first.body)).trade.id
             #expect(try JSONDecoder().decode(TradeResultBody.self, from: Data(buffer: again.body)).trade.id == firstTrade)
+            // A plain trade is an order that is no longer open, to its traders; to its viewer, not theirs to cancel.
+            #expect(client.problemCode(try await client.delete("/api/orders/\(firstTrade)", token: ava.token)) == "order_not_open")
+            #expect(client.problemCode(try await client.delete("/api/orders/\(firstTrade)", token: ben.token)) == "not_a_trader")
+            let own = try await client.tradeOK("buy", "ONE", 1, token: dee.token)
+            #expect(client.problemCode(try await client.delete("/api/orders/\(own.trade.id)", token: dee.token)) == "order_not_open")
             let viewer = try await client.trade("buy", #"{"symbol":"AAPL","amount":1,"portfolioId":\#(bulls.portfolioId)}"#, token: ben.token)
             #expect(viewer.status == .forbidden && client.problemCode(viewer) == "not_a_trader")
             #expect(try await client.trade("buy", #"{"symbol":"AAPL","amount":1,"portfolioId":\#(bulls.portfolioId)}"#, token: cal.token).status == .notFound)
