@@ -23,7 +23,9 @@ from harness import ADMIN, JWT_SECRET, ROOT, Client, Database, StreamWatcher, ne
 from suite import FLIP_PRICES, Ledger, Result, check_ledger, keyed_trader, orders_left_open, register_players, resting_flow, seed_market  # noqa: E402
 
 HTTP_PORT = int(os.environ.get("TEST_CLUSTER_HTTP_PORT", "18190"))
-PORT_BASE = int(os.environ.get("TEST_CLUSTER_PORT_BASE", "57500"))
+# Below Linux's ephemeral ports (32768–60999): a port an outgoing connection of an earlier
+# run left in TIME-WAIT cannot be listened on.
+PORT_BASE = int(os.environ.get("TEST_CLUSTER_PORT_BASE", "27500"))
 # The cluster's settings a failover waits on (scripts/cluster): Patroni's ttl.
 WRITE_OUTAGE_TARGET = 30.0
 
