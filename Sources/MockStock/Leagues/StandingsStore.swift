@@ -87,12 +87,13 @@ struct StandingsStore: Sendable {
     func page(of league: LeagueStore.LeagueRecord, players: Players = .all, order: RankBy? = nil, limit: Int, offset: Int) async throws -> Page {
         let kept: Snapshot? = league.finishedAt != nil ? .final : league.memberCount > liveLimit ? .live : nil
         let order = order ?? league.rankBy
-        if let kept, let snapshot = try await snapshotPage(league.id, from: kept, players: players, order: order, limit: limit, offset: offset) {
+        if let kept, let snapshot = try await snapshotPage(league.id, from: kept, players: players, order: order, teams: league.teams,
+                                                          limit: limit, offset: offset) {
             return snapshot
         }
         let rows = try await stale.query(
             """
-            SELECT \(Self.columns(league.id, players: players, order: order)), count(*) OVER (), now()
+            SELECT \(Self.columns(league.id, players: players, order: order, teams: league.teams)), count(*) OVER (), now()
             FROM league_standings_live(\(league.id)) s \(Self.risk(league.id))
             WHERE \(players.bot)::boolean IS NULL OR s.bot = \(players.bot)
             ORDER BY \(unescaped: Self.ordering(players, order)) LIMIT \(limit) OFFSET \(offset)
@@ -121,7 +122,7 @@ struct StandingsStore: Sendable {
     /// one range of its place index and a kind's total its last place; another order sorts
     /// the league's rows of the snapshot.
     private func snapshotPage(
-        _ leagueID: Int, from kept: Snapshot, players: Players, order: RankBy, limit: Int, offset: Int
+        _ leagueID: Int, from kept: Snapshot, players: Players, order: RankBy, teams: Bool, limit: Int, offset: Int
     ) async throws -> Page? {
         let reads = kept == .live ? StaleReads(pool: pool) : stale
         let rows: PostgresRows
@@ -131,7 +132,7 @@ struct StandingsStore: Sendable {
                 """
             rows = try await reads.query(
                 """
-                SELECT \(Self.columns(leagueID, players: players, order: order)), \(count), k.taken_at
+                SELECT \(Self.columns(leagueID, players: players, order: order, teams: teams)), \(count), k.taken_at
                 FROM \(unescaped: kept.snapshots) k LEFT JOIN LATERAL (
                     SELECT * FROM \(unescaped: kept.standings) st
                     WHERE st.league_id = k.league_id AND (\(players.bot)::boolean IS NULL OR st.bot = \(players.bot))
@@ -151,7 +152,7 @@ struct StandingsStore: Sendable {
                                 WHERE c.league_id = k.league_id AND (\(players.bot)::boolean IS NULL OR c.bot = \(players.bot))),
                        k.taken_at
                 FROM \(unescaped: kept.snapshots) k LEFT JOIN LATERAL (
-                    SELECT \(Self.columns(leagueID, players: players, order: order)),
+                    SELECT \(Self.columns(leagueID, players: players, order: order, teams: teams)),
                            row_number() OVER (ORDER BY \(unescaped: Self.ordering(players, order))) AS ordinal
                     FROM \(unescaped: kept.standings) s \(Self.risk(leagueID))
                     WHERE s.league_id = k.league_id AND (\(players.bot)::boolean IS NULL OR s.bot = \(players.bot))
@@ -173,16 +174,20 @@ struct StandingsStore: Sendable {
     /// A standing's columns (`record`) from the row `s` and its risk figures `r`: the rank
     /// by net worth is the standings' own (of everyone or of the kind); by another order,
     /// a rank over the rows the page ranks.
-    private static func columns(_ leagueID: Int, players: Players, order: RankBy) -> PostgresQuery {
+    /// A team league's rows are its teams' (`teams`): their id, name and members, looked up
+    /// only there, since every row pays for the lookups.
+    private static func columns(_ leagueID: Int, players: Players, order: RankBy, teams: Bool) -> PostgresQuery {
         let rank = order.rank ?? "s.\(players.rank)"
+        let team: PostgresQuery = teams ? """
+            (SELECT t.id FROM teams t WHERE t.account_id = s.user_id), (SELECT t.name FROM teams t WHERE t.account_id = s.user_id),
+            (SELECT string_agg(u.username, ',' ORDER BY lower(u.username))
+             FROM teams t JOIN team_members m ON m.team_id = t.id JOIN users u ON u.id = m.user_id WHERE t.account_id = s.user_id)
+            """ : "NULL::int8, NULL::text, NULL::text"
         return """
             \(unescaped: rank), s.user_id, s.username, s.net_worth, s.cash, s.holdings_value, s.paid_in, s.bot, s.owner_username,
             coalesce((SELECT m.resets FROM league_members m WHERE m.league_id = \(leagueID) AND m.user_id = s.user_id), 0),
             r.sharpe, r.sortino, r.max_drawdown, r.excess_return, return_percent(s.net_worth, s.paid_in),
-            (SELECT u.display_name FROM users u WHERE u.id = s.user_id),
-            (SELECT t.id FROM teams t WHERE t.account_id = s.user_id), (SELECT t.name FROM teams t WHERE t.account_id = s.user_id),
-            (SELECT string_agg(u.username, ',' ORDER BY lower(u.username))
-             FROM teams t JOIN team_members m ON m.team_id = t.id JOIN users u ON u.id = m.user_id WHERE t.account_id = s.user_id)
+            (SELECT u.display_name FROM users u WHERE u.id = s.user_id), \(team)
             """
     }
 
