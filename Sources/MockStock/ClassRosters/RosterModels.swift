@@ -37,7 +37,8 @@ enum RosterError: Error, Equatable {
 /// alphabet without look-alikes (no 0/o, 1/i/l), drawn from the system's cryptographic
 /// generator.
 enum GeneratedCredentials {
-    static let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
+    /// The join code's letters and digits, in lower case.
+    static let alphabet = JoinCode.alphabet.map { Character($0.lowercased()) }
 
     /// Three groups of four, like `k7mq-4rtz-p9xa`: 14 characters, about 59 bits.
     static func password() -> String {
@@ -54,7 +55,8 @@ enum GeneratedCredentials {
         return (plain.isEmpty ? "student" : plain) + "-" + random(4)
     }
 
-    private static func random(_ count: Int) -> String {
+    /// `count` characters of the alphabet.
+    static func random(_ count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         return String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
     }

@@ -14,7 +14,7 @@ struct TeamStore: Sendable {
                 let accountID = try await session.query(
                     """
                     INSERT INTO users (username, password_hash, role, display_name)
-                    VALUES (\("team-" + TeamStore.randomSuffix()), '', 'player', \(name)) RETURNING id
+                    VALUES (\("team-" + GeneratedCredentials.random(12)), '', 'player', \(name)) RETURNING id
                     """
                 ).decodeColumn(Int.self)[0]
                 let teamID = try await session.query(
@@ -97,11 +97,5 @@ struct TeamStore: Sendable {
             """
         ).decode((Int, String, TeamRole).self).map { Team.Member(userId: $0.0, username: $0.1, role: $0.2) }
         return Team(id: teamID, name: name, portfolioId: portfolioID, members: members)
-    }
-
-    private static func randomSuffix() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
-        return String((0..<12).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
     }
 }
