@@ -421,16 +421,32 @@ struct LeagueStore: Sendable {
         ).map(record)
     }
 
+    /// Gives up the seats of `userIDs` (in one league, or in every league), in the caller's
+    /// transaction: the memberships and team places go and each league's member count
+    /// drops by the seats it lost. Returns how many seats were given up.
+    static func giveUpSeats(_ userIDs: [Int], inLeague leagueID: Int? = nil, in session: PostgresSession) async throws -> Int {
+        try await session.query(
+            """
+            WITH gone AS (
+                DELETE FROM league_members WHERE user_id = ANY(\(userIDs)) AND (\(leagueID)::int8 IS NULL OR league_id = \(leagueID)::int8)
+                RETURNING league_id, user_id
+            ), counted AS (
+                UPDATE leagues l SET member_count = l.member_count - seats.n
+                FROM (SELECT league_id, count(*)::int AS n FROM gone GROUP BY league_id) seats
+                WHERE l.id = seats.league_id
+            ), unteamed AS (
+                DELETE FROM team_members t USING gone WHERE t.league_id = gone.league_id AND t.user_id = gone.user_id
+            )
+            SELECT count(*) FROM gone
+            """
+        ).decodeColumn(Int.self).first ?? 0
+    }
+
     /// Removes a member (and bans them when kicked); their league portfolio is archived.
     /// Returns false when they were not a member.
     func removeMember(leagueID: Int, userID: Int, ban: Bool, audit: AuditEntry? = nil) async throws -> Bool {
         try await pool.withTransaction { session in
-            let removed = try await session.execute(
-                "DELETE FROM league_members WHERE league_id = \(leagueID) AND user_id = \(userID)"
-            )
-            guard removed == 1 else { return false }
-            try await session.execute("UPDATE leagues SET member_count = member_count - 1 WHERE id = \(leagueID)")
-            try await session.execute("DELETE FROM team_members WHERE league_id = \(leagueID) AND user_id = \(userID)")
+            guard try await Self.giveUpSeats([userID], inLeague: leagueID, in: session) == 1 else { return false }
             try await session.execute(
                 """
                 UPDATE portfolios SET archived_at = now()

@@ -68,13 +68,7 @@ struct PersonalDataStore: Sendable {
             for league in try await session.query("SELECT id FROM leagues WHERE owner_id = ANY(\(accounts))").decodeColumn(Int.self) {
                 try await LeagueStore.delete(leagueID: league, in: session)
             }
-            try await session.execute(
-                """
-                UPDATE leagues l SET member_count = l.member_count - seats.n
-                FROM (SELECT league_id, count(*)::int AS n FROM league_members WHERE user_id = ANY(\(accounts)) GROUP BY league_id) seats
-                WHERE l.id = seats.league_id
-                """
-            )
+            _ = try await LeagueStore.giveUpSeats(accounts, in: session)
             for table in ["league_standings", "league_live_standings"] {
                 try await session.execute(
                     """
