@@ -117,6 +117,13 @@ bench-reads:
 	@scripts/install-deps bench
 	BENCH_READS=1 scripts/bench-trade
 
+# CPU time per request of each operation of the capacity plan's mix, server and PostgreSQL
+# apart, in floors measured in the same run (a bare Hummingbird app, pgbench -S, the
+# minimal trade); five rounds, alternating with BENCH_SERVER's build when given.
+bench-cost:
+	@scripts/install-deps bench
+	scripts/bench-cost
+
 # Point selects through the driver's pool beside pgbench on the same cluster.
 bench-driver:
 	@scripts/install-deps bench

@@ -8,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mockstock-bench",
         abstract: "Load generators behind the scripts/bench-* benchmarks.",
-        subcommands: [DriverBench.self, TradeScript.self, StreamBench.self]
+        subcommands: [DriverBench.self, TradeScript.self, StreamBench.self, FloorServer.self]
     )
 }
 
