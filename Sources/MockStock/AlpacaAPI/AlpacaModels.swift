@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import Synchronization
 
 /// A `/v2` answer: Alpaca's snake_case field names and RFC 3339 dates.
 struct AlpacaResponse<Body: Encodable & Sendable>: ResponseGenerator {
@@ -18,75 +17,8 @@ struct AlpacaResponse<Body: Encodable & Sendable>: ResponseGenerator {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: try Self.encoder(snakeCase: snakeCase).encode(body)))
+            body: .init(byteBuffer: ByteBuffer(bytes: try StreamingJSONEncoder(snakeCase: snakeCase).encode(body)))
         )
-    }
-
-    /// Alpaca's JSON: snake_case keys (but for market-data snapshots), RFC 3339 dates.
-    static func encoder(snakeCase: Bool = true) -> JSONEncoder {
-        snakeCase ? AlpacaJSON.snakeCase : AlpacaJSON.camelCase
-    }
-}
-
-/// One encoder of each kind for every `/v2` answer: never changed after this, and safe
-/// to encode with from several tasks at once.
-///
-/// Snake_case names are converted once each by Foundation's own `.convertToSnakeCase`
-/// and then remembered. Used as the encoder's strategy, Foundation converts every key of
-/// every object again on every answer, character by character: a quarter of the
-/// server's CPU answering `GET /v2/positions`. The keys are the answers' field names and
-/// the symbols that key market data, so the table stays small; past 10,000 keys new ones
-/// are converted without being remembered.
-enum AlpacaJSON {
-    static let snakeCase = makeEncoder(keys: .custom(snakeCaseKey))
-    static let camelCase = makeEncoder(keys: .useDefaultKeys)
-
-    private static func makeEncoder(keys: JSONEncoder.KeyEncodingStrategy) -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = keys
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-
-    private static let known = Mutex<[String: String]>([:])
-    private static let converter: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return encoder
-    }()
-
-    @Sendable private static func snakeCaseKey(_ path: [any CodingKey]) -> any CodingKey {
-        guard let key = path.last, key.intValue == nil else { return path.last ?? Key("") }
-        let name = key.stringValue
-        if let snake = known.withLock({ $0[name] }) { return Key(snake) }
-        let snake = snakeCase(name)
-        known.withLock { if $0.count < 10_000 { $0[name] = snake } }
-        return Key(snake)
-    }
-
-    /// Foundation's conversion of one name: the key of a one-field object it encodes.
-    static func snakeCase(_ name: String) -> String {
-        struct OneField: Encodable {
-            let name: String
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: Key.self)
-                try container.encode(0, forKey: Key(name))
-            }
-        }
-        guard let data = try? converter.encode(OneField(name: name)),
-              let object = try? JSONDecoder().decode([String: Int].self, from: data),
-              let snake = object.keys.first
-        else { return name }
-        return snake
-    }
-
-    private struct Key: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(_ name: String) { stringValue = name }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
     }
 }
 
@@ -250,7 +182,7 @@ struct AlpacaStreamMessage<Payload: Encodable & Sendable>: Encodable, Sendable {
 
     var encoded: ByteBuffer {
         // Plain data that always encodes.
-        ByteBuffer(bytes: (try? AlpacaResponse<Self>.encoder().encode(self)) ?? Data("{}".utf8))
+        ByteBuffer(bytes: (try? StreamingJSONEncoder(snakeCase: true).encode(self)) ?? Array("{}".utf8))
     }
 }
 

@@ -28,15 +28,23 @@ public struct AppRequestContext: RequestContext {
 
     public var maxUploadSize: Int { Self.maxBodySize }
 
-    /// JSON with sorted keys and RFC 3339 dates, so the same answer is always the same bytes.
-    public var responseEncoder: JSONEncoder { Self.encoder }
+    /// JSON with RFC 3339 dates, written as it is encoded (`StreamingJSONEncoder`): fields
+    /// in declaration order, dictionaries' keys sorted, so the same answer is always the
+    /// same bytes.
+    public var responseEncoder: JSONResponseEncoder { JSONResponseEncoder() }
+}
 
-    /// One encoder for every response: it is never changed after this, and encoding with
-    /// it from several tasks at once is safe, so no request pays for making one.
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+/// Every answer's body: `StreamingJSONEncoder`'s JSON, with the headers Hummingbird's own
+/// JSON encoder sets.
+public struct JSONResponseEncoder: ResponseEncoder {
+    var json = StreamingJSONEncoder()
+
+    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+        let bytes = try json.encode(value)
+        var headers = HTTPFields()
+        headers.reserveCapacity(4)
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.contentLength] = String(bytes.count)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
 }
