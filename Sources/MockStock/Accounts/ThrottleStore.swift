@@ -47,6 +47,33 @@ struct ThrottleStore: Sendable {
         return try rows.decodeColumn(Int?.self).first ?? nil
     }
 
+    /// Takes up to `count` attempts of `budget` at once, for a process to spend itself
+    /// (`BotBudgets`): how many the window still had, up to `count` (none once it is spent),
+    /// and how long until the window ends, when they lapse. One statement, serialised on
+    /// the key's row like `spend`, so the budget is never exceeded however many processes
+    /// lease at once.
+    func lease(_ budget: Budget, count: Int) async throws -> (granted: Int, lapsesIn: Duration) {
+        let wanted: PostgresQuery = "least(\(count)::int4, \(budget.limit)::int4)"
+        let inWindow: PostgresQuery = "t.window_start > now() - make_interval(secs => excluded.window_seconds)"
+        let rows = try await pool.queryRetryingTransientFailures(
+            """
+            INSERT INTO throttle_windows AS t (key, window_start, window_seconds, hits, granted)
+            VALUES (\(budget.key), now(), \(Int(budget.window.inSeconds))::int4, \(wanted), \(wanted))
+            ON CONFLICT (key) DO UPDATE SET
+                granted = CASE WHEN \(inWindow) THEN least(excluded.granted, greatest(\(budget.limit)::int4 - t.hits, 0))
+                               ELSE excluded.granted END,
+                hits = CASE WHEN \(inWindow) THEN t.hits + least(excluded.granted, greatest(\(budget.limit)::int4 - t.hits, 0))
+                            ELSE excluded.hits END,
+                window_start = CASE WHEN \(inWindow) THEN t.window_start ELSE now() END,
+                window_seconds = excluded.window_seconds
+            RETURNING granted,
+                      greatest(0, extract(epoch FROM window_start + make_interval(secs => window_seconds) - now()) * 1000)::int8
+            """
+        )
+        guard let row = try rows.decode((Int, Int).self).first else { return (0, budget.window) }
+        return (row.0, .milliseconds(row.1))
+    }
+
     /// Gives an attempt back to `budgets` (it turned out not to be a failure) and
     /// forgets `forgotten` altogether.
     func refund(_ budgets: [Budget], forgetting forgotten: [Budget]) async throws {

@@ -4,8 +4,8 @@ import Hummingbird
 
 /// Authenticates `/v2`, the Alpaca-compatible API: an API key's `APCA-API-KEY-ID` and
 /// `APCA-API-SECRET-KEY` headers (the key's portfolio is the account), or a bearer token
-/// (the personal portfolio). Each key's requests count against `BOT_RATE_LIMIT_PER_MINUTE`
-/// in the database, so every server process spends the same budget.
+/// (the personal portfolio). Each key's requests count against `BOT_RATE_LIMIT_PER_MINUTE`,
+/// shared by every server process (`BotBudgets`).
 struct BotAuthMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     static let keyIDHeader = HTTPField.Name("APCA-API-KEY-ID")!
@@ -13,8 +13,7 @@ struct BotAuthMiddleware: RouterMiddleware {
 
     let keys: ApiKeyService
     let auth: AuthMiddleware
-    let throttles: ThrottleStore
-    let requestsPerMinute: Int
+    let budgets: BotBudgets
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let keyID = request.headers[Self.keyIDHeader] else {
@@ -29,9 +28,8 @@ struct BotAuthMiddleware: RouterMiddleware {
         // Checked on every request (through the key cache), so a league's change of policy
         // stops keys made before it.
         guard !holder.forbidden else { throw ApiKeyError.botsForbidden }
-        let budget = ThrottleStore.Budget(key: "bot:\(keyID)", limit: requestsPerMinute, window: .seconds(60))
-        if let wait = try await throttles.spend([budget]) {
-            throw AppError.rateLimited(retryAfter: wait, "rate limit exceeded: \(requestsPerMinute) requests a minute per key")
+        if let wait = try await budgets.spend(keyID: keyID) {
+            throw AppError.rateLimited(retryAfter: wait, "rate limit exceeded: \(budgets.requestsPerMinute) requests a minute per key")
         }
         var context = context
         context.identity = Identity(userID: holder.userID, role: holder.role)

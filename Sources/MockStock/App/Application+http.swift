@@ -66,7 +66,8 @@ func buildRouter(
         publicDirectory: configuration.publicDirectory, chartJSDirectory: configuration.chartJSDirectory
     ))
     let botAuth = BotAuthMiddleware(
-        keys: features.apiKeys, auth: auth, throttles: features.accounts.throttles.store, requestsPerMinute: configuration.botRequestsPerMinute
+        keys: features.apiKeys, auth: auth,
+        budgets: BotBudgets(store: features.accounts.throttles.store, requestsPerMinute: configuration.botRequestsPerMinute)
     )
     router.add(middleware: UnmatchedRequestMiddleware(auth: auth, botAuth: botAuth))
     OperationsController(pool: database.pool, replica: database.replicaRouter, metrics: metrics, openAPIFile: configuration.openAPIFile)

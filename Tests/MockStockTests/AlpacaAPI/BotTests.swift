@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import MockStock
+import Postgres
 import Testing
 import TestSupport
 
@@ -51,6 +52,31 @@ struct BotTests {
                     #expect(body.code == 42_910_000)
                     // Another key of the same user has its own budget.
                     #expect(try await a.alpaca(.get, "/v2/clock", key: try await a.apiKey(token: token)).status == .ok)
+                }
+            }
+        }
+    }
+
+    @Test("a key's budget is spent in leases across processes: never more than the limit in a window, and short of it by at most a lease held by the other process")
+    func rateLimitLeases() async throws {
+        try await TemporaryDatabase.with { database in
+            let limited: @Sendable (inout AppConfiguration) -> Void = { $0.botRequestsPerMinute = 60 }  // leases of 3
+            try await TestApp.run(on: database, configure: limited) { a in
+                try await TestApp.run(on: database, configure: limited) { b in
+                    let token = try await a.register("leasing_bot").token
+                    let key = try await a.apiKey(token: token)
+                    var statuses: [HTTPResponse.Status] = []
+                    for index in 0..<70 {
+                        statuses.append(try await (index % 2 == 0 ? a : b).alpaca(.get, "/v2/clock", key: key).status)
+                    }
+                    let served = statuses.filter { $0 == .ok }.count
+                    #expect((57...60).contains(served) && statuses.suffix(5).allSatisfy { $0 == .tooManyRequests }, "\(served) served: \(statuses)")
+                    // A lease is written once per three requests, not once per request.
+                    let pool = PostgresConnectionPool(configuration: database.configuration)
+                    let counted = try await pool.query("SELECT hits, granted FROM throttle_windows WHERE key = \("bot:" + key.keyID)")
+                        .decode((Int, Int).self)
+                    await pool.close()
+                    #expect(counted.first?.0 == 60 && counted.first?.1 == 0, "\(counted)")
                 }
             }
         }
