@@ -100,14 +100,13 @@ struct AlpacaPositionsController {
 
     private func current(_ context: AppRequestContext) async throws -> [AlpacaPosition] {
         let portfolio = try await trading.portfolio(userID: context.requireIdentity().userID, id: context.botPortfolioID, dayChange: true)
-        let assets = try await alpaca.assetIDs(Set(portfolio.holdings.map(\.symbol)))
         return portfolio.holdings.map { holding in
             let (price, value, gain, dayChange) = (holding.price, holding.value, holding.unrealizedGain, holding.dayChange)
             let costBasis = value - gain
             let lastPrice = holding.previousPrice ?? price
             let lastValue = value - dayChange
             return AlpacaPosition(
-                assetId: assets[holding.symbol] ?? "", symbol: holding.symbol, avgEntryPrice: holding.averageCost.moneyString,
+                assetId: holding.assetID, symbol: holding.symbol, avgEntryPrice: holding.averageCost.moneyString,
                 qty: String(holding.quantity), side: holding.quantity > 0 ? "long" : "short",
                 marketValue: value.moneyString, costBasis: costBasis.moneyString, unrealizedPl: gain.moneyString,
                 unrealizedPlpc: AlpacaPosition.rate(gain, over: costBasis), unrealizedIntradayPl: dayChange.moneyString,

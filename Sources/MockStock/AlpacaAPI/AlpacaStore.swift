@@ -54,13 +54,6 @@ struct AlpacaStore: Sendable {
         return AssetRecord(uuid: uuid, symbol: symbol, name: name, active: active)
     }
 
-    /// The asset ids of these symbols.
-    func assetIDs(_ symbols: Set<String>) async throws -> [String: String] {
-        let rows = try await stale.query("SELECT symbol, uuid::text FROM instruments WHERE symbol = ANY(\(Array(symbols)))")
-            .decode((String, String).self)
-        return Dictionary(rows) { first, _ in first }
-    }
-
     /// One instrument by symbol or by its UUID.
     func asset(symbolOrID: String) async throws -> AssetRecord? {
         let uuid = UUID(uuidString: symbolOrID)?.uuidString.lowercased()

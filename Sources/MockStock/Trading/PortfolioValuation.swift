@@ -9,6 +9,8 @@ struct PortfolioValuation: Sendable {
     struct Holding: Sendable {
         let symbol: String
         let name: String
+        /// The instrument's id (Alpaca's `asset_id`).
+        let assetID: String
         /// Negative for a short position.
         let quantity: Int
         let costBasis: Decimal

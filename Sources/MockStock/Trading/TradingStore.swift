@@ -201,7 +201,8 @@ struct TradingStore: Sendable {
         let rows = try await pool.query(
             """
             SELECT p.id, p.league_id, p.name, p.kind, p.base_currency, p.cash_currency, p.cash, p.reserved_cash,
-                   buying_power(p.cash, p.reserved_cash) AS buying_power, v.symbol, i.name AS instrument, v.quantity, v.cost_basis,
+                   buying_power(p.cash, p.reserved_cash) AS buying_power, v.symbol, i.name AS instrument, i.uuid::text AS asset_uuid,
+                   v.quantity, v.cost_basis,
                    v.average_cost, v.price, v.value,
                    \(unescaped: dayChange ? "v.previous_price" : "NULL::numeric AS previous_price"),
                    coalesce(sum(v.value) OVER w, 0) AS holdings_value, net_worth(p.cash, sum(v.value) OVER w) AS net_worth
@@ -226,6 +227,7 @@ struct TradingStore: Sendable {
             }
             portfolios[portfolios.count - 1].holdings.append(PortfolioValuation.Holding(
                 symbol: symbol, name: try row.decode(String.self, column: "instrument"),
+                assetID: try row.decode(String.self, column: "asset_uuid"),
                 quantity: try row.decode(Int.self, column: "quantity"), costBasis: try row.decode(Decimal.self, column: "cost_basis"),
                 averageCost: try row.decode(Decimal.self, column: "average_cost"), price: price, previousPrice: dayChange ? try row.decode(Decimal?.self, column: "previous_price") ?? price : nil,
                 value: try row.decode(Decimal.self, column: "value")
