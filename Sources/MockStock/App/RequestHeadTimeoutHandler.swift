@@ -17,7 +17,7 @@ final class RequestHeadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    private var deadline: ConnectionDeadline
+    private let deadline: ConnectionDeadline
 
     init(timeout: TimeAmount) {
         deadline = ConnectionDeadline(timeout: timeout)
@@ -44,30 +44,58 @@ final class RequestHeadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
 
     /// Also called when the connection closes and its pipeline is torn down.
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline.disarm()
+        deadline.cancel()
     }
 }
 
-/// A connection's close, scheduled `timeout` from when it is armed (again).
-struct ConnectionDeadline {
+/// A connection's close, `timeout` from when it was last armed, unless disarmed meanwhile.
+/// Re-arming moves the moment without touching the event loop's timers: one check is
+/// scheduled at a time, and when it runs early (the deadline moved on) it schedules itself
+/// for the new moment. So a kept-alive connection's responses cost a clock reading each,
+/// not a timer cancelled and another scheduled. Used on its channel's event loop only.
+final class ConnectionDeadline {
     let timeout: TimeAmount
+    /// When the connection closes; nil while disarmed.
+    private var due: NIODeadline?
     private var scheduled: Scheduled<Void>?
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
     }
 
-    mutating func arm(_ context: ChannelHandlerContext) {
-        disarm()
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        scheduled = context.eventLoop.scheduleTask(in: timeout) {
-            loopBound.value.close(promise: nil)
+    func arm(_ context: ChannelHandlerContext) {
+        let due = NIODeadline.now() + timeout
+        self.due = due
+        if scheduled == nil { schedule(context, at: due) }
+    }
+
+    func disarm() {
+        due = nil
+    }
+
+    /// Disarms it and drops the pending check (the handler leaves the pipeline).
+    func cancel() {
+        due = nil
+        scheduled?.cancel()
+        scheduled = nil
+    }
+
+    private func schedule(_ context: ChannelHandlerContext, at moment: NIODeadline) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        scheduled = context.eventLoop.scheduleTask(deadline: moment) {
+            let (deadline, context) = bound.value
+            deadline.check(context)
         }
     }
 
-    mutating func disarm() {
-        scheduled?.cancel()
+    private func check(_ context: ChannelHandlerContext) {
         scheduled = nil
+        guard let due else { return }  // disarmed: the next arm schedules a check again
+        if due <= .now() {
+            context.close(promise: nil)
+        } else {
+            schedule(context, at: due)
+        }
     }
 }
 
@@ -80,7 +108,7 @@ final class FirstRequestHeadTimeoutHandler: ChannelInboundHandler, RemovableChan
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    private var deadline: ConnectionDeadline
+    private let deadline: ConnectionDeadline
     private var begun = false
     /// The last four bytes seen, newest in the lowest byte.
     private var recent: UInt32 = 0
@@ -117,7 +145,7 @@ final class FirstRequestHeadTimeoutHandler: ChannelInboundHandler, RemovableChan
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline.disarm()
+        deadline.cancel()
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Synchronization
 
 /// Gives every request an id (the client's `X-Request-ID` if it is 1–128 visible ASCII
 /// characters, else a new one), puts it in the log metadata and on every response.
@@ -23,13 +24,24 @@ struct RequestIDMiddleware: RouterMiddleware {
         return value
     }
 
+    /// 32 hex digits: this process's random half, then a count of the ids it made, so ids
+    /// never repeat within a process and almost surely not across processes (a random
+    /// half each request cost two system calls).
     static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<2).map { _ in
-            let value = generator.next() as UInt64
-            let hex = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }.joined()
+        processHalf + hex(count.wrappingAdd(1, ordering: .relaxed).newValue)
+    }
+
+    private static let processHalf = hex(UInt64.random(in: .min ... .max))
+    private static let count = Atomic<UInt64>(0)
+
+    private static func hex(_ value: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 16) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            for index in 0..<16 {
+                buffer[index] = digits.utf8Start[Int(value >> (60 - 4 * UInt64(index)) & 0xF)]
+            }
+            return 16
+        }
     }
 }
 

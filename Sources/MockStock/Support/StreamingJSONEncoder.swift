@@ -47,72 +47,35 @@ private protocol StringKeyedDictionary {
 
 extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodable {
     fileprivate func write(into writer: JSONStreamWriter) throws {
-        writer.bytes.append(UInt8(ascii: "{"))
+        writer.out.byte(UInt8(ascii: "{"))
         for (index, key) in keys.sorted().enumerated() {
-            if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
-            writer.string(key)
-            writer.bytes.append(UInt8(ascii: ":"))
+            if index > 0 { writer.out.byte(UInt8(ascii: ",")) }
+            writer.out.string(key)
+            writer.out.byte(UInt8(ascii: ":"))
             try writer.value(self[key]!)
         }
-        writer.bytes.append(UInt8(ascii: "}"))
+        writer.out.byte(UInt8(ascii: "}"))
     }
 }
 
-final class JSONStreamWriter: Encoder {
+/// The bytes written so far, and how values are written. Its methods work on the buffer in
+/// place: called on the writer's `out`, each is one access to it, not one per byte.
+struct JSONBytes {
     var bytes: [UInt8] = []
-    let snakeCase: Bool
-    /// The open containers, innermost last: the byte that closes each and how many
-    /// elements it holds so far.
-    private(set) var open: [(close: UInt8, count: Int)] = []
-    /// `open.count` when the value being encoded began: its own container, if it asked for
-    /// one, is `open[base]`.
-    private var base = 0
-    /// Whether the value being encoded has asked for a container yet.
-    private var started = false
 
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    init(snakeCase: Bool) {
-        self.snakeCase = snakeCase
-        bytes.reserveCapacity(1024)
+    mutating func byte(_ byte: UInt8) {
+        bytes.append(byte)
     }
 
-    // MARK: Values
-
-    func value<T: Encodable>(_ value: T) throws {
-        switch value {
-        case let text as String: string(text)
-        case let number as Int: integer(number)
-        case let flag as Bool: literal(flag ? "true" : "false")
-        case let number as Decimal: ascii(number.description)
-        case let date as Date: self.date(date)
-        case let number as Double: try floatingPoint(number)
-        case let url as URL: string(url.absoluteString)
-        case let dictionary as any StringKeyedDictionary: try dictionary.write(into: self)
-        default:
-            let (savedBase, savedStarted) = (base, started)
-            base = open.count
-            started = false
-            try value.encode(to: self)
-            if started {
-                close(to: base)
-            } else {
-                literal("{}")  // a value that wrote nothing is an empty object, as with Foundation
-            }
-            (base, started) = (savedBase, savedStarted)
-        }
-    }
-
-    func literal(_ text: StaticString) {
+    mutating func literal(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    func ascii(_ text: String) {
+    mutating func ascii(_ text: String) {
         bytes.append(contentsOf: text.utf8)
     }
 
-    func integer<I: BinaryInteger>(_ number: I) {
+    mutating func integer<I: BinaryInteger>(_ number: I) {
         if number == 0 {
             bytes.append(UInt8(ascii: "0"))
             return
@@ -127,7 +90,7 @@ final class JSONStreamWriter: Encoder {
         bytes[start...].reverse()
     }
 
-    func floatingPoint<F: FloatingPoint & CustomStringConvertible>(_ number: F) throws {
+    mutating func floatingPoint<F: FloatingPoint & CustomStringConvertible>(_ number: F) throws {
         guard number.isFinite else {
             throw EncodingError.invalidValue(number, .init(codingPath: [], debugDescription: "\(number) is not valid in JSON"))
         }
@@ -137,12 +100,14 @@ final class JSONStreamWriter: Encoder {
     }
 
     /// A string in quotes, escaped as Foundation escapes it (slashes left alone).
-    func string(_ text: String) {
+    mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
             var clean = 0  // start of the run not yet copied
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<index]))
                 clean = index + 1
                 switch byte {
@@ -167,7 +132,7 @@ final class JSONStreamWriter: Encoder {
     private static let hex = Array("0123456789abcdef".utf8)
 
     /// RFC 3339 in UTC, to the second (Foundation's `.iso8601`).
-    func date(_ date: Date) {
+    mutating func date(_ date: Date) {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let (days, time) = (seconds.floorDivided(by: 86_400), seconds.floorModulo(86_400))
         // Civil date from days since 1970-01-01 (proleptic Gregorian).
@@ -195,7 +160,7 @@ final class JSONStreamWriter: Encoder {
         literal("Z\"")
     }
 
-    private func digits(_ number: Int, _ width: Int) {
+    private mutating func digits(_ number: Int, _ width: Int) {
         var divisor = 1
         for _ in 1..<width { divisor *= 10 }
         var rest = number
@@ -206,32 +171,84 @@ final class JSONStreamWriter: Encoder {
         }
     }
 
+    /// A field name and its colon, converted to snake_case when asked.
+    mutating func key(_ name: String, snakeCase: Bool) {
+        if !snakeCase {
+            string(name)
+        } else if !SnakeCase.write(name, into: &bytes) {
+            string(SnakeCase.foundation(name))
+        }
+        bytes.append(UInt8(ascii: ":"))
+    }
+}
+
+final class JSONStreamWriter: Encoder {
+    var out = JSONBytes()
+    let snakeCase: Bool
+    /// The open containers, innermost last: the byte that closes each and how many
+    /// elements it holds so far.
+    private(set) var open: [(close: UInt8, count: Int)] = []
+    /// `open.count` when the value being encoded began: its own container, if it asked for
+    /// one, is `open[base]`.
+    private var base = 0
+    /// Whether the value being encoded has asked for a container yet.
+    private var started = false
+
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    var bytes: [UInt8] { out.bytes }
+
+    init(snakeCase: Bool) {
+        self.snakeCase = snakeCase
+        out.bytes.reserveCapacity(1024)
+    }
+
+    func value<T: Encodable>(_ value: T) throws {
+        switch value {
+        case let text as String: out.string(text)
+        case let number as Int: out.integer(number)
+        case let flag as Bool: out.literal(flag ? "true" : "false")
+        case let number as Decimal: out.ascii(number.description)
+        case let date as Date: out.date(date)
+        case let number as Double: try out.floatingPoint(number)
+        case let url as URL: out.string(url.absoluteString)
+        case let dictionary as any StringKeyedDictionary: try dictionary.write(into: self)
+        default:
+            let (savedBase, savedStarted) = (base, started)
+            base = open.count
+            started = false
+            try value.encode(to: self)
+            if started {
+                close(to: base)
+            } else {
+                out.literal("{}")  // a value that wrote nothing is an empty object, as with Foundation
+            }
+            (base, started) = (savedBase, savedStarted)
+        }
+    }
+
     // MARK: Containers
 
     /// Closes the containers above `depth` (nested ones whose parent writes again).
     func close(to depth: Int) {
         while open.count > depth {
-            bytes.append(open.removeLast().close)
+            out.byte(open.removeLast().close)
         }
     }
 
     /// Before an element of the container at `depth`: closes what is nested in it and
     /// writes the comma after its previous element.
     func element(at depth: Int) {
-        close(to: depth + 1)
-        if open[depth].count > 0 { bytes.append(UInt8(ascii: ",")) }
+        if open.count > depth + 1 { close(to: depth + 1) }
+        if open[depth].count > 0 { out.byte(UInt8(ascii: ",")) }
         open[depth].count += 1
     }
 
-    /// A field name, converted to snake_case when asked.
-    func key(_ key: some CodingKey) {
-        let name = key.stringValue
-        if snakeCase, !SnakeCase.write(name, into: &bytes) {
-            string(SnakeCase.foundation(name))
-        } else if !snakeCase {
-            string(name)
-        }
-        bytes.append(UInt8(ascii: ":"))
+    /// A field: its comma, name and colon.
+    func field(_ key: some CodingKey, at depth: Int) {
+        element(at: depth)
+        out.key(key.stringValue, snakeCase: snakeCase)
     }
 
     /// Opens a container for the value being encoded (or continues the object it opened).
@@ -243,13 +260,13 @@ final class JSONStreamWriter: Encoder {
             return base
         }
         started = true
-        bytes.append(opening)
+        out.byte(opening)
         open.append((closing, 0))
         return base
     }
 
     func nested(_ opening: UInt8, _ closing: UInt8) -> Int {
-        bytes.append(opening)
+        out.byte(opening)
         open.append((closing, 0))
         return open.count - 1
     }
@@ -277,32 +294,53 @@ enum SnakeCase {
     static func write(_ name: String, into bytes: inout [UInt8]) -> Bool {
         var name = name
         return name.withUTF8 { utf8 in
-            for byte in utf8 where !(isUpper(byte) || isLower(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F) {
-                return false
+            var capitals = false
+            for byte in utf8 {
+                if isUpper(byte) {
+                    capitals = true
+                } else if !(isLower(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F) {
+                    return false
+                }
             }
             bytes.append(UInt8(ascii: "\""))
+            guard capitals else {
+                bytes.append(contentsOf: utf8)
+                bytes.append(UInt8(ascii: "\""))
+                return true
+            }
             let count = utf8.count
-            var wordStart = 0, searchFrom = 1, first = true
-            func word(_ range: Range<Int>) {
+            var first = true
+            func word(_ from: Int, _ to: Int) {
                 if !first { bytes.append(UInt8(ascii: "_")) }
                 first = false
-                for byte in utf8[range] { bytes.append(isUpper(byte) ? byte + 32 : byte) }
+                var index = from
+                while index < to {
+                    let byte = utf8[index]
+                    bytes.append(isUpper(byte) ? byte + 32 : byte)
+                    index += 1
+                }
             }
-            while let upper = (searchFrom..<max(searchFrom, count)).first(where: { isUpper(utf8[$0]) }) {
-                word(wordStart..<upper)
-                guard let lower = (upper..<count).first(where: { isLower(utf8[$0]) }) else {
+            var wordStart = 0, searchFrom = 1
+            while true {
+                var upper = searchFrom
+                while upper < count && !isUpper(utf8[upper]) { upper += 1 }
+                if upper >= count { break }
+                word(wordStart, upper)
+                var lower = upper
+                while lower < count && !isLower(utf8[lower]) { lower += 1 }
+                if lower >= count {
                     wordStart = upper
                     break
                 }
                 if lower == upper + 1 {
                     wordStart = upper
                 } else {
-                    word(upper..<(lower - 1))
+                    word(upper, lower - 1)
                     wordStart = lower - 1
                 }
                 searchFrom = lower + 1
             }
-            if count > 0 { word(wordStart..<count) }
+            word(wordStart, count)
             bytes.append(UInt8(ascii: "\""))
             return true
         }
@@ -342,25 +380,24 @@ private struct KeyedJSON<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { [] }
 
     private func field(_ key: Key) {
-        writer.element(at: depth)
-        writer.key(key)
+        writer.field(key, at: depth)
     }
 
-    mutating func encodeNil(forKey key: Key) throws { field(key); writer.literal("null") }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { field(key); writer.literal(value ? "true" : "false") }
-    mutating func encode(_ value: String, forKey key: Key) throws { field(key); writer.string(value) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { field(key); try writer.floatingPoint(value) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { field(key); try writer.floatingPoint(value) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { field(key); writer.integer(value) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { field(key); writer.integer(value) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { field(key); writer.integer(value) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { field(key); writer.integer(value) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { field(key); writer.integer(value) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { field(key); writer.integer(value) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { field(key); writer.integer(value) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { field(key); writer.integer(value) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { field(key); writer.integer(value) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { field(key); writer.integer(value) }
+    mutating func encodeNil(forKey key: Key) throws { field(key); writer.out.literal("null") }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { field(key); writer.out.literal(value ? "true" : "false") }
+    mutating func encode(_ value: String, forKey key: Key) throws { field(key); writer.out.string(value) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { field(key); try writer.out.floatingPoint(value) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { field(key); try writer.out.floatingPoint(value) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { field(key); writer.out.integer(value) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { field(key); writer.out.integer(value) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { field(key); writer.out.integer(value) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { field(key); writer.out.integer(value) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { field(key); writer.out.integer(value) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { field(key); writer.out.integer(value) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { field(key); writer.out.integer(value) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { field(key); writer.out.integer(value) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { field(key); writer.out.integer(value) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { field(key); writer.out.integer(value) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { field(key); try writer.value(value) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -385,21 +422,21 @@ private struct UnkeyedJSON: UnkeyedEncodingContainer {
     var codingPath: [any CodingKey] { [] }
     var count: Int { writer.open.count > depth ? writer.open[depth].count : 0 }
 
-    mutating func encodeNil() throws { writer.element(at: depth); writer.literal("null") }
-    mutating func encode(_ value: Bool) throws { writer.element(at: depth); writer.literal(value ? "true" : "false") }
-    mutating func encode(_ value: String) throws { writer.element(at: depth); writer.string(value) }
-    mutating func encode(_ value: Double) throws { writer.element(at: depth); try writer.floatingPoint(value) }
-    mutating func encode(_ value: Float) throws { writer.element(at: depth); try writer.floatingPoint(value) }
-    mutating func encode(_ value: Int) throws { writer.element(at: depth); writer.integer(value) }
-    mutating func encode(_ value: Int8) throws { writer.element(at: depth); writer.integer(value) }
-    mutating func encode(_ value: Int16) throws { writer.element(at: depth); writer.integer(value) }
-    mutating func encode(_ value: Int32) throws { writer.element(at: depth); writer.integer(value) }
-    mutating func encode(_ value: Int64) throws { writer.element(at: depth); writer.integer(value) }
-    mutating func encode(_ value: UInt) throws { writer.element(at: depth); writer.integer(value) }
-    mutating func encode(_ value: UInt8) throws { writer.element(at: depth); writer.integer(value) }
-    mutating func encode(_ value: UInt16) throws { writer.element(at: depth); writer.integer(value) }
-    mutating func encode(_ value: UInt32) throws { writer.element(at: depth); writer.integer(value) }
-    mutating func encode(_ value: UInt64) throws { writer.element(at: depth); writer.integer(value) }
+    mutating func encodeNil() throws { writer.element(at: depth); writer.out.literal("null") }
+    mutating func encode(_ value: Bool) throws { writer.element(at: depth); writer.out.literal(value ? "true" : "false") }
+    mutating func encode(_ value: String) throws { writer.element(at: depth); writer.out.string(value) }
+    mutating func encode(_ value: Double) throws { writer.element(at: depth); try writer.out.floatingPoint(value) }
+    mutating func encode(_ value: Float) throws { writer.element(at: depth); try writer.out.floatingPoint(value) }
+    mutating func encode(_ value: Int) throws { writer.element(at: depth); writer.out.integer(value) }
+    mutating func encode(_ value: Int8) throws { writer.element(at: depth); writer.out.integer(value) }
+    mutating func encode(_ value: Int16) throws { writer.element(at: depth); writer.out.integer(value) }
+    mutating func encode(_ value: Int32) throws { writer.element(at: depth); writer.out.integer(value) }
+    mutating func encode(_ value: Int64) throws { writer.element(at: depth); writer.out.integer(value) }
+    mutating func encode(_ value: UInt) throws { writer.element(at: depth); writer.out.integer(value) }
+    mutating func encode(_ value: UInt8) throws { writer.element(at: depth); writer.out.integer(value) }
+    mutating func encode(_ value: UInt16) throws { writer.element(at: depth); writer.out.integer(value) }
+    mutating func encode(_ value: UInt32) throws { writer.element(at: depth); writer.out.integer(value) }
+    mutating func encode(_ value: UInt64) throws { writer.element(at: depth); writer.out.integer(value) }
     mutating func encode<T: Encodable>(_ value: T) throws { writer.element(at: depth); try writer.value(value) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
@@ -419,21 +456,21 @@ private struct SingleJSON: SingleValueEncodingContainer {
     let writer: JSONStreamWriter
     var codingPath: [any CodingKey] { [] }
 
-    mutating func encodeNil() throws { writer.literal("null") }
-    mutating func encode(_ value: Bool) throws { writer.literal(value ? "true" : "false") }
-    mutating func encode(_ value: String) throws { writer.string(value) }
-    mutating func encode(_ value: Double) throws { try writer.floatingPoint(value) }
-    mutating func encode(_ value: Float) throws { try writer.floatingPoint(value) }
-    mutating func encode(_ value: Int) throws { writer.integer(value) }
-    mutating func encode(_ value: Int8) throws { writer.integer(value) }
-    mutating func encode(_ value: Int16) throws { writer.integer(value) }
-    mutating func encode(_ value: Int32) throws { writer.integer(value) }
-    mutating func encode(_ value: Int64) throws { writer.integer(value) }
-    mutating func encode(_ value: UInt) throws { writer.integer(value) }
-    mutating func encode(_ value: UInt8) throws { writer.integer(value) }
-    mutating func encode(_ value: UInt16) throws { writer.integer(value) }
-    mutating func encode(_ value: UInt32) throws { writer.integer(value) }
-    mutating func encode(_ value: UInt64) throws { writer.integer(value) }
+    mutating func encodeNil() throws { writer.out.literal("null") }
+    mutating func encode(_ value: Bool) throws { writer.out.literal(value ? "true" : "false") }
+    mutating func encode(_ value: String) throws { writer.out.string(value) }
+    mutating func encode(_ value: Double) throws { try writer.out.floatingPoint(value) }
+    mutating func encode(_ value: Float) throws { try writer.out.floatingPoint(value) }
+    mutating func encode(_ value: Int) throws { writer.out.integer(value) }
+    mutating func encode(_ value: Int8) throws { writer.out.integer(value) }
+    mutating func encode(_ value: Int16) throws { writer.out.integer(value) }
+    mutating func encode(_ value: Int32) throws { writer.out.integer(value) }
+    mutating func encode(_ value: Int64) throws { writer.out.integer(value) }
+    mutating func encode(_ value: UInt) throws { writer.out.integer(value) }
+    mutating func encode(_ value: UInt8) throws { writer.out.integer(value) }
+    mutating func encode(_ value: UInt16) throws { writer.out.integer(value) }
+    mutating func encode(_ value: UInt32) throws { writer.out.integer(value) }
+    mutating func encode(_ value: UInt64) throws { writer.out.integer(value) }
     mutating func encode<T: Encodable>(_ value: T) throws { try writer.value(value) }
 }
 

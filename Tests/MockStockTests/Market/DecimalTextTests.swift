@@ -4,6 +4,14 @@ import Testing
 
 @Suite("Amounts as text")
 struct DecimalTextTests {
+    /// Money from `description`: at least two fraction digits.
+    static func money(_ text: String) -> String {
+        let text = text == "-0" ? "0" : text
+        guard let dot = text.firstIndex(of: ".") else { return text + ".00" }
+        let fraction = text.distance(from: dot, to: text.endIndex) - 1
+        return fraction < 2 ? text + String(repeating: "0", count: 2 - fraction) : text
+    }
+
     @Test("amounts are written exactly as Decimal's description writes them, money with at least two fraction digits")
     func plainText() {
         let cases: [(String, String)] = [
@@ -31,6 +39,7 @@ struct DecimalTextTests {
             for value in [cents, price, -price, price * quantity, cents - price * quantity, (cents / (quantity + 1)).rounded(4),
                           cents * 1_000_000, price / 1_000_000] {
                 #expect(value.plainText == value.description, "\(value)")
+                #expect(value.moneyString == Self.money(value.description), "\(value)")
             }
         }
     }
