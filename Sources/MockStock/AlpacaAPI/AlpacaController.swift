@@ -25,22 +25,22 @@ struct AlpacaController {
     @Sendable func account(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaAccount> {
         try Self.refuseParameters(request, except: [])
         let userID = try context.requireIdentity().userID
-        guard let record = try await store.account(userID: userID, portfolioID: context.botPortfolioID) else {
+        if trading.fetchesQuotesOnDemand {
+            // Brings the held symbols' prices up to date first (QUOTE_PROVIDER=http).
+            _ = try await trading.portfolio(userID: userID, id: context.botPortfolioID)
+        }
+        guard let account = try await store.account(userID: userID, portfolioID: context.botPortfolioID) else {
             throw TradingError.noSuchPortfolio
         }
-        let portfolio = try await trading.portfolio(userID: userID, id: context.botPortfolioID, dayChange: true)
+        let record = account.record
         let rules = try await rules.rules(userID: userID, portfolioID: context.botPortfolioID)
-        var long = Decimal(0), short = Decimal(0), dayChange = Decimal(0)
-        for holding in portfolio.holdings {
-            if holding.quantity > 0 { long += holding.value } else { short += holding.value }
-            dayChange += holding.dayChange
-        }
-        let buyingPower = portfolio.buyingPower.moneyString, equity = portfolio.netWorth.moneyString
+        let buyingPower = account.buyingPower.moneyString, equity = account.netWorth.moneyString
         return AlpacaResponse(AlpacaAccount(
-            id: record.uuid, accountNumber: String(format: "PA%010d", record.id), currency: portfolio.currency,
-            cash: portfolio.cash.moneyString, buyingPower: buyingPower, regtBuyingPower: buyingPower,
+            id: record.uuid, accountNumber: String(format: "PA%010d", record.id), currency: account.currency,
+            cash: account.cash.moneyString, buyingPower: buyingPower, regtBuyingPower: buyingPower,
             nonMarginableBuyingPower: buyingPower, portfolioValue: equity, equity: equity,
-            lastEquity: (portfolio.netWorth - dayChange).moneyString, longMarketValue: long.moneyString, shortMarketValue: short.moneyString,
+            lastEquity: (account.netWorth - account.dayChange).moneyString, longMarketValue: account.longValue.moneyString,
+            shortMarketValue: account.shortValue.moneyString,
             tradingBlocked: !record.running, shortingEnabled: rules.allowShortSelling, createdAt: record.createdAt
         ))
     }
@@ -131,7 +131,7 @@ struct AlpacaController {
         } ?? 100
         let cursor = try parameters.get("page_token").map(TradingService.activityCursor)
         let userID = try context.requireIdentity().userID
-        guard let account = try await store.account(userID: userID, portfolioID: context.botPortfolioID) else {
+        guard let account = try await store.record(userID: userID, portfolioID: context.botPortfolioID) else {
             throw TradingError.noSuchPortfolio
         }
         let records = try await store.activities(

@@ -27,7 +27,7 @@ struct AlpacaStore: Sendable {
     }
 
     /// The user's portfolio (nil: the personal one).
-    func account(userID: Int, portfolioID: Int?) async throws -> AccountRecord? {
+    func record(userID: Int, portfolioID: Int?) async throws -> AccountRecord? {
         try await pool.query(
             """
             SELECT p.id, p.uuid::text, p.created_at,
@@ -37,6 +37,45 @@ struct AlpacaStore: Sendable {
               AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
             """
         ).decode((Int, String, Date, Bool).self).first.map { AccountRecord(id: $0.0, uuid: $0.1, createdAt: $0.2, running: $0.3) }
+    }
+
+    /// A portfolio as `/v2/account` shows it: its totals now, not its holdings.
+    struct AccountSummary: Sendable {
+        let record: AccountRecord
+        /// The currency of every amount here.
+        let currency: String
+        let cash: Decimal
+        let buyingPower: Decimal
+        let netWorth: Decimal
+        let longValue: Decimal
+        /// Negative (short positions are worth less than nothing).
+        let shortValue: Decimal
+        let dayChange: Decimal
+    }
+
+    /// The user's portfolio (nil: the personal one) with its totals, in one statement over
+    /// the valuation every reader shares (`holding_values`, net worth by `net_worth`): a
+    /// bot polls it, and summed by PostgreSQL it is one row instead of one per holding.
+    func account(userID: Int, portfolioID: Int?) async throws -> AccountSummary? {
+        let rows = try await pool.query(
+            """
+            SELECT p.id, p.uuid::text, p.created_at, trade_gate(l, now(), true, false) = \(TradeOutcome.ok),
+                   p.cash_currency, p.cash, buying_power(p.cash, p.reserved_cash), net_worth(p.cash, sum(v.value)),
+                   coalesce(sum(v.value) FILTER (WHERE v.quantity > 0), 0), coalesce(sum(v.value) FILTER (WHERE v.quantity < 0), 0),
+                   coalesce(sum(v.day_change), 0), bool_or(v.price IS NULL AND v.symbol IS NOT NULL)
+            FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
+            LEFT JOIN holding_values v ON v.portfolio_id = p.id
+            WHERE p.user_id = \(userID) AND p.archived_at IS NULL
+              AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
+            GROUP BY p.id, l.id
+            """
+        ).decode((Int, String, Date, Bool, String, Decimal, Decimal, Decimal, Decimal, Decimal, Decimal, Bool?).self)
+        guard let row = rows.first else { return nil }
+        try PortfolioValuation.requirePriced(currency: row.4, unpriced: row.11 ?? false)
+        return AccountSummary(
+            record: AccountRecord(id: row.0, uuid: row.1, createdAt: row.2, running: row.3), currency: row.4, cash: row.5,
+            buyingPower: row.6, netWorth: row.7, longValue: row.8, shortValue: row.9, dayChange: row.10
+        )
     }
 
     /// Instruments, by symbol; `active` nil for all.

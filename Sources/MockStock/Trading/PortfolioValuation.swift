@@ -25,8 +25,15 @@ struct PortfolioValuation: Sendable {
         let value: Decimal
 
         var unrealizedGain: Decimal { (value - costBasis).rounded(4) }
-        /// Zero when read without the day's change.
-        var dayChange: Decimal { (price - (previousPrice ?? price)) * Decimal(quantity) }
+        /// What the position gained or lost since the previous close
+        /// (`holding_values.day_change`); zero when read without the day's change.
+        let dayChange: Decimal
+    }
+
+    /// A holding without a price is left out of a valuation, unless the portfolio's
+    /// currency is not the dollar: then its rate is missing (`FxError.noRate`).
+    static func requirePriced(currency: String, unpriced: Bool) throws {
+        if unpriced && currency != FxCurrency.dollar { throw FxError.noRate(FxCurrency.dollar, currency) }
     }
 
     let id: Int

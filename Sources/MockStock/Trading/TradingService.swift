@@ -9,6 +9,10 @@ struct TradingService: Sendable {
     let rules: TradingRulesBook
     let backdating: BackdatedTrades
 
+    /// Whether prices are fetched when read (`QUOTE_PROVIDER=http`): a valuation brings the
+    /// held symbols' prices up to date first.
+    var fetchesQuotesOnDemand: Bool { quotes.fetchesOnDemand }
+
     /// Trades at the provider's current price, or in a practice portfolio at the close of
     /// the day `at`. The price is asked for before anything is locked; the trade itself is
     /// one SQL statement. With an idempotency key, the first outcome is remembered and

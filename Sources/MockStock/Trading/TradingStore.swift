@@ -204,7 +204,7 @@ struct TradingStore: Sendable {
                    buying_power(p.cash, p.reserved_cash) AS buying_power, v.symbol, i.name AS instrument, i.uuid::text AS asset_uuid,
                    v.quantity, v.cost_basis,
                    v.average_cost, v.price, v.value,
-                   \(unescaped: dayChange ? "v.previous_price" : "NULL::numeric AS previous_price"),
+                   \(unescaped: dayChange ? "v.previous_price, v.day_change" : "NULL::numeric AS previous_price, 0::numeric AS day_change"),
                    coalesce(sum(v.value) OVER w, 0) AS holdings_value, net_worth(p.cash, sum(v.value) OVER w) AS net_worth
             FROM portfolios p
             LEFT JOIN holding_values v ON v.portfolio_id = p.id
@@ -222,7 +222,7 @@ struct TradingStore: Sendable {
             guard let symbol = try row.decode(String?.self, column: "symbol") else { continue }
             let currency = try row.decode(String.self, column: "cash_currency")
             guard let price = try row.decode(Decimal?.self, column: "price") else {
-                if currency != FxCurrency.dollar { throw FxError.noRate(FxCurrency.dollar, currency) }
+                try PortfolioValuation.requirePriced(currency: currency, unpriced: true)
                 continue
             }
             portfolios[portfolios.count - 1].holdings.append(PortfolioValuation.Holding(
@@ -230,7 +230,7 @@ struct TradingStore: Sendable {
                 assetID: try row.decode(String.self, column: "asset_uuid"),
                 quantity: try row.decode(Int.self, column: "quantity"), costBasis: try row.decode(Decimal.self, column: "cost_basis"),
                 averageCost: try row.decode(Decimal.self, column: "average_cost"), price: price, previousPrice: dayChange ? try row.decode(Decimal?.self, column: "previous_price") ?? price : nil,
-                value: try row.decode(Decimal.self, column: "value")
+                value: try row.decode(Decimal.self, column: "value"), dayChange: try row.decode(Decimal.self, column: "day_change")
             ))
         }
         return try portfolios.map { id, row, holdings in

@@ -82,6 +82,40 @@ struct BotTests {
         }
     }
 
+    @Test("/v2/account's totals are the portfolio's valuation: equity its net worth, long and short market values its positions', last equity before the day's change")
+    func accountTotals() async throws {
+        try await TemporaryDatabase.with { database in
+            try await TestApp.run(on: database) { client in
+                try await client.seedTradingMarket()
+                let token = try await client.register("totals_bot").token
+                let (_, portfolio) = try await client.leagueWithRules(#"{"allowShortSelling":true}"#, token: token)
+                let key = try await client.apiKey(token: token, portfolioID: portfolio)
+                for order in [#""symbol":"AAPL","qty":"3","side":"buy""#, #""symbol":"TENTH","qty":"100","side":"buy""#,
+                              #""symbol":"ONE","qty":"7","side":"sell""#] {
+                    let placed = try await client.alpaca(.post, "/v2/orders", key: key, body: "{\(order),\"type\":\"market\",\"time_in_force\":\"day\"}")
+                    #expect(placed.status == .ok, "\(String(buffer: placed.body))")
+                }
+                // A previous close for AAPL, written by hand: 3 shares up 10.00 since.
+                let pool = PostgresConnectionPool(configuration: database.configuration)
+                try await pool.execute("UPDATE quotes SET previous_close = 140 WHERE symbol = 'AAPL'")
+                await pool.close()
+                let account = try JSONSerialization.jsonObject(with: Data(buffer: try await client.alpaca(.get, "/v2/account", key: key).body))
+                    as? [String: Any] ?? [:]
+                let valued = try JSONDecoder().decode(
+                    PortfolioBody.self, from: Data(buffer: try await client.get("/api/portfolio?portfolioId=\(portfolio)", token: token).body)
+                )
+                let values = valued.holdings.map { Decimal(string: $0.value)! }
+                let dayChange = valued.holdings.map { Decimal(string: $0.dayChange)! }.reduce(0, +)
+                #expect(dayChange == 30)
+                #expect(account["equity"] as? String == valued.netWorth && account["portfolio_value"] as? String == valued.netWorth)
+                #expect(account["cash"] as? String == valued.cash)
+                #expect(account["long_market_value"] as? String == values.filter { $0 > 0 }.reduce(0, +).moneyString)
+                #expect(account["short_market_value"] as? String == "-7.00")
+                #expect(account["last_equity"] as? String == (Decimal(string: valued.netWorth)! - dayChange).moneyString, "\(account)")
+            }
+        }
+    }
+
     @Test("a key revoked on one process stops working there at once and on another within 2 s")
     func revocationAcrossProcesses() async throws {
         try await TemporaryDatabase.with { database in
