@@ -6,8 +6,8 @@ import Foundation
 enum PostgresTimestamp {
     static func format(_ date: Date) -> String {
         let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
-        let (days, microsOfDay) = floorDivide(micros, 86_400_000_000)
-        let (year, month, day) = civil(fromDays: days)
+        let (days, microsOfDay) = CivilDate.floorDivide(micros, 86_400_000_000)
+        let (year, month, day) = CivilDate.civil(fromDays: days)
         let seconds = microsOfDay / 1_000_000
         let fraction = microsOfDay % 1_000_000
         return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + " "
@@ -55,7 +55,7 @@ enum PostgresTimestamp {
             }
         }
         guard reader.atEnd else { return nil }
-        let total = days(fromCivil: year, month, day) * 86_400_000_000 + micros
+        let total = CivilDate.days(fromCivil: year, month, day) * 86_400_000_000 + micros
         return Date(timeIntervalSince1970: Double(total) / 1_000_000)
     }
 
@@ -104,33 +104,5 @@ enum PostgresTimestamp {
     private static func pad(_ value: Int64, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
-
-    private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
-        let quotient = a / b
-        let remainder = a % b
-        return remainder < 0 ? (quotient - 1, remainder + b) : (quotient, remainder)
-    }
-
-    // Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's algorithms).
-    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import Postgres
 
 /// Writes a value's JSON as it is encoded, straight into bytes: the encoder of every answer
 /// (`AppRequestContext.responseEncoder`, `AlpacaResponse`).
@@ -133,30 +134,20 @@ struct JSONBytes {
 
     /// RFC 3339 in UTC, to the second (Foundation's `.iso8601`).
     mutating func date(_ date: Date) {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let (days, time) = (seconds.floorDivided(by: 86_400), seconds.floorModulo(86_400))
-        // Civil date from days since 1970-01-01 (proleptic Gregorian).
-        let shifted = days + 719_468
-        let era = shifted.floorDivided(by: 146_097)
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (days, time) = CivilDate.floorDivide(Int64(date.timeIntervalSince1970.rounded(.down)), 86_400)
+        let (year, month, day) = CivilDate.civil(fromDays: days)
         bytes.append(UInt8(ascii: "\""))
-        digits(year, 4)
+        digits(Int(year), 4)
         bytes.append(UInt8(ascii: "-"))
-        digits(month, 2)
+        digits(Int(month), 2)
         bytes.append(UInt8(ascii: "-"))
-        digits(day, 2)
+        digits(Int(day), 2)
         bytes.append(UInt8(ascii: "T"))
-        digits(time / 3600, 2)
+        digits(Int(time / 3600), 2)
         bytes.append(UInt8(ascii: ":"))
-        digits(time / 60 % 60, 2)
+        digits(Int(time / 60 % 60), 2)
         bytes.append(UInt8(ascii: ":"))
-        digits(time % 60, 2)
+        digits(Int(time % 60), 2)
         literal("Z\"")
     }
 
@@ -472,16 +463,4 @@ private struct SingleJSON: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt32) throws { writer.out.integer(value) }
     mutating func encode(_ value: UInt64) throws { writer.out.integer(value) }
     mutating func encode<T: Encodable>(_ value: T) throws { try writer.value(value) }
-}
-
-private extension Int {
-    func floorDivided(by divisor: Int) -> Int {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
-    }
-
-    func floorModulo(_ divisor: Int) -> Int {
-        let rest = self % divisor
-        return rest < 0 ? rest + divisor : rest
-    }
 }
