@@ -15,6 +15,9 @@ struct ThrottleStore: Sendable {
         let window: Duration
     }
 
+    /// Whether the upsert's row `t` is still in the window it counts (else it starts anew).
+    private static let inWindow: PostgresQuery = "t.window_start > now() - make_interval(secs => excluded.window_seconds)"
+
     /// Counts one attempt against every budget. Returns the seconds until the attempt
     /// would fit the budgets it exceeds, or nil when it fits them all (and goes ahead).
     func spend(_ budgets: [Budget]) async throws -> Int? {
@@ -32,10 +35,8 @@ struct ThrottleStore: Sendable {
                 INSERT INTO throttle_windows AS t (key, window_start, window_seconds, hits)
                 SELECT key, now(), window_seconds, 1 FROM attempt
                 ON CONFLICT (key) DO UPDATE SET
-                    hits = CASE WHEN t.window_start > now() - make_interval(secs => excluded.window_seconds)
-                                THEN t.hits + 1 ELSE 1 END,
-                    window_start = CASE WHEN t.window_start > now() - make_interval(secs => excluded.window_seconds)
-                                        THEN t.window_start ELSE now() END,
+                    hits = CASE WHEN \(Self.inWindow) THEN t.hits + 1 ELSE 1 END,
+                    window_start = CASE WHEN \(Self.inWindow) THEN t.window_start ELSE now() END,
                     window_seconds = excluded.window_seconds
                 RETURNING key, hits, window_start + make_interval(secs => window_seconds) AS window_end
             )
@@ -54,17 +55,16 @@ struct ThrottleStore: Sendable {
     /// lease at once.
     func lease(_ budget: Budget, count: Int) async throws -> (granted: Int, lapsesIn: Duration) {
         let wanted: PostgresQuery = "least(\(count)::int4, \(budget.limit)::int4)"
-        let inWindow: PostgresQuery = "t.window_start > now() - make_interval(secs => excluded.window_seconds)"
+        // What an open window still grants: what is wanted, up to what is left of the limit.
+        let granted: PostgresQuery = "least(excluded.granted, greatest(\(budget.limit)::int4 - t.hits, 0))"
         let rows = try await pool.queryRetryingTransientFailures(
             """
             INSERT INTO throttle_windows AS t (key, window_start, window_seconds, hits, granted)
             VALUES (\(budget.key), now(), \(Int(budget.window.inSeconds))::int4, \(wanted), \(wanted))
             ON CONFLICT (key) DO UPDATE SET
-                granted = CASE WHEN \(inWindow) THEN least(excluded.granted, greatest(\(budget.limit)::int4 - t.hits, 0))
-                               ELSE excluded.granted END,
-                hits = CASE WHEN \(inWindow) THEN t.hits + least(excluded.granted, greatest(\(budget.limit)::int4 - t.hits, 0))
-                            ELSE excluded.hits END,
-                window_start = CASE WHEN \(inWindow) THEN t.window_start ELSE now() END,
+                granted = CASE WHEN \(Self.inWindow) THEN \(granted) ELSE excluded.granted END,
+                hits = CASE WHEN \(Self.inWindow) THEN t.hits + \(granted) ELSE excluded.hits END,
+                window_start = CASE WHEN \(Self.inWindow) THEN t.window_start ELSE now() END,
                 window_seconds = excluded.window_seconds
             RETURNING granted,
                       greatest(0, extract(epoch FROM window_start + make_interval(secs => window_seconds) - now()) * 1000)::int8
