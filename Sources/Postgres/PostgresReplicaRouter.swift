@@ -17,6 +17,12 @@ import Synchronization
 /// While the primary cannot be reached (it died; a replica is being promoted) the replica
 /// is read as long as it has replayed all it received: with synchronous replication that
 /// holds every acknowledged commit, the newest data there is.
+///
+/// A read that must show every commit anyone has seen (`everyCommit`: a bot's account
+/// after a fill made by another process) goes to the replica only while the primary's
+/// latest probe found it acknowledging commits once a synchronous standby has applied them
+/// (`synchronous_commit = remote_apply` with `synchronous_standby_names` set), or when the
+/// replica is itself the primary now; else to the primary.
 public final class PostgresReplicaRouter: Service, Sendable {
     public struct Settings: Sendable {
         /// How far behind the primary the replica may be and still be read.
@@ -31,6 +37,9 @@ public final class PostgresReplicaRouter: Service, Sendable {
         public var replicaReads = 0
         /// Reads the replica could have served but for its lag, its state or a failure.
         public var primaryReads = 0
+        /// Reads that must show every acknowledged commit (`everyCommit`), by where they ran.
+        public var everyCommitReplicaReads = 0
+        public var everyCommitPrimaryReads = 0
         public var fallbacks = 0
         /// How long ago the replica was last known to be current; nil before the first good
         /// probe and after a failed one.
@@ -79,9 +88,12 @@ public final class PostgresReplicaRouter: Service, Sendable {
         }
     }
 
-    /// Runs `query` on the replica when it is fresh enough, else on the primary.
-    public func query(_ query: PostgresQuery, notBefore: ContinuousClock.Instant? = nil) async throws -> PostgresRows {
-        try await route(notBefore: notBefore) { try await $0.query(query) }
+    /// Runs `query` on the replica when it is fresh enough, else on the primary; with
+    /// `everyCommit`, only while the replica is known to hold every acknowledged commit.
+    public func query(
+        _ query: PostgresQuery, notBefore: ContinuousClock.Instant? = nil, everyCommit: Bool = false
+    ) async throws -> PostgresRows {
+        try await route(notBefore: notBefore, everyCommit: everyCommit) { try await $0.query(query) }
     }
 
     /// Runs `body` in one read-only transaction on the replica when it is fresh enough,
@@ -89,7 +101,7 @@ public final class PostgresReplicaRouter: Service, Sendable {
     public func withReadTransaction<T: Sendable>(
         notBefore: ContinuousClock.Instant? = nil, _ body: @Sendable @escaping (PostgresSession) async throws -> T
     ) async throws -> T {
-        try await route(notBefore: notBefore) { pool in
+        try await route(notBefore: notBefore, everyCommit: false) { pool in
             try await pool.withTransaction { session in
                 try await session.runScript("SET TRANSACTION READ ONLY")
                 return try await body(session)
@@ -97,11 +109,21 @@ public final class PostgresReplicaRouter: Service, Sendable {
         }
     }
 
-    private func route<T>(notBefore: ContinuousClock.Instant?, _ run: (PostgresConnectionPool) async throws -> T) async throws -> T {
+    private func route<T>(
+        notBefore: ContinuousClock.Instant?, everyCommit: Bool, _ run: (PostgresConnectionPool) async throws -> T
+    ) async throws -> T {
         guard let replica else { return try await run(primary) }
         let fresh = state.withLock { state in
-            let fresh = usable(state, at: .now, notBefore: notBefore)
-            if fresh { state.statistics.replicaReads += 1 } else { state.statistics.primaryReads += 1 }
+            // A replica holding every commit holds the caller's own writes too.
+            let fresh = everyCommit
+                ? state.lag.holdsEveryCommit && usable(state, at: .now, notBefore: nil)
+                : usable(state, at: .now, notBefore: notBefore)
+            switch (everyCommit, fresh) {
+            case (false, true): state.statistics.replicaReads += 1
+            case (false, false): state.statistics.primaryReads += 1
+            case (true, true): state.statistics.everyCommitReplicaReads += 1
+            case (true, false): state.statistics.everyCommitPrimaryReads += 1
+            }
             return fresh
         }
         guard fresh else { return try await run(primary) }
@@ -155,14 +177,20 @@ public final class PostgresReplicaRouter: Service, Sendable {
         await probeReplica(replica)
     }
 
-    /// Notes the primary's WAL position and when it was asked for.
+    /// Notes the primary's WAL position and when it was asked for, and whether it waits for
+    /// a synchronous standby to apply each commit before acknowledging it.
     func probePrimary() async {
         let asked = ContinuousClock.now
-        guard let position = try? await primary.query(
-            "SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::int8 WHERE NOT pg_is_in_recovery()"
-        ).decodeColumn(Int64.self).first else { return }
+        guard let row = try? await primary.query(
+            """
+            SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::int8,
+                   current_setting('synchronous_commit') = 'remote_apply' AND current_setting('synchronous_standby_names') <> ''
+            WHERE NOT pg_is_in_recovery()
+            """
+        ).first, let position = try? row.decode(Int64.self, column: 0),
+              let synchronous = try? row.decode(Bool.self, column: 1) else { return }
         state.withLock {
-            $0.lag.primary(at: asked, position: position)
+            $0.lag.primary(at: asked, position: position, waitsForApply: synchronous)
             $0.primaryAnswered = .now
         }
     }
@@ -192,7 +220,7 @@ public final class PostgresReplicaRouter: Service, Sendable {
             let primarySilent = state.primaryAnswered.map { asked - $0 > max(settings.maxLag, .seconds(1)) } ?? false
             if let replicaState, !replicaState.recovering {
                 // Not a standby (promoted, or the same server): it is current.
-                state.lag.current(at: asked)
+                state.lag.current(at: asked, promoted: true)
             } else if let replicaState, let replayed = replicaState.replayed {
                 state.lag.replica(replayed: replayed)
                 // The primary is gone: the replica has all it received, every acknowledged
@@ -217,23 +245,35 @@ struct ReplicaLag: Sendable {
     /// Primary WAL positions and when they were asked for, oldest first, not yet replayed.
     private(set) var positions: [(at: ContinuousClock.Instant, position: Int64)] = []
     private(set) var caughtUpTo: ContinuousClock.Instant?
+    /// The primary said at its latest probe that it acknowledges a commit only once a
+    /// synchronous standby has applied it.
+    private(set) var primaryWaitsForApply = false
+    /// The replica said at its latest probe that it is no standby (promoted, or the same server).
+    private(set) var replicaIsPrimary = false
 
-    /// The primary had written `position` by `at` (the moment the question was sent).
-    mutating func primary(at: ContinuousClock.Instant, position: Int64) {
+    /// Whether the replica holds every commit the primary has acknowledged, however recent.
+    var holdsEveryCommit: Bool { primaryWaitsForApply || replicaIsPrimary }
+
+    /// The primary had written `position` by `at` (the moment the question was sent), and
+    /// acknowledges commits once a synchronous standby has applied them, or not.
+    mutating func primary(at: ContinuousClock.Instant, position: Int64, waitsForApply: Bool = false) {
+        primaryWaitsForApply = waitsForApply
         positions.append((at, position))
         if positions.count > 1024 { positions.removeFirst(positions.count - 1024) }
     }
 
-    /// The replica has replayed up to `replayed`.
+    /// The replica, a standby, has replayed up to `replayed`.
     mutating func replica(replayed: Int64) {
+        replicaIsPrimary = false
         while let first = positions.first, first.position <= replayed {
             caughtUpTo = max(caughtUpTo ?? first.at, first.at)
             positions.removeFirst()
         }
     }
 
-    /// The replica holds everything there is as of `at`.
-    mutating func current(at: ContinuousClock.Instant) {
+    /// The replica holds everything there is as of `at`; `promoted`: it is no standby.
+    mutating func current(at: ContinuousClock.Instant, promoted: Bool = false) {
+        if promoted { replicaIsPrimary = true }
         positions.removeAll { $0.at <= at }
         caughtUpTo = max(caughtUpTo ?? at, at)
     }
@@ -241,6 +281,7 @@ struct ReplicaLag: Sendable {
     /// The replica could not be reached: it is not read until a probe finds it again.
     mutating func replicaFailed() {
         caughtUpTo = nil
+        replicaIsPrimary = false
     }
 
     func lag(at now: ContinuousClock.Instant) -> Duration? {

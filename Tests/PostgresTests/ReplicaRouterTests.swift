@@ -45,6 +45,26 @@ struct ReplicaRouterTests {
         #expect(lag.caughtUpTo == Self.at(3_000))
     }
 
+    @Test("a standby holds every acknowledged commit only while the primary waits for it to apply each one, or once promoted")
+    func everyCommit() {
+        var lag = ReplicaLag()
+        lag.primary(at: Self.at(0), position: 100, waitsForApply: false)
+        lag.replica(replayed: 100)
+        #expect(lag.usable(at: Self.at(50), maxLag: .seconds(1), notBefore: nil), "current enough for a stale-tolerant read")
+        #expect(!lag.holdsEveryCommit, "asynchronous: a commit after the probe may be missing")
+        lag.primary(at: Self.at(100), position: 200, waitsForApply: true)
+        lag.replica(replayed: 200)
+        #expect(lag.holdsEveryCommit)
+        // Patroni drops the standby from synchronous_standby_names: the next probe says so.
+        lag.primary(at: Self.at(200), position: 300, waitsForApply: false)
+        #expect(!lag.holdsEveryCommit)
+        // Promoted (or the primary itself): nothing is acknowledged elsewhere.
+        lag.current(at: Self.at(300), promoted: true)
+        #expect(lag.holdsEveryCommit)
+        lag.replicaFailed()
+        #expect(!lag.holdsEveryCommit)
+    }
+
     @Test("reads go to a current replica, and to the primary at once when the replica cannot be reached")
     func routing() async throws {
         try await TemporaryDatabase.with { database in
@@ -62,6 +82,9 @@ struct ReplicaRouterTests {
                         try await session.query("SELECT current_setting('transaction_read_only')").decodeColumn(String.self)
                     }
                     #expect(read == ["on"])
+                    // A replica that is no standby holds every commit: a bot's account is read there too.
+                    #expect(try await router.query("SELECT count(*) FROM marks", everyCommit: true).decodeColumn(Int.self) == [1])
+                    #expect(router.statistics.everyCommitReplicaReads == 1)
                     #expect(router.statistics.replicaReads == 2)
                     #expect(router.statistics.lag != nil)
                     // A replica whose probes stop answering (a connection hanging behind a

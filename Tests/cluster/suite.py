@@ -5,7 +5,7 @@ trades, resting orders, readers and stream clients, while one part after another
 killed. Each scenario asserts its figures; the run ends with a table (also written as
 JSON to .build/cluster/results.json, the cluster's logs to .build/cluster/logs) and a non-zero exit when anything failed.
 
-    Tests/cluster/suite.py [--only reads server pgbouncer replica primary] [--binary PATH]
+    Tests/cluster/suite.py [--only reads bots server pgbouncer replica primary] [--binary PATH]
 """
 import argparse
 import asyncio
@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
+from decimal import Decimal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "reliability"))
@@ -81,7 +82,7 @@ class Cluster:
             done = subprocess.run(["curl", "-sf", f"http://127.0.0.1:{port}/metrics"], capture_output=True, text=True)
             values = {}
             for line in done.stdout.splitlines():
-                if line.startswith(("db_stale_reads_total", "db_replica_fallbacks_total", "db_replica_lag_seconds")):
+                if line.startswith(("db_stale_reads_total", "db_every_commit_reads_total", "db_replica_fallbacks_total", "db_replica_lag_seconds")):
                     name, value = line.rsplit(" ", 1)
                     values[name] = float(value)
             figures[f"server{index}"] = values
@@ -96,8 +97,8 @@ class Cluster:
         return False
 
 
-def stale_reads(metrics, server):
-    return sum(v.get(f'db_stale_reads_total{{server="{server}"}}', 0) for v in metrics.values())
+def stale_reads(metrics, server, name="db_stale_reads_total"):
+    return sum(v.get(f'{name}{{server="{server}"}}', 0) for v in metrics.values())
 
 
 class Load:
@@ -204,6 +205,93 @@ async def scenario_reads(cluster, client, admin, players, watchers):
     # A read on the process that made the buy waits for the replica to have it (often the
     # primary answers); on the other two, the replica answers: a quarter at the very least.
     result.check(on_replica >= rounds / 4, f"only {on_replica} of {rounds} reads went to the replica")
+    return result
+
+
+BOT_PRICES = ("20.50", "20.00")
+
+
+async def scenario_bots(cluster, client, admin, players, watchers):
+    """Bots poll their account and positions on the replica and never read them older than
+    their last fill: each bot buys with market orders (filled as placed) and with resting
+    limit orders the matcher fills on whichever server sees the price fall; as soon as a
+    bot knows of a fill (its order reads filled), `/v2/positions` shows the shares and
+    `/v2/account` the cash the primary holds, whichever server answers; and the replica
+    answers most of those polls."""
+    result = Result("bots read their fills")
+    status, body, _ = await client.request("PUT", "/api/admin/instruments", admin, [{"symbol": "BOTS", "name": "Bot Reads Corp"}])
+    assert status == 200, body
+    status, body, _ = await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "BOTS", "price": BOT_PRICES[0]}])
+    assert status == 200, body
+    before = cluster.server_metrics()
+    figures = {"fills": 0, "fills by the matcher": 0, "polls": 0, "positions older than the fill": 0,
+               "accounts older than the fill": 0, "orders not filled in 30 s": 0}
+    done = asyncio.Event()
+
+    async def mover():
+        index = 0
+        while not done.is_set():
+            index += 1
+            await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "BOTS", "price": BOT_PRICES[index % 2]}], timeout=10)
+            await asyncio.sleep(0.4)
+
+    async def filled(token, order):
+        deadline = time.monotonic() + 30
+        while order.get("status") != "filled" and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            status, body, _ = await client.request("GET", f"/v2/orders/{order['id']}", token)
+            if status == 200:
+                order = body
+        return order.get("status") == "filled"
+
+    async def bot(token, user_id):
+        held = 0
+        for round_ in range(16):
+            limit = round_ % 2 == 1
+            ticket = {"symbol": "BOTS", "qty": "1", "side": "buy", "type": "limit" if limit else "market",
+                      "time_in_force": "gtc" if limit else "day"}
+            if limit:
+                ticket["limit_price"] = BOT_PRICES[1]
+            status, order, _ = await client.request("POST", "/v2/orders", token, ticket)
+            if status != 200:
+                result.check(False, f"a bot's order was refused: {status} {order}")
+                continue
+            resting = order.get("status") != "filled"
+            if not await filled(token, order):
+                figures["orders not filled in 30 s"] += 1
+                continue
+            held += 1
+            figures["fills"] += 1
+            figures["fills by the matcher"] += resting
+            # The bot knows of the fill: its next polls, on any server, must show it.
+            status, positions, _ = await client.request("GET", "/v2/positions", token)
+            shown = next((int(p["qty"]) for p in positions if p["symbol"] == "BOTS"), 0) if status == 200 else None
+            status, account, _ = await client.request("GET", "/v2/account", token)
+            cash = Decimal(account["cash"]) if status == 200 else None
+            # Nothing else moves this bot's money: the primary's cash now is the cash after the fill.
+            primary_cash = Decimal(await cluster.database.scalar_async(
+                f"SELECT cash FROM portfolios WHERE user_id = {int(user_id)} AND kind = 'personal'"))
+            figures["polls"] += 2
+            figures["positions older than the fill"] += shown != held
+            figures["accounts older than the fill"] += cash != primary_cash
+
+    moving = asyncio.create_task(mover())
+    await asyncio.gather(*(bot(token, user_id) for token, user_id in players[20:30]))
+    done.set()
+    await moving
+    after = cluster.server_metrics()
+    on_replica = stale_reads(after, "replica", "db_every_commit_reads_total") - stale_reads(before, "replica", "db_every_commit_reads_total")
+    on_primary = stale_reads(after, "primary", "db_every_commit_reads_total") - stale_reads(before, "primary", "db_every_commit_reads_total")
+    figures.update({"polls on the replica": on_replica, "polls on the primary": on_primary})
+    result.figures.update(figures)
+    result.check(figures["fills"] >= 140, f"only {figures['fills']} of 160 bot orders filled")
+    result.check(figures["fills by the matcher"] >= 20, f"only {figures['fills by the matcher']} fills by the matcher")
+    result.check(figures["positions older than the fill"] == 0,
+                 f"{figures['positions older than the fill']} polls of /v2/positions did not show the fill the bot knew of")
+    result.check(figures["accounts older than the fill"] == 0,
+                 f"{figures['accounts older than the fill']} polls of /v2/account did not show the fill's cash")
+    # The cluster's replica is synchronous with remote_apply: it takes the polls.
+    result.check(on_replica >= figures["polls"] / 2, f"only {on_replica} of {figures['polls']} bot polls went to the replica")
     return result
 
 
@@ -355,7 +443,7 @@ async def scenario_primary(cluster, client, admin, players, watchers):
     return result
 
 
-SCENARIOS = {"reads": scenario_reads, "server": scenario_server, "pgbouncer": scenario_pgbouncer, "replica": scenario_replica, "primary": scenario_primary}
+SCENARIOS = {"reads": scenario_reads, "bots": scenario_bots, "server": scenario_server, "pgbouncer": scenario_pgbouncer, "replica": scenario_replica, "primary": scenario_primary}
 
 
 async def main():

@@ -99,7 +99,9 @@ struct AlpacaPositionsController {
     }
 
     private func current(_ context: AppRequestContext) async throws -> [AlpacaPosition] {
-        let portfolio = try await trading.portfolio(userID: context.requireIdentity().userID, id: context.botPortfolioID, dayChange: true)
+        let portfolio = try await trading.portfolio(
+            userID: context.requireIdentity().userID, id: context.botPortfolioID, dayChange: true, polled: true
+        )
         return portfolio.holdings.map { holding in
             let (price, value, gain, dayChange) = (holding.price, holding.value, holding.unrealizedGain, holding.dayChange)
             let costBasis = value - gain

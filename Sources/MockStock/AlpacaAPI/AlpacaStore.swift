@@ -7,7 +7,8 @@ struct AlpacaStore: Sendable {
     /// Alpaca's time zone (`MarketHours.newYorkZone`, whatever the server's schedule): a
     /// daily bar is stamped at its day's start there, an activity dated by its day there.
     let zone: String
-    /// Market data for bots, which may be a little stale.
+    /// Market data for bots, which may be a little stale, and a bot's account, which a
+    /// replica holding every acknowledged commit may answer.
     var reads: StaleReads? = nil
     private var stale: StaleReads { reads ?? StaleReads(pool: pool) }
 
@@ -55,9 +56,10 @@ struct AlpacaStore: Sendable {
 
     /// The user's portfolio (nil: the personal one) with its totals, in one statement over
     /// the valuation every reader shares (`holding_values`, net worth by `net_worth`): a
-    /// bot polls it, and summed by PostgreSQL it is one row instead of one per holding.
+    /// bot polls it, and summed by PostgreSQL it is one row instead of one per holding. Read
+    /// where `StaleReads` sends a poll that must show every acknowledged commit.
     func account(userID: Int, portfolioID: Int?) async throws -> AccountSummary? {
-        let rows = try await pool.query(
+        let rows = try await stale.query(
             """
             SELECT p.id, p.uuid::text, p.created_at, trade_gate(l, now(), true, false) = \(TradeOutcome.ok),
                    p.cash_currency, p.cash, buying_power(p.cash, p.reserved_cash), net_worth(p.cash, sum(v.value)),
@@ -68,7 +70,7 @@ struct AlpacaStore: Sendable {
             WHERE p.user_id = \(userID) AND p.archived_at IS NULL
               AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
             GROUP BY p.id, l.id
-            """
+            """, everyCommit: true
         ).decode((Int, String, Date, Bool, String, Decimal, Decimal, Decimal, Decimal, Decimal, Decimal, Bool?).self)
         guard let row = rows.first else { return nil }
         try PortfolioValuation.requirePriced(currency: row.4, unpriced: row.11 ?? false)

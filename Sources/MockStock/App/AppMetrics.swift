@@ -11,6 +11,7 @@ public struct AppMetrics: Sendable {
     private let poolConnections: (inUse: Gauge, idle: Gauge, waiting: Gauge)
     /// Reads that may be stale, by the server that answered; replica fallbacks; its lag.
     private let staleReads: (replica: Gauge, primary: Gauge, fallbacks: Gauge, lag: Gauge)
+    private let everyCommitReads: (replica: Gauge, primary: Gauge)
     /// Passes of what follows new prices (corporate actions, matching) queued or running.
     let priceFollowUpsPending: Gauge
     private let requestSeries = RequestSeries()
@@ -55,6 +56,14 @@ public struct AppMetrics: Sendable {
                 metricName: "db_replica_lag", unitName: "seconds", helpText: "How long ago the replica was last known to be current; -1 before a good probe and after a failed one"
             ))
         )
+        let everyCommitMetric = MetricNameDescriptor(
+            metricName: "db_every_commit_reads", unitName: "total",
+            helpText: "Bots' polls of their own account and positions, which must show every acknowledged commit, by the server that answered them"
+        )
+        everyCommitReads = (
+            registry.makeGauge(descriptor: everyCommitMetric, labels: [("server", "replica")]),
+            registry.makeGauge(descriptor: everyCommitMetric, labels: [("server", "primary")])
+        )
         priceFollowUpsPending = registry.makeGauge(descriptor: MetricNameDescriptor(
             metricName: "price_followups", unitName: "pending",
             helpText: "Passes of corporate actions and order matching after new prices, queued or running"
@@ -82,6 +91,8 @@ public struct AppMetrics: Sendable {
             staleReads.primary.set(Double(reads.primaryReads))
             staleReads.fallbacks.set(Double(reads.fallbacks))
             staleReads.lag.set(reads.lag?.inSeconds ?? -1)
+            everyCommitReads.replica.set(Double(reads.everyCommitReplicaReads))
+            everyCommitReads.primary.set(Double(reads.everyCommitPrimaryReads))
         }
         return registry.emitToString()
     }

@@ -26,7 +26,7 @@ struct Stores {
 
     init(configuration: AppConfiguration, database: Database, market: Market) {
         let pool = database.pool, reads = database.reads
-        trading = TradingStore(pool: pool)
+        trading = TradingStore(pool: pool, reads: reads)
         orders = OrderStore(pool: pool)
         rules = TradingRulesBook(pool: pool, serverRules: TradingRules(commission: Commission(flat: configuration.tradeFee)))
         leagues = LeagueStore(pool: pool, serverRules: rules.serverRules)

@@ -6,13 +6,18 @@ import Synchronization
 /// market data for bots — go through this: to the replica (`DATABASE_REPLICA_URL`) while
 /// it keeps within `REPLICA_MAX_LAG_MS` and has the calling player's own last write, to the
 /// primary otherwise (`PostgresReplicaRouter`). Without a replica it is the primary pool.
+///
+/// `everyCommit` is for a bot's polls of its own money (`/v2/account`, `/v2/positions`):
+/// the replica answers them only while it holds every acknowledged commit, however recent
+/// (the primary acknowledges each only once the synchronous standby has applied it), so a
+/// fill made by any process, the matcher's included, is there when the bot next asks.
 struct StaleReads: Sendable {
     let pool: PostgresConnectionPool
     var router: PostgresReplicaRouter? = nil
 
-    func query(_ query: PostgresQuery) async throws -> PostgresRows {
+    func query(_ query: PostgresQuery, everyCommit: Bool = false) async throws -> PostgresRows {
         guard let router else { return try await pool.query(query) }
-        return try await router.query(query, notBefore: PlayerWrites.notBefore)
+        return try await router.query(query, notBefore: PlayerWrites.notBefore, everyCommit: everyCommit)
     }
 }
 

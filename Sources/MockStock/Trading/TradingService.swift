@@ -86,9 +86,10 @@ struct TradingService: Sendable {
     }
 
     /// The user's portfolio `id` (nil: the personal one), valued now; `dayChange` reads
-    /// the holdings' previous closes too.
-    func portfolio(userID: Int, id: Int?, dayChange: Bool = false) async throws -> PortfolioValuation {
-        guard let portfolio = try await valuations(userID: userID, .one(id), dayChange: dayChange).first else {
+    /// the holdings' previous closes too; `polled`: a bot's poll, which a replica holding
+    /// every acknowledged commit may answer.
+    func portfolio(userID: Int, id: Int?, dayChange: Bool = false, polled: Bool = false) async throws -> PortfolioValuation {
+        guard let portfolio = try await valuations(userID: userID, .one(id), dayChange: dayChange, polled: polled).first else {
             throw TradingError.noSuchPortfolio
         }
         return portfolio
@@ -96,15 +97,17 @@ struct TradingService: Sendable {
 
     /// Valuations read from the stored prices; a provider that fetches prices on demand
     /// (`http`) first brings the held symbols' prices and the rates up to date.
-    private func valuations(userID: Int, _ scope: TradingStore.PortfolioScope, dayChange: Bool) async throws -> [PortfolioValuation] {
-        let valued = try await store.valuations(userID: userID, scope, dayChange: dayChange)
+    private func valuations(
+        userID: Int, _ scope: TradingStore.PortfolioScope, dayChange: Bool, polled: Bool = false
+    ) async throws -> [PortfolioValuation] {
+        let valued = try await store.valuations(userID: userID, scope, dayChange: dayChange, polled: polled)
         guard quotes.fetchesOnDemand else { return valued }
         let symbols = Set(valued.flatMap { $0.holdings.map(\.symbol) }).sorted()
         guard !symbols.isEmpty else { return valued }
         _ = try await quotes.quotes(for: symbols)
         let currencies = Set(valued.map(\.currency)).subtracting([FxCurrency.dollar]).sorted()
         if !currencies.isEmpty { _ = try await quotes.fxRates(base: FxCurrency.dollar, currencies: currencies) }
-        return try await store.valuations(userID: userID, scope, dayChange: dayChange)
+        return try await store.valuations(userID: userID, scope, dayChange: dayChange, polled: polled)
     }
 
     // MARK: History

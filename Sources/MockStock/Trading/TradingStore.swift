@@ -4,6 +4,8 @@ import Postgres
 /// Portfolios, holdings, trades and cash movements.
 struct TradingStore: Sendable {
     let pool: PostgresConnectionPool
+    /// Where bots' polls of their valuations go (`valuations(…, polled: true)`).
+    var reads: StaleReads? = nil
 
     /// What one trade statement reports.
     struct Execution: Sendable {
@@ -183,22 +185,30 @@ struct TradingStore: Sendable {
     /// no exchange rate into its portfolio's currency is `FxError.noRate`.
     /// `dayChange` reads each holding's previous close too (what the portfolio page and
     /// `/v2` show), which costs a lookup per holding that other readers skip.
-    func valuations(userID: Int, _ scope: PortfolioScope, dayChange: Bool) async throws -> [PortfolioValuation] {
+    /// `polled`: a bot's poll, read from a replica that holds every acknowledged commit when
+    /// there is one (`StaleReads`).
+    func valuations(userID: Int, _ scope: PortfolioScope, dayChange: Bool, polled: Bool = false) async throws -> [PortfolioValuation] {
+        let polls = reads ?? StaleReads(pool: pool), pool = pool
+        let run: @Sendable (PostgresQuery) async throws -> PostgresRows = { query in
+            polled ? try await polls.query(query, everyCommit: true) : try await pool.query(query)
+        }
         switch scope {
         case .all:
-            return try await valuations(holder: userID, all: true, id: nil, dayChange: dayChange)
+            return try await valuations(holder: userID, all: true, id: nil, dayChange: dayChange, run: run)
         case .one(let id):
-            return try await PortfolioAccess.resolving(userID: userID, portfolioID: id, run: pool.query) { holder in
-                let found = try await valuations(holder: holder, all: false, id: id, dayChange: dayChange)
+            return try await PortfolioAccess.resolving(userID: userID, portfolioID: id, run: run) { holder in
+                let found = try await valuations(holder: holder, all: false, id: id, dayChange: dayChange, run: run)
                 return found.isEmpty ? nil : found
             } ?? []
         }
     }
 
     /// The valuations of `holder`'s portfolios (with `all`, of every one the holder sees).
-    private func valuations(holder: Int, all: Bool, id: Int?, dayChange: Bool) async throws -> [PortfolioValuation] {
+    private func valuations(
+        holder: Int, all: Bool, id: Int?, dayChange: Bool, run: @Sendable (PostgresQuery) async throws -> PostgresRows
+    ) async throws -> [PortfolioValuation] {
         let userID = holder
-        let rows = try await pool.query(
+        let rows = try await run(
             """
             SELECT p.id, p.league_id, p.name, p.kind, p.base_currency, p.cash_currency, p.cash, p.reserved_cash,
                    buying_power(p.cash, p.reserved_cash) AS buying_power, v.symbol, i.name AS instrument, i.uuid::text AS asset_uuid,
