@@ -282,6 +282,8 @@ final class JSONStreamWriter: Encoder {
 /// `url_string`); lower-cased and joined by underscores. Other names are left to Foundation.
 enum SnakeCase {
     /// Writes `name` converted, in quotes; false (writing nothing) when it is not plain ASCII.
+    /// The converted name is built on the stack and appended at once: a response of 50
+    /// positions converts 800 names.
     static func write(_ name: String, into bytes: inout [UInt8]) -> Bool {
         var name = name
         return name.withUTF8 { utf8 in
@@ -293,46 +295,54 @@ enum SnakeCase {
                     return false
                 }
             }
-            bytes.append(UInt8(ascii: "\""))
             guard capitals else {
+                bytes.append(UInt8(ascii: "\""))
                 bytes.append(contentsOf: utf8)
                 bytes.append(UInt8(ascii: "\""))
                 return true
             }
             let count = utf8.count
-            var first = true
-            func word(_ from: Int, _ to: Int) {
-                if !first { bytes.append(UInt8(ascii: "_")) }
-                first = false
-                var index = from
-                while index < to {
-                    let byte = utf8[index]
-                    bytes.append(isUpper(byte) ? byte + 32 : byte)
-                    index += 1
+            // Each byte of the name, an underscore before at most each, and the quotes.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count * 2 + 2) { out in
+                var written = 0
+                out[written] = UInt8(ascii: "\"")
+                written += 1
+                func word(_ from: Int, _ to: Int) {
+                    if written > 1 {
+                        out[written] = UInt8(ascii: "_")
+                        written += 1
+                    }
+                    for index in from..<to {
+                        let byte = utf8[index]
+                        out[written] = isUpper(byte) ? byte + 32 : byte
+                        written += 1
+                    }
                 }
+                var wordStart = 0, searchFrom = 1
+                while true {
+                    var upper = searchFrom
+                    while upper < count && !isUpper(utf8[upper]) { upper += 1 }
+                    if upper >= count { break }
+                    word(wordStart, upper)
+                    var lower = upper
+                    while lower < count && !isLower(utf8[lower]) { lower += 1 }
+                    if lower >= count {
+                        wordStart = upper
+                        break
+                    }
+                    if lower == upper + 1 {
+                        wordStart = upper
+                    } else {
+                        word(upper, lower - 1)
+                        wordStart = lower - 1
+                    }
+                    searchFrom = lower + 1
+                }
+                word(wordStart, count)
+                out[written] = UInt8(ascii: "\"")
+                written += 1
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: out[..<written]))
             }
-            var wordStart = 0, searchFrom = 1
-            while true {
-                var upper = searchFrom
-                while upper < count && !isUpper(utf8[upper]) { upper += 1 }
-                if upper >= count { break }
-                word(wordStart, upper)
-                var lower = upper
-                while lower < count && !isLower(utf8[lower]) { lower += 1 }
-                if lower >= count {
-                    wordStart = upper
-                    break
-                }
-                if lower == upper + 1 {
-                    wordStart = upper
-                } else {
-                    word(upper, lower - 1)
-                    wordStart = lower - 1
-                }
-                searchFrom = lower + 1
-            }
-            word(wordStart, count)
-            bytes.append(UInt8(ascii: "\""))
             return true
         }
     }
