@@ -32,7 +32,9 @@ struct AlpacaErrorMiddleware: RouterMiddleware {
         let (status, code) = alpaca(problem)
         var headers = problem.headers
         headers[.contentType] = "application/json"
-        let body = (try? JSONEncoder().encode(AlpacaError(code: code, message: problem.detail))) ?? Data()
+        // The streaming encoder writes the fields in their declared order, the same bytes
+        // every time (Foundation's unsorted order may differ from one process to the next).
+        let body = (try? StreamingJSONEncoder().encode(AlpacaError(code: code, message: problem.detail))) ?? []
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 

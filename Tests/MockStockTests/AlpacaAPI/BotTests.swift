@@ -163,6 +163,8 @@ struct BotTests {
             let anonymous = try await client.execute(uri: "/v2/account", method: .get, headers: [:], body: nil)
             #expect(anonymous.status == .unauthorized)
             #expect(try JSONDecoder().decode(AlpacaErrorBody.self, from: Data(buffer: anonymous.body)).code == 40_110_000)
+            // Alpaca's field order, the same bytes every time.
+            #expect(String(buffer: anonymous.body).hasPrefix(#"{"code":40110000,"message":"#), "\(String(buffer: anonymous.body))")
         }
     }
 
