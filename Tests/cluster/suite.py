@@ -213,11 +213,12 @@ BOT_PRICES = ("20.50", "20.00")
 
 async def scenario_bots(cluster, client, admin, players, watchers):
     """Bots poll their account and positions on the replica and never read them older than
-    their last fill: each bot buys with market orders (filled as placed) and with resting
-    limit orders the matcher fills on whichever server sees the price fall; as soon as a
-    bot knows of a fill (its order reads filled), `/v2/positions` shows the shares and
+    their last fill: each bot buys R5 with market orders (filled as placed) and BOTS with
+    resting limit orders the matcher fills on whichever server sees the price fall; as soon
+    as a bot knows of a fill (its order reads filled), `/v2/positions` shows the shares and
     `/v2/account` the cash the primary holds, whichever server answers; and the replica
-    answers most of those polls."""
+    answers most of those polls. Every fill is at the price the symbol ends at (R5's fixed
+    quote, BOTS's lower one), as the later scenarios' ledger checks value holdings."""
     result = Result("bots read their fills")
     status, body, _ = await client.request("PUT", "/api/admin/instruments", admin, [{"symbol": "BOTS", "name": "Bot Reads Corp"}])
     assert status == 200, body
@@ -244,11 +245,16 @@ async def scenario_bots(cluster, client, admin, players, watchers):
                 order = body
         return order.get("status") == "filled"
 
+    async def positions(token):
+        status, body, _ = await client.request("GET", "/v2/positions", token)
+        return {p["symbol"]: int(p["qty"]) for p in body} if status == 200 else None
+
     async def bot(token, user_id):
-        held = 0
+        held = await positions(token)
         for round_ in range(16):
             limit = round_ % 2 == 1
-            ticket = {"symbol": "BOTS", "qty": "1", "side": "buy", "type": "limit" if limit else "market",
+            symbol = "BOTS" if limit else "R5"
+            ticket = {"symbol": symbol, "qty": "1", "side": "buy", "type": "limit" if limit else "market",
                       "time_in_force": "gtc" if limit else "day"}
             if limit:
                 ticket["limit_price"] = BOT_PRICES[1]
@@ -260,12 +266,11 @@ async def scenario_bots(cluster, client, admin, players, watchers):
             if not await filled(token, order):
                 figures["orders not filled in 30 s"] += 1
                 continue
-            held += 1
+            held[symbol] = held.get(symbol, 0) + 1
             figures["fills"] += 1
             figures["fills by the matcher"] += resting
             # The bot knows of the fill: its next polls, on any server, must show it.
-            status, positions, _ = await client.request("GET", "/v2/positions", token)
-            shown = next((int(p["qty"]) for p in positions if p["symbol"] == "BOTS"), 0) if status == 200 else None
+            shown = await positions(token)
             status, account, _ = await client.request("GET", "/v2/account", token)
             cash = Decimal(account["cash"]) if status == 200 else None
             # Nothing else moves this bot's money: the primary's cash now is the cash after the fill.
@@ -279,6 +284,8 @@ async def scenario_bots(cluster, client, admin, players, watchers):
     await asyncio.gather(*(bot(token, user_id) for token, user_id in players[20:30]))
     done.set()
     await moving
+    status, body, _ = await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "BOTS", "price": BOT_PRICES[1]}])
+    result.check(status == 200, f"BOTS's last price was not set: {status} {body}")
     after = cluster.server_metrics()
     on_replica = stale_reads(after, "replica", "db_every_commit_reads_total") - stale_reads(before, "replica", "db_every_commit_reads_total")
     on_primary = stale_reads(after, "primary", "db_every_commit_reads_total") - stale_reads(before, "primary", "db_every_commit_reads_total")
@@ -292,6 +299,8 @@ async def scenario_bots(cluster, client, admin, players, watchers):
                  f"{figures['accounts older than the fill']} polls of /v2/account did not show the fill's cash")
     # The cluster's replica is synchronous with remote_apply: it takes the polls.
     result.check(on_replica >= figures["polls"] / 2, f"only {on_replica} of {figures['polls']} bot polls went to the replica")
+    result.check(int(cluster.database.scalar("SELECT count(*) FROM trades WHERE symbol = 'BOTS' AND price <> 20.00")) == 0,
+                 "a BOTS limit buy at 20.00 filled at another price")
     return result
 
 
