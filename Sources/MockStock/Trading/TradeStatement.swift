@@ -215,8 +215,10 @@ public enum TradeStatement {
     static let gateOpen: PostgresQuery = "owned.gate = 'ok'"
 
     /// Whether no API key may trade the portfolio `p` (`api_keys_forbidden_portfolios`),
-    /// read by the statement for a key's trade only: planned with it, a probe of the set
-    /// costs ~0.06 ms where a call of `api_keys_forbidden` costs ~0.4 ms (planned anew).
+    /// read by the statement for a key's trade only, and by a key's lookup
+    /// (`ApiKeyStore.holder`): planned with the statement, a probe of the set costs
+    /// ~0.06 ms where a call of `api_keys_forbidden` costs ~0.4–0.8 ms (its body, a
+    /// subquery, is never inlined and is planned anew at each call).
     static let keyForbidden: PostgresQuery = "EXISTS (SELECT 1 FROM api_keys_forbidden_portfolios() f WHERE f.portfolio_id = p.id)"
 
     /// The CTE `owned`: the user's portfolio named `portfolioID` (nil: the personal one),

@@ -171,6 +171,13 @@ struct BotPlayerTests {
             }
             #expect(refused.status == .forbidden)
             #expect(try JSONDecoder().decode(AlpacaErrorBody.self, from: Data(buffer: refused.body)).code == 40_310_000)
+            // Its reads too: the key's lookup finds the league forbidding it.
+            var read = try await client.alpaca(.get, "/v2/account", key: key)
+            for _ in 0..<40 where read.status != .forbidden {
+                try await Task.sleep(for: .milliseconds(100))
+                read = try await client.alpaca(.get, "/v2/account", key: key)
+            }
+            #expect(read.status == .forbidden)
             // No new key on the league's portfolios, the student's own included, and no bot joins.
             let newKey = try await client.post("/api/api-keys", json: #"{"botId":\#(bot.id),"portfolioId":\#(leaguePortfolio.id)}"#, token: student.token)
             #expect(newKey.status == .forbidden && client.problemCode(newKey) == "bots_forbidden")
