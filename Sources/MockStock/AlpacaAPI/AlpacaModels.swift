@@ -328,7 +328,7 @@ struct AlpacaReplaceRequest: Decodable, Sendable {
 }
 
 /// `GET /v2/positions`: a holding, long or short. Ratios are decimal fractions.
-struct AlpacaPosition: Encodable, Sendable {
+struct AlpacaPosition: Encodable, SnakeCaseFields, Sendable {
     let assetId: String
     let symbol: String
     let exchange = "NYSE"
@@ -346,6 +346,28 @@ struct AlpacaPosition: Encodable, Sendable {
     let currentPrice: String
     let lastdayPrice: String
     let changeToday: String
+
+    /// Its fields as `Encodable` writes them with snake_case names (`GET /v2/positions`
+    /// writes 50 at a time; `StreamingJSONEncoderTests` holds the two to the same bytes).
+    func writeFields(to fields: inout JSONFields) {
+        fields.field("asset_id", assetId)
+        fields.field("symbol", symbol)
+        fields.field("exchange", exchange)
+        fields.field("asset_class", assetClass)
+        fields.field("asset_marginable", assetMarginable)
+        fields.field("avg_entry_price", avgEntryPrice)
+        fields.field("qty", qty)
+        fields.field("side", side)
+        fields.field("market_value", marketValue)
+        fields.field("cost_basis", costBasis)
+        fields.field("unrealized_pl", unrealizedPl)
+        fields.field("unrealized_plpc", unrealizedPlpc)
+        fields.field("unrealized_intraday_pl", unrealizedIntradayPl)
+        fields.field("unrealized_intraday_plpc", unrealizedIntradayPlpc)
+        fields.field("current_price", currentPrice)
+        fields.field("lastday_price", lastdayPrice)
+        fields.field("change_today", changeToday)
+    }
 
     /// A rate — a gain over its cost, a change over the last price — to six decimals, as
     /// Alpaca writes them ("0.012346", "-0.5", "0"); "0" over nothing. Rates, not money:

@@ -34,6 +34,32 @@ struct AlpacaJSONTests {
         #expect(String(decoding: try StreamingJSONEncoder().encode(Sample()), as: UTF8.self).contains(#""accountNumber""#))
     }
 
+    @Test("a position writes, field by field and in order, what its Encodable conformance writes, the names Foundation's snake_case conversion gives")
+    func positionFields() throws {
+        /// The position through its synthesized `encode(to:)`, not its own writer.
+        struct ViaEncodable: Encodable {
+            let position: AlpacaPosition
+            func encode(to encoder: any Encoder) throws { try position.encode(to: encoder) }
+        }
+        let positions = [
+            AlpacaPosition(assetId: "a\"1\\", symbol: "BRK.B", avgEntryPrice: "10.00", qty: "-3", side: "short",
+                           marketValue: "-30.00", costBasis: "-30.00", unrealizedPl: "0.00", unrealizedPlpc: "0",
+                           unrealizedIntradayPl: "-1.50", unrealizedIntradayPlpc: "-0.05", currentPrice: "10.00",
+                           lastdayPrice: "9.5000", changeToday: "0.052632"),
+            AlpacaPosition(assetId: "b", symbol: "S1", avgEntryPrice: "1", qty: "1", side: "long", marketValue: "1", costBasis: "1",
+                           unrealizedPl: "0", unrealizedPlpc: "0", unrealizedIntradayPl: "0", unrealizedIntradayPlpc: "0",
+                           currentPrice: "1", lastdayPrice: "1", changeToday: "0"),
+        ]
+        let ours = StreamingJSONEncoder(snakeCase: true)
+        let written = try ours.encode(positions)
+        #expect(written == (try ours.encode(positions.map(ViaEncodable.init))), "\(String(decoding: written, as: UTF8.self))")
+        let reference = JSONEncoder()
+        reference.keyEncodingStrategy = .convertToSnakeCase
+        reference.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(try StreamingJSONEncoderTests.canonical(written) == StreamingJSONEncoderTests.canonical(Array(reference.encode(positions))))
+        #expect(String(decoding: written, as: UTF8.self).hasPrefix(#"[{"asset_id":"a\"1\\","symbol":"BRK.B","exchange":"NYSE","asset_class":"us_equity","asset_marginable":false,"#))
+    }
+
     @Test("a position's rates are the exact quotient to six decimals, written as Alpaca writes them")
     func rates() {
         #expect(AlpacaPosition.rate(Decimal(string: "12.34")!, over: 1000) == "0.01234")
