@@ -139,8 +139,8 @@ extension Decimal {
     /// portfolio of 50 holdings. Other values (more than 19 digits) take `description`.
     var plainText: String { plainText(minimumFractionDigits: 0) }
 
-    /// The text written as bytes straight into the string's storage (String's
-    /// Character-wise searches and inserts cost more than the digits): `-0` is `0`, and with `minimumFractionDigits` a value
+    /// The text written as bytes (String's Character-wise searches and inserts cost more
+    /// than the digits): `-0` is `0`, and with `minimumFractionDigits` a value
     /// has at least that many fraction digits.
     private func plainText(minimumFractionDigits: Int) -> String {
         let significand = significand
@@ -161,8 +161,10 @@ extension Decimal {
             rest /= 10
         }
         let places = max(0, -exponent)
-        // At most 20 digits, 40 zeros either side, a sign, a point and the padding.
-        return String(unsafeUninitializedCapacity: 64 + 40) { out in
+        // At most 20 digits, 40 zeros either side, a sign, a point and the padding; written
+        // on the stack, so that a text of up to 15 bytes (most amounts) is a small string,
+        // kept inline without an allocation.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 + 40) { out in
             var written = 0
             func put(_ byte: UInt8) {
                 out[written] = byte
@@ -199,7 +201,7 @@ extension Decimal {
                 if places == 0 { put(UInt8(ascii: ".")) }
                 for _ in places..<minimumFractionDigits { put(UInt8(ascii: "0")) }
             }
-            return written
+            return String(decoding: UnsafeBufferPointer(rebasing: out[..<written]), as: UTF8.self)
         }
     }
 
