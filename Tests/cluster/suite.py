@@ -97,7 +97,8 @@ class Cluster:
         return False
 
 
-def stale_reads(metrics, server, name="db_stale_reads_total"):
+def reads_answered(metrics, server, name="db_stale_reads_total"):
+    """How many reads of the metric `name` the `server` (replica or primary) answered, over every process."""
     return sum(v.get(f'{name}{{server="{server}"}}', 0) for v in metrics.values())
 
 
@@ -198,7 +199,7 @@ async def scenario_reads(cluster, client, admin, players, watchers):
 
     await asyncio.gather(*(player(token) for token, _ in players[10:20]))
     after = cluster.server_metrics()
-    on_replica = stale_reads(after, "replica") - stale_reads(before, "replica")
+    on_replica = reads_answered(after, "replica") - reads_answered(before, "replica")
     result.figures.update({"buys then reads": rounds, "reads without the buy": mismatches, "stale-tolerant reads on the replica": on_replica})
     result.check(rounds >= 150, f"only {rounds} buys were answered")
     result.check(mismatches == 0, f"{mismatches} of {rounds} reads right after a buy did not show it")
@@ -287,8 +288,8 @@ async def scenario_bots(cluster, client, admin, players, watchers):
     status, body, _ = await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "BOTS", "price": BOT_PRICES[1]}])
     result.check(status == 200, f"BOTS's last price was not set: {status} {body}")
     after = cluster.server_metrics()
-    on_replica = stale_reads(after, "replica", "db_every_commit_reads_total") - stale_reads(before, "replica", "db_every_commit_reads_total")
-    on_primary = stale_reads(after, "primary", "db_every_commit_reads_total") - stale_reads(before, "primary", "db_every_commit_reads_total")
+    on_replica = reads_answered(after, "replica", "db_every_commit_reads_total") - reads_answered(before, "replica", "db_every_commit_reads_total")
+    on_primary = reads_answered(after, "primary", "db_every_commit_reads_total") - reads_answered(before, "primary", "db_every_commit_reads_total")
     figures.update({"polls on the replica": on_replica, "polls on the primary": on_primary})
     result.figures.update(figures)
     result.check(figures["fills"] >= 140, f"only {figures['fills']} of 160 bot orders filled")
@@ -378,7 +379,7 @@ async def scenario_replica(cluster, client, admin, players, watchers):
     finish_checks(result, cluster, load)
     gap, gap_start = load.write_gap_at(marks["stopped"])
     ok, total = load.reads_between(marks["stopped"], marks["back"])
-    fell_back = stale_reads(marks["after"], "primary") - stale_reads(marks["before"], "primary")
+    fell_back = reads_answered(marks["after"], "primary") - reads_answered(marks["before"], "primary")
     rejoined = await cluster.wait(lambda: cluster.sync() == replica, 90)
     result.figures.update({"longest write gap after the stop s": round(gap, 2), "it began s after the stop": round(gap_start, 2),
                            "replica started again s after the stop": round(marks["back"] - marks["stopped"], 2),

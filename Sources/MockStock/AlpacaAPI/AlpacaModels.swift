@@ -348,7 +348,7 @@ struct AlpacaPosition: Encodable, SnakeCaseFields, Sendable {
     let changeToday: String
 
     /// Its fields as `Encodable` writes them with snake_case names (`GET /v2/positions`
-    /// writes 50 at a time; `StreamingJSONEncoderTests` holds the two to the same bytes).
+    /// writes 50 at a time; `AlpacaJSONTests` holds the two to the same bytes).
     func writeFields(to fields: inout JSONFields) {
         fields.field("asset_id", assetId)
         fields.field("symbol", symbol)

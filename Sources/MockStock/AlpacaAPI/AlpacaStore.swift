@@ -27,15 +27,21 @@ struct AlpacaStore: Sendable {
         let active: Bool
     }
 
+    /// An `AccountRecord`'s columns, of the portfolio `p` and its league `l`.
+    private static let recordColumns: PostgresQuery =
+        "p.id, p.uuid::text, p.created_at, trade_gate(l, now(), true, false) = \(TradeOutcome.ok)"
+
+    /// Whether the portfolio `p` is the user's open one named `portfolioID` (nil: the personal one).
+    private static func named(userID: Int, portfolioID: Int?) -> PostgresQuery {
+        "p.user_id = \(userID) AND p.archived_at IS NULL AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)"
+    }
+
     /// The user's portfolio (nil: the personal one).
     func record(userID: Int, portfolioID: Int?) async throws -> AccountRecord? {
         try await pool.query(
             """
-            SELECT p.id, p.uuid::text, p.created_at,
-                   trade_gate(l, now(), true, false) = \(TradeOutcome.ok)
-            FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
-            WHERE p.user_id = \(userID) AND p.archived_at IS NULL
-              AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
+            SELECT \(Self.recordColumns) FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
+            WHERE \(Self.named(userID: userID, portfolioID: portfolioID))
             """
         ).decode((Int, String, Date, Bool).self).first.map { AccountRecord(id: $0.0, uuid: $0.1, createdAt: $0.2, running: $0.3) }
     }
@@ -61,14 +67,13 @@ struct AlpacaStore: Sendable {
     func account(userID: Int, portfolioID: Int?) async throws -> AccountSummary? {
         let rows = try await stale.query(
             """
-            SELECT p.id, p.uuid::text, p.created_at, trade_gate(l, now(), true, false) = \(TradeOutcome.ok),
+            SELECT \(Self.recordColumns),
                    p.cash_currency, p.cash, buying_power(p.cash, p.reserved_cash), net_worth(p.cash, sum(v.value)),
                    coalesce(sum(v.value) FILTER (WHERE v.quantity > 0), 0), coalesce(sum(v.value) FILTER (WHERE v.quantity < 0), 0),
                    coalesce(sum(v.day_change), 0), bool_or(v.price IS NULL AND v.symbol IS NOT NULL)
             FROM portfolios p LEFT JOIN leagues l ON l.id = p.league_id
             LEFT JOIN holding_values v ON v.portfolio_id = p.id
-            WHERE p.user_id = \(userID) AND p.archived_at IS NULL
-              AND portfolio_named(p.kind, p.id, \(portfolioID)::int8)
+            WHERE \(Self.named(userID: userID, portfolioID: portfolioID))
             GROUP BY p.id, l.id
             """, everyCommit: true
         ).decode((Int, String, Date, Bool, String, Decimal, Decimal, Decimal, Decimal, Decimal, Decimal, Bool?).self)
