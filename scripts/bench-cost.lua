@@ -10,6 +10,7 @@
 --   portfolio  GET /api/portfolio (bearer token)
 --   market     GET /api/stock/market?limit=20 (bearer token)
 --   healthz    GET /healthz
+--   sql/NAME   GET /sql/NAME (the floor server: operation NAME's statements, bare route)
 local players = {}
 for line in io.lines(os.getenv("BENCH_PLAYERS")) do
     local token, key, secret = line:match("(%S+) (%S+) (%S+)")
@@ -57,6 +58,7 @@ function request()
     elseif op == "quote" then return keyed("GET", "/v2/stocks/quotes/latest?symbols=" .. symbol)
     elseif op == "portfolio" then return bearer("GET", "/api/portfolio")
     elseif op == "market" then return bearer("GET", "/api/stock/market?limit=20")
+    elseif op:sub(1, 4) == "sql/" then return wrk.format("GET", "/" .. op)
     end
     return wrk.format("GET", "/healthz")
 end
