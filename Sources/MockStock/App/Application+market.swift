@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// The market: its hours, its stored prices and exchange rates, the quote provider the
 /// configuration names over them (and the service that makes a simulated or replayed
@@ -23,12 +24,21 @@ struct Market {
         fx = FxStore(pool: database.pool)
         let followUps = PriceFollowUps(pending: metrics.priceFollowUpsPending, started: started, logger: logger)
         self.followUps = followUps
-        pricesStored = { symbols in followUps.tell(symbols) }
+        // This process uses a price from the moment it stores it: its own quote cache
+        // forgets the symbols before whatever stored them answers (other processes hear
+        // of them from the stream's announcement). The provider is built after the
+        // services that store prices, so it is found through `built`.
+        let built = BuiltQuotes()
+        pricesStored = { symbols in
+            built.forget(symbols)
+            followUps.tell(symbols)
+        }
         let source = Self.quoteSource(
             configuration: configuration, database: database, hours: hours, store: store, fx: fx,
             pricesStored: pricesStored, logger: logger
         )
         quotes = source.quotes
+        built.set(source.quotes)
         service = source.service
         clock = MarketClock(hours: hours, now: configuration.clock) { [quotes] in try await quotes.historyEnd() }
     }
@@ -60,6 +70,19 @@ struct Market {
             quotes = CachingQuoteProvider(quotes, lifetime: configuration.quoteCacheLifetime)
         }
         return (quotes, service)
+    }
+}
+
+/// The process's quote provider, once built.
+private final class BuiltQuotes: Sendable {
+    private let provider = Mutex<(any QuoteProvider)?>(nil)
+
+    func set(_ quotes: any QuoteProvider) {
+        provider.withLock { $0 = quotes }
+    }
+
+    func forget(_ symbols: [String]?) {
+        provider.withLock { $0 }?.forget(symbols)
     }
 }
 

@@ -10,9 +10,10 @@ public protocol QuoteProvider: Sendable {
     /// The last day of history clients may see (the replay day), or nil for all of it.
     func historyEnd() async throws -> String?
 
-    /// Told that new prices of `symbols` were stored (by any process: the live stream's
-    /// announcement), so that nothing cached here outlives them.
-    func forget(_ symbols: [String])
+    /// Told that new prices of `symbols` (nil: of every symbol) were stored, by this
+    /// process (at once, before whatever stored them answers) or by another (the live
+    /// stream's announcement), so that nothing cached here outlives them.
+    func forget(_ symbols: [String]?)
 
     /// Exchange rates now: units of each of `currencies` (never the euro) per euro;
     /// currencies without a rate are left out.
@@ -28,7 +29,7 @@ extension QuoteProvider {
 
     var fetchesOnDemand: Bool { false }
 
-    func forget(_ symbols: [String]) {}
+    func forget(_ symbols: [String]?) {}
 
     /// Units of `to` per one `from` now, through the euro (dated by the older of the two
     /// rates), or nil when either currency has no rate.
@@ -105,9 +106,10 @@ struct StoredQuoteProvider: QuoteProvider {
 }
 
 /// Keeps each quote for `lifetime`, so busy symbols are read from the database a few
-/// times a second rather than on every trade. Prices are then at most `lifetime` older
-/// than their source, and not older at all once the stream's announcement of a new price
-/// has reached this process (`forget`).
+/// times a second rather than on every trade. A price stored by this process is used from
+/// the moment it is stored (`Market.pricesStored` forgets it here first); one stored by
+/// another process is used once the stream's announcement of it arrives (milliseconds),
+/// and is at most `lifetime` late should the announcement be lost.
 final class CachingQuoteProvider: QuoteProvider {
     private let source: any QuoteProvider
     private let cache: ExpiringCache<String, PriceQuote>
@@ -133,8 +135,8 @@ final class CachingQuoteProvider: QuoteProvider {
         try await source.historyEnd()
     }
 
-    func forget(_ symbols: [String]) {
-        cache.forget(symbols)
+    func forget(_ symbols: [String]?) {
+        if let symbols { cache.forget(symbols) } else { cache.forgetAll() }
         source.forget(symbols)
     }
 }

@@ -17,6 +17,8 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         var entries: [Key: Entry] = [:]
         /// When each key was last forgotten, until a newer read is stored for it.
         var forgotten: [Key: ContinuousClock.Instant] = [:]
+        /// When every key was last forgotten.
+        var allForgotten: ContinuousClock.Instant?
     }
 
     private let state = Mutex(State())
@@ -70,6 +72,8 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         let stored = read ?? clock()
         let now = clock()
         state.withLock { state in
+            // A read that began before every source changed is stale already.
+            if let allForgotten = state.allForgotten, stored < allForgotten { return }
             for (key, value) in values {
                 if let forgotten = state.forgotten[key] {
                     // A read that began before its source changed is stale already.
@@ -100,6 +104,16 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                 if state.forgotten[key] == nil && state.forgotten.count >= capacity { state.forgotten.removeAll() }
                 state.forgotten[key] = now
             }
+        }
+    }
+
+    /// Drops every key because every source changed: reads already under way are not stored.
+    func forgetAll() {
+        let now = clock()
+        state.withLock { state in
+            state.entries.removeAll()
+            state.forgotten.removeAll()
+            state.allForgotten = now
         }
     }
 

@@ -400,6 +400,27 @@ struct MarketTests {
             #expect(after[0].price == "262.50")
         }
     }
+
+    @Test("the price set is the price used: once POST /api/admin/quotes has answered, a buy at once fills at it, 20 times in 20, however long quotes are cached")
+    func storedPriceIsUsedAtOnce() async throws {
+        try await TestApp.run(live: true, configure: { $0.quoteCacheLifetime = .seconds(60) }) { client in
+            try await client.seedTradingMarket()
+            let admin = try await client.adminToken()
+            let player = try await client.register("prompt").token
+            var fills: [String] = []
+            for round in 0..<20 {
+                let price = round.isMultiple(of: 2) ? "120.00" : "100.00"
+                // The quote read now is cached for a minute...
+                _ = try await client.decode(StockDetailBody.self, "/api/stock/AAPL", token: player)
+                let set = try await client.send(.post, "/api/admin/quotes", body: #"[{"symbol":"AAPL","price":"\#(price)"}]"#, token: admin)
+                #expect(set.status == .ok)
+                // ...and the next trade and quote read, right after the answer, use the new price.
+                fills.append(try await client.tradeOK("buy", "AAPL", 1, token: player).trade.price)
+                #expect(try await client.decode(StockDetailBody.self, "/api/stock/AAPL", token: player).price == price)
+            }
+            #expect(fills == (0..<20).map { $0.isMultiple(of: 2) ? "120.00" : "100.00" })
+        }
+    }
 }
 
 struct LineProblem: Decodable {

@@ -87,6 +87,22 @@ struct SupportTests {
         #expect(cache.value(for: "a") == 3, "once a newer read was stored, the key is an ordinary one again")
     }
 
+    @Test("forgetting every key (the simulated market moved every price) drops them all, and no read that began before is stored")
+    func expiringCacheForgetsAll() {
+        let clock = TestClock()
+        let cache = ExpiringCache<String, Int>(lifetime: .seconds(60), capacity: 10, clock: clock.reader)
+        cache.store(["a": 1, "b": 2])
+        let before = cache.now
+        clock.advance(by: .milliseconds(5))
+        cache.forgetAll()
+        #expect(cache.values(for: ["a", "b"]).isEmpty)
+        cache.store(["a": 1, "c": 3], at: before)
+        #expect(cache.values(for: ["a", "c"]).isEmpty, "read before every source changed")
+        clock.advance(by: .milliseconds(5))
+        cache.store(["a": 4], at: cache.now)
+        #expect(cache.value(for: "a") == 4)
+    }
+
     @Test("a cursor page holds at most the limit and points past its last item only when more rows were read")
     func cursorPage() {
         struct Item: Encodable, Sendable { let id: Int }
