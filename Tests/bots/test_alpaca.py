@@ -16,6 +16,7 @@ from datetime import date, datetime, timezone
 from alpaca.common.exceptions import APIError
 from alpaca.data.enums import Adjustment
 from alpaca.data.historical.stock import StockHistoricalDataClient
+from alpaca.data.live.stock import StockDataStream
 from alpaca.data.requests import (StockBarsRequest, StockLatestBarRequest, StockLatestQuoteRequest,
                                   StockLatestTradeRequest, StockSnapshotRequest)
 from alpaca.data.timeframe import TimeFrame
@@ -457,6 +458,84 @@ class TradeStreamProtocolTest(unittest.TestCase):
 
     def test_without_an_upgrade_it_is_426(self):
         self.assertEqual(call("GET", "/stream")[0], 426)
+
+
+class MarketDataStreamTest(unittest.TestCase):
+    """alpaca-py's StockDataStream at /v2/iex (msgpack): trades, quotes and minute bars of
+    the prices stored, for the symbols subscribed and no others."""
+
+    def test_trades_quotes_and_the_minutes_bar_arrive_for_subscribed_symbols(self):
+        key = new_key(player("databot"))
+        set_price("AMD", "100.00")
+        received = queue.Queue()
+
+        async def handler(item):
+            received.put(item)
+        stream = StockDataStream(key["keyId"], key["secret"], url_override=BASE.replace("http", "ws", 1) + "/v2/iex")
+        stream.subscribe_trades(handler, "AMD")
+        stream.subscribe_quotes(handler, "AMD")
+        stream.subscribe_bars(handler, "AMD")
+        thread = threading.Thread(target=stream.run, daemon=True)
+        thread.start()
+        try:
+            self.assertTrue(wait_for(lambda: stream._running), "the stream did not authenticate")
+            time.sleep(0.5)  # its subscription reaches the server
+            set_price("INTC", "30.00")  # not subscribed: nothing arrives for it
+            set_price("AMD", "101.25")
+            set_price("AMD", "102.50")
+            items = [received.get(timeout=10) for _ in range(4)]
+            trades = [item for item in items if type(item).__name__ == "Trade"]
+            quotes = [item for item in items if type(item).__name__ == "Quote"]
+            self.assertEqual([(t.symbol, t.price, t.size) for t in trades], [("AMD", 101.25, 1), ("AMD", 102.5, 1)])
+            self.assertEqual([(q.symbol, q.bid_price, q.ask_price) for q in quotes], [("AMD", 101.25, 101.25), ("AMD", 102.5, 102.5)])
+            self.assertIsNotNone(trades[0].timestamp.tzinfo)
+            # The minute's bar, once it has ended (at most a minute and a second later).
+            bar = received.get(timeout=65)
+            self.assertEqual(type(bar).__name__, "Bar")
+            self.assertEqual((bar.symbol, bar.high, bar.close), ("AMD", 102.5, 102.5))
+            self.assertEqual(bar.timestamp.second, 0)
+            self.assertTrue(received.empty())
+        finally:
+            stream.stop()
+            thread.join(timeout=10)
+
+
+class MarketDataStreamProtocolTest(unittest.TestCase):
+    """The market-data socket in JSON, as a client other than alpaca-py would meet it."""
+
+    URL = BASE.replace("http", "ws", 1) + "/v2/iex"
+
+    def test_greeting_auth_errors_subscription_and_a_price(self):
+        key = new_key(player("jsondata"))
+        with websocket(self.URL) as socket:
+            self.assertEqual(json.loads(socket.recv(timeout=5)), [{"T": "success", "msg": "connected"}])
+            socket.send(json.dumps({"action": "subscribe", "trades": ["AAPL"]}))
+            self.assertEqual(json.loads(socket.recv(timeout=5)), [{"T": "error", "code": 401, "msg": "not authenticated"}])
+            socket.send(json.dumps({"action": "auth", "key": key["keyId"], "secret": key["secret"]}))
+            self.assertEqual(json.loads(socket.recv(timeout=5)), [{"T": "success", "msg": "authenticated"}])
+            socket.send(json.dumps({"action": "subscribe", "trades": ["AAPL"], "quotes": ["*"], "bars": []}))
+            self.assertEqual(json.loads(socket.recv(timeout=5)), [{"T": "subscription", "trades": ["AAPL"], "quotes": ["*"], "bars": []}])
+            socket.send(json.dumps({"action": "unsubscribe", "quotes": ["*"]}))
+            self.assertEqual(json.loads(socket.recv(timeout=5))[0]["quotes"], [])
+            socket.send("not json")
+            self.assertEqual(json.loads(socket.recv(timeout=5)), [{"T": "error", "code": 400, "msg": "invalid syntax"}])
+            set_price("AAPL", "171.05")
+            trade = json.loads(socket.recv(timeout=5))
+            self.assertEqual([(m["T"], m["S"], m["p"], m["s"]) for m in trade], [("t", "AAPL", 171.05, 1)])
+
+    def test_a_wrong_secret_is_refused_with_402_and_closed(self):
+        key = new_key(player("wrongdata"))
+        with websocket(self.URL) as socket:
+            socket.recv(timeout=5)
+            socket.send(json.dumps({"action": "auth", "key": key["keyId"], "secret": "x" * 40}))
+            self.assertEqual(json.loads(socket.recv(timeout=5)), [{"T": "error", "code": 402, "msg": "auth failed"}])
+            with self.assertRaises(ConnectionClosed) as closed:
+                socket.recv(timeout=5)
+            self.assertEqual(closed.exception.rcvd.code, 1008)
+
+    def test_without_an_upgrade_it_is_426(self):
+        self.assertEqual(call("GET", "/v2/iex")[0], 426)
+        self.assertEqual(call("GET", "/v2/sip")[0], 426)
 
 
 class ReadmeExampleTest(unittest.TestCase):

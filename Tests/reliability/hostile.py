@@ -442,6 +442,7 @@ async def run(result, client, database, server, log_path):
                      headers={"Idempotency-Key": key})
         cases += 1
     cases += await alpaca_stream_attacks(result, client, victim_key, answers)
+    cases += await alpaca_data_stream_attacks(result, client, victim_key, answers)
     for path in ["/v2/assets?status=everything", "/v2/assets?attributes=x", "/v2/calendar?start=2026-02-30",
                  "/v2/calendar?start=2026-01-01&end=2035-01-01", "/v2/assets/%27%3B%20DROP%20TABLE%20instruments%3B--", "/v2/clock?x=1",
                  "/v2/stocks/bars?symbols=AAPL&timeframe=90Min", "/v2/stocks/bars?symbols=AAPL&timeframe=1Min&start=yesterday", "/v2/stocks/bars?symbols=AAPL&timeframe=1Day&page_token=%27%20OR%201",
@@ -522,6 +523,70 @@ async def alpaca_stream_attacks(result, client, victim_key, answers):
                   or (first.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED) and socket.close_code == 1009))
             result.check(ok, f"/stream first message {payload[:50]!r}: {first.type} {first.data!r:.80} {socket.close_code}")
             cases += 1
+    return cases
+
+
+async def alpaca_data_stream_attacks(result, client, victim_key, answers):
+    """Alpaca's market-data socket (/v2/iex) under forged keys and junk. Before a key is
+    accepted: a wrong key is answered 402 and closed with 1008, anything but auth 401 or
+    400 with the socket left open, a message over 16 KB closes it with 1009. After: junk,
+    msgpack garbage, nesting, bad symbols and too many symbols are answered 400 or 405
+    and change nothing the socket follows."""
+    url = client.base.replace("http://", "ws://") + "/v2/iex"
+    cases = 0
+    refused_keys = [{"action": "auth", "key": victim_key["keyId"], "secret": "guess"},
+                    {"action": "auth", "key": "PK' OR '1'='1", "secret": "x"},
+                    {"action": "auth", "key": victim_key["keyId"]},
+                    {"action": "auth", "key": ["PK"], "secret": {"$ne": ""}}]
+    for payload in refused_keys:
+        async with client.session.ws_connect(url, heartbeat=None) as socket:
+            await socket.receive(timeout=15)  # the greeting
+            await socket.send_str(json.dumps(payload))
+            first = await socket.receive(timeout=15)
+            rest = await socket.receive(timeout=15)
+            answers.append(str(first.data))
+            ok = (first.type == aiohttp.WSMsgType.TEXT and json.loads(first.data) == [{"T": "error", "code": 402, "msg": "auth failed"}]
+                  and rest.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED) and socket.close_code == 1008)
+            result.check(ok, f"/v2/iex auth {json.dumps(payload)[:60]}: {first.type} {first.data!r:.80} {socket.close_code}")
+            cases += 1
+    async def refused(socket, payloads, when):
+        """Each payload answered with its error code, the socket left open."""
+        for payload, code in payloads:
+            await (socket.send_bytes(payload) if isinstance(payload, bytes) else socket.send_str(payload))
+            reply = await socket.receive(timeout=15)
+            answers.append(str(reply.data))
+            result.check(reply.type == aiohttp.WSMsgType.TEXT and json.loads(reply.data)[0].get("code") == code,
+                         f"/v2/iex {when} {payload!r:.50}: {reply.type} {reply.data!r:.80}")
+        return len(payloads)
+
+    # Before authenticating: refused, the socket stays open for the auth that follows.
+    before = [(json.dumps({"action": "subscribe", "trades": ["*"]}), 401), ("{not json", 400), (json.dumps([1, 2]), 400),
+              (b"\xc1\xff\x00", 400), (b"\x91" * 40 + b"\xc0", 400), (json.dumps({"action": 7}), 400)]
+    async with client.session.ws_connect(url, heartbeat=None) as socket:
+        await socket.receive(timeout=15)
+        cases += await refused(socket, before, "before auth")
+        await socket.send_str(json.dumps({"action": "auth", "key": victim_key["keyId"], "secret": victim_key["secret"]}))
+        reply = await socket.receive(timeout=15)
+        result.check(json.loads(reply.data) == [{"T": "success", "msg": "authenticated"}], f"/v2/iex auth after refusals: {reply.data!r:.80}")
+        after = [(json.dumps({"action": "subscribe", "trades": ["'; DROP TABLE quotes;--"]}), 400),
+                 (json.dumps({"action": "subscribe", "trades": "AAPL"}), 400),
+                 (json.dumps({"action": "subscribe", "quotes": [1, 2]}), 400),
+                 (json.dumps({"action": "subscribe", "bars": [f"S{n}" for n in range(501)]}), 405),
+                 (json.dumps({"action": "auth", "key": victim_key["keyId"], "secret": victim_key["secret"]}), 403),
+                 (json.dumps({"action": "shutdown"}), 400), (b"\xde\xff\xff", 400), ("", 400)]
+        cases += await refused(socket, after, "after auth")
+        await socket.send_str(json.dumps({"action": "subscribe"}))
+        reply = await socket.receive(timeout=15)
+        result.check(json.loads(reply.data) == [{"T": "subscription", "trades": [], "quotes": [], "bars": []}],
+                     f"/v2/iex: refused subscriptions changed what the socket follows: {reply.data!r:.120}")
+        cases += 1
+    async with client.session.ws_connect(url, heartbeat=None, max_msg_size=0) as socket:
+        await socket.receive(timeout=15)
+        await socket.send_str(json.dumps({"action": "auth", "key": "PK" + "A" * 18, "secret": "x" * 70000}))
+        closed = await socket.receive(timeout=15)
+        result.check(closed.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED) and socket.close_code == 1009,
+                     f"/v2/iex oversized auth: {closed.type} {socket.close_code}")
+        cases += 1
     return cases
 
 

@@ -70,16 +70,22 @@ struct AlpacaStreamController {
         defer { stream.hub.disconnect(subscriber) }
         _ = subscriber.enqueue(Self.authorization("authorized"))
         await stream.run(subscriber, &messages, outbound: outbound, channel: channel) { [keys] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: Self.keyRecheck)
-                // Only a definite "no such key" ends the socket, not a database hiccup.
-                if case .some(.none) = try? await keys.holder(keyID: keyID, secret: secret) {
-                    subscriber.stop(.keyRevoked)
-                    return
-                }
-            }
+            await Self.stopWhenRevoked(subscriber, keyID: keyID, secret: secret, keys: keys)
         } handle: { message in
             _ = subscriber.enqueue(handle(message, from: subscriber))
+        }
+    }
+
+    /// Stops a socket of Alpaca's protocols once its key is revoked (checked every
+    /// `keyRecheck`): keys are not tokens, so a logout does not end it. Only a definite "no
+    /// such key" ends the socket, not a database hiccup.
+    static func stopWhenRevoked(_ subscriber: StreamSubscriber, keyID: String, secret: String, keys: ApiKeyService) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: keyRecheck)
+            if case .some(.none) = try? await keys.holder(keyID: keyID, secret: secret) {
+                subscriber.stop(.keyRevoked)
+                return
+            }
         }
     }
 

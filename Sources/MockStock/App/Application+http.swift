@@ -27,6 +27,7 @@ struct LiveStream {
         controller = StreamController(hub: hub, feed: feed, auth: auth, leagues: features.leagues, logger: logger)
         webSocketRouter = controller.router()
         AlpacaStreamController(stream: controller, keys: features.apiKeys).addRoutes(to: webSocketRouter)
+        AlpacaDataStreamController(stream: controller, keys: features.apiKeys).addRoutes(to: webSocketRouter)
     }
 }
 
@@ -91,6 +92,7 @@ func addAPIRoutes(
     // The stream authenticates in its first message; without an upgrade it is a 426.
     stream.addPlainRoute(to: api.group().add(middleware: BodyLimitMiddleware()))
     AlpacaStreamController.addPlainRoute(to: router.group().add(middleware: BodyLimitMiddleware()))
+    AlpacaDataStreamController.addPlainRoutes(to: router.group().add(middleware: BodyLimitMiddleware()))
     var authenticated = api.group().add(middleware: auth)
     if let playerWrites { authenticated = authenticated.add(middleware: playerWrites) }
     let json = authenticated.group().add(middleware: BodyLimitMiddleware())

@@ -18,6 +18,22 @@ public struct PriceQuote: Sendable, Equatable {
     }
 }
 
+/// One symbol's prices stored within a minute (`minute_bars`, kept by the trigger on
+/// `quotes`): `ticks` is how many prices were stored.
+struct MinuteBar: Sendable, Equatable {
+    let symbol: String
+    let minute: Date
+    let open: Decimal
+    let high: Decimal
+    let low: Decimal
+    let close: Decimal
+    let ticks: Int
+
+    /// (high + low + close) / 3 to four decimals: what a bar without volume gives as its
+    /// volume-weighted price.
+    var typicalPrice: Decimal { ((high + low + close) / 3).rounded(4) }
+}
+
 /// A quote as clients see it (openapi.yaml `Quote`).
 struct Quote: ResponseEncodable, Equatable {
     let symbol: String

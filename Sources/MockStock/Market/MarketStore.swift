@@ -13,6 +13,20 @@ struct MarketStore: Sendable {
         try await pool.execute("DELETE FROM minute_bars WHERE minute < now() - interval '7 days'")
     }
 
+    /// The minute bars of `minute` (its start), of `symbols` or (nil) of every symbol.
+    func minuteBars(at minute: Date, symbols: [String]?) async throws -> [MinuteBar] {
+        try await pool.query(
+            """
+            SELECT symbol, open, high, low, close, ticks FROM minute_bars
+            WHERE minute = \(minute) AND (\(symbols)::text[] IS NULL OR symbol = ANY(\(symbols)::text[]))
+            ORDER BY symbol
+            """
+        ).map { row in
+            let (symbol, open, high, low, close, ticks) = try row.decode((String, Decimal, Decimal, Decimal, Decimal, Int).self)
+            return MinuteBar(symbol: symbol, minute: minute, open: open, high: high, low: low, close: close, ticks: ticks)
+        }
+    }
+
     /// An instrument with its current price from `instrument_prices`.
     struct PricedInstrument: Sendable {
         let name: String

@@ -187,7 +187,8 @@ struct StreamController {
                 metrics.sent.increment(by: Int64(batch.count))
                 writeNext()
             }
-            encoder.writeAndFlush(NIOAny(StreamEncoding.frames(batch, allocator: channel.allocator)), promise: written)
+            let frames = StreamEncoding.frames(batch, binary: subscriber.marketData?.binary ?? false, allocator: channel.allocator)
+            encoder.writeAndFlush(NIOAny(frames), promise: written)
         }
         subscriber.attach(.init(loop: loop, write: writeNext))
     }

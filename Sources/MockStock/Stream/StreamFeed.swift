@@ -65,6 +65,8 @@ public final class StreamFeed: Service, Sendable {
     let listening = StartSignal()
     /// Each league's last standings sent, to send only changes.
     private let lastStandings = Mutex<[Int: StreamMessage]>([:])
+    /// The last minute whose bars were sent.
+    private let lastBars = Mutex<Date?>(nil)
 
     init(
         hub: StreamHub, pool: PostgresConnectionPool, listenPool: PostgresConnectionPool? = nil, orders: OrderStore, notifications: NotificationStore,
@@ -109,6 +111,11 @@ public final class StreamFeed: Service, Sendable {
             group.addTask {
                 await repeatUntilShutdown(every: self.settings.standingsInterval, logger: self.logger, task: "stream standings") {
                     try await self.refreshStandings()
+                }
+            }
+            group.addTask {
+                await repeatUntilShutdown(every: .seconds(1), logger: self.logger, task: "stream minute bars") {
+                    try await self.publishFinishedBars(now: Date())
                 }
             }
         }
@@ -219,15 +226,31 @@ public final class StreamFeed: Service, Sendable {
         guard !followed.isEmpty else { return }
         let dates = ISO8601DateFormatter()
         dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        var messages: [(symbol: String, message: StreamMessage)] = []
+        var published: [PublishedQuote] = []
         for row in rows {
             guard row.count == 5, let symbol = row[0], followed.contains(symbol), let name = row[1],
                 let price = row[2].flatMap(Decimal.init(exactly:)), let asOf = row[4].flatMap(dates.date(from:))
             else { continue }
             let quote = PriceQuote(symbol: symbol, price: price, previousClose: row[3].flatMap(Decimal.init(exactly:)), asOf: asOf)
-            messages.append((symbol, StreamEncoding.message("quote", Quote(name: name, quote: quote))))
+            published.append(PublishedQuote(symbol: symbol, quote: quote, message: StreamEncoding.message("quote", Quote(name: name, quote: quote))))
         }
-        hub.publishQuotes(messages)
+        hub.publishQuotes(published)
+    }
+
+    // MARK: Minute bars
+
+    /// Sends the bars of the minute that ended at least a second ago, once, to the sockets
+    /// that follow them (Alpaca's market-data stream). Every process sends its own sockets
+    /// theirs, read from `minute_bars`, so each bar goes out once per socket.
+    func publishFinishedBars(now: Date) async throws {
+        let minute = Date(timeIntervalSince1970: ((now.timeIntervalSince1970 - 1) / 60).rounded(.down) * 60 - 60)
+        let due = lastBars.withLock { last in
+            defer { last = minute }
+            return last.map { $0 < minute } ?? false  // the first pass only notes the minute
+        }
+        guard due, let followed = hub.followedBars() else { return }
+        let bars = try await market.minuteBars(at: minute, symbols: followed.isEmpty ? nil : followed.sorted())
+        if !bars.isEmpty { hub.publishBars(bars) }
     }
 
     // MARK: Standings

@@ -10,6 +10,9 @@ final class StreamHub: Sendable {
         var subscribers: [Int: StreamSubscriber] = [:]
         var subscriptions: [Int: StreamSubscriptions] = [:]
         var bySymbol: [String: Set<Int>] = [:]
+        var allSymbols: Set<Int> = []
+        var barsBySymbol: [String: Set<Int>] = [:]
+        var allBars: Set<Int> = []
         var ordersByUser: [Int: Set<Int>] = [:]
         var notificationsByUser: [Int: Set<Int>] = [:]
         var byLeague: [Int: Set<Int>] = [:]
@@ -25,10 +28,14 @@ final class StreamHub: Sendable {
         self.queueLimit = queueLimit
     }
 
-    func connect(userID: Int, tokenVersion: Int, renderOrder: (@Sendable (OrderChange) -> [StreamMessage])? = nil) -> StreamSubscriber {
+    func connect(
+        userID: Int, tokenVersion: Int, renderOrder: (@Sendable (OrderChange) -> [StreamMessage])? = nil,
+        marketData: StreamSubscriber.MarketData? = nil
+    ) -> StreamSubscriber {
         let (subscriber, count) = state.withLock { state in
             let subscriber = StreamSubscriber(
-                id: state.nextID, userID: userID, tokenVersion: tokenVersion, limit: queueLimit, renderOrder: renderOrder
+                id: state.nextID, userID: userID, tokenVersion: tokenVersion, limit: queueLimit, renderOrder: renderOrder,
+                marketData: marketData
             )
             state.nextID += 1
             state.subscribers[subscriber.id] = subscriber
@@ -68,6 +75,9 @@ final class StreamHub: Sendable {
 
     private static func index(_ state: inout State, _ id: Int, userID: Int, adding subscriptions: StreamSubscriptions) {
         for symbol in subscriptions.quotes { state.bySymbol[symbol, default: []].insert(id) }
+        for symbol in subscriptions.bars { state.barsBySymbol[symbol, default: []].insert(id) }
+        if subscriptions.allQuotes { state.allSymbols.insert(id) }
+        if subscriptions.allBars { state.allBars.insert(id) }
         for league in subscriptions.leagues { state.byLeague[league, default: []].insert(id) }
         if subscriptions.orders { state.ordersByUser[userID, default: []].insert(id) }
         if subscriptions.notifications { state.notificationsByUser[userID, default: []].insert(id) }
@@ -79,6 +89,9 @@ final class StreamHub: Sendable {
             if index[key]?.isEmpty == true { index[key] = nil }
         }
         for symbol in subscriptions.quotes { remove(symbol, from: &state.bySymbol) }
+        for symbol in subscriptions.bars { remove(symbol, from: &state.barsBySymbol) }
+        if subscriptions.allQuotes { state.allSymbols.remove(id) }
+        if subscriptions.allBars { state.allBars.remove(id) }
         for league in subscriptions.leagues { remove(league, from: &state.byLeague) }
         if subscriptions.orders { remove(userID, from: &state.ordersByUser) }
         if subscriptions.notifications { remove(userID, from: &state.notificationsByUser) }
@@ -88,7 +101,17 @@ final class StreamHub: Sendable {
 
     /// The symbols someone here follows, of those given.
     func followedSymbols(_ symbols: [String]) -> Set<String> {
-        state.withLock { state in Set(symbols.filter { state.bySymbol[$0] != nil }) }
+        state.withLock { state in
+            state.allSymbols.isEmpty ? Set(symbols.filter { state.bySymbol[$0] != nil }) : Set(symbols)
+        }
+    }
+
+    /// Whose minute bars someone here follows: nil for no one's, an empty set for every symbol's.
+    func followedBars() -> Set<String>? {
+        state.withLock { state in
+            if !state.allBars.isEmpty { return [] }
+            return state.barsBySymbol.isEmpty ? nil : Set(state.barsBySymbol.keys)
+        }
     }
 
     func followsOrders(userID: Int) -> Bool {
@@ -123,23 +146,43 @@ final class StreamHub: Sendable {
 
     /// Queues each quote on the connections that follow its symbol: all of a tick's quotes
     /// for one connection at once, so its writer sends them together.
-    func publishQuotes(_ messages: [(symbol: String, message: StreamMessage)]) {
+    /// A connection of another protocol (Alpaca's market data) shows each price its own way.
+    func publishQuotes(_ quotes: [PublishedQuote]) {
         let byConnection = state.withLock { state in
-            var byConnection: [Int: [(symbol: String, message: StreamMessage)]] = [:]
-            for quote in messages {
-                for id in state.bySymbol[quote.symbol] ?? [] { byConnection[id, default: []].append(quote) }
+            var byConnection: [Int: [PublishedQuote]] = [:]
+            for quote in quotes {
+                for id in (state.bySymbol[quote.symbol] ?? []).union(state.allSymbols) { byConnection[id, default: []].append(quote) }
             }
             return byConnection.compactMap { id, quotes in state.subscribers[id].map { ($0, quotes) } }
         }
         var replaced = 0
         var writers: [StreamSubscriber.Writer] = []
         for (subscriber, quotes) in byConnection {
-            let queued = subscriber.enqueueQuotes(quotes)
+            let queued = if let marketData = subscriber.marketData {
+                subscriber.enqueueQuotes(quotes.compactMap { quote in marketData.price(quote.quote).map { (quote.symbol, $0) } })
+            } else {
+                subscriber.enqueueQuotes(quotes.lazy.map { ($0.symbol, $0.message) })
+            }
             replaced += queued.replaced
             if let writer = queued.wake { writers.append(writer) }
         }
         StreamSubscriber.wake(writers)
         metrics.dropped.increment(by: Int64(replaced))
+    }
+
+    /// Finished minute bars, to the connections that follow them.
+    func publishBars(_ bars: [MinuteBar]) {
+        let targets = state.withLock { state in
+            bars.map { bar in
+                ((state.barsBySymbol[bar.symbol] ?? []).union(state.allBars).compactMap { state.subscribers[$0] }, bar)
+            }
+        }
+        for (subscribers, bar) in targets {
+            for subscriber in subscribers {
+                guard let message = subscriber.marketData?.bar(bar) else { continue }
+                if !subscriber.enqueue(message) { metrics.slowConsumers.increment() }
+            }
+        }
     }
 
     /// A change of an order, to its owner's connections that follow orders: encoded once

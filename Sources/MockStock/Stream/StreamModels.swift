@@ -21,6 +21,11 @@ struct StreamRequest: Decodable {
 /// What one connection follows.
 struct StreamSubscriptions: Sendable, Equatable {
     var quotes: Set<String> = []
+    /// Every symbol's prices (Alpaca's market-data stream's `"*"`).
+    var allQuotes = false
+    /// Symbols whose finished minute bars are sent (Alpaca's market-data stream).
+    var bars: Set<String> = []
+    var allBars = false
     var orders = false
     var notifications = false
     var leagues: Set<Int> = []
@@ -28,6 +33,14 @@ struct StreamSubscriptions: Sendable, Equatable {
     /// At most this many symbols and leagues per connection, which bounds its quote queue.
     static let maxQuotes = 100
     static let maxLeagues = 20
+}
+
+/// A stored price on its way to the connections that follow its symbol: this stream's
+/// `quote` event (`message`), and the price for connections of another protocol.
+struct PublishedQuote: Sendable {
+    let symbol: String
+    let quote: PriceQuote
+    let message: StreamMessage
 }
 
 /// One event as it goes on the wire: `{"type": ..., "data": ...}`, where `data` has the
@@ -76,14 +89,14 @@ enum StreamEncoding {
         return ByteBuffer(bytes: bytes)
     }
 
-    /// Appends `messages` as unmasked, unfragmented WebSocket text frames (RFC 6455 §5.2):
-    /// a server's frames need no mask, so each is a 2-, 4- or 10-byte header and the JSON.
-    /// One buffer for a whole batch is one write for the socket, instead of a write (and a
-    /// header buffer) per frame through `WebSocketFrameEncoder`.
-    static func frames(_ messages: [StreamMessage], allocator: ByteBufferAllocator) -> ByteBuffer {
+    /// Appends `messages` as unmasked, unfragmented WebSocket text (or binary) frames
+    /// (RFC 6455 §5.2): a server's frames need no mask, so each is a 2-, 4- or 10-byte
+    /// header and the message. One buffer for a whole batch is one write for the socket,
+    /// instead of a write (and a header buffer) per frame through `WebSocketFrameEncoder`.
+    static func frames(_ messages: [StreamMessage], binary: Bool = false, allocator: ByteBufferAllocator) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: messages.reduce(0) { $0 + $1.readableBytes + 10 })
         for message in messages {
-            buffer.writeInteger(UInt8(0x81))  // FIN, text
+            buffer.writeInteger(UInt8(binary ? 0x82 : 0x81))  // FIN, binary or text
             switch message.readableBytes {
             case ..<126:
                 buffer.writeInteger(UInt8(message.readableBytes))

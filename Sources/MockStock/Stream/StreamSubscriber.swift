@@ -29,6 +29,16 @@ final class StreamSubscriber: Sendable {
     /// change of an order: no messages for one it does not show. Such a socket gets only
     /// its orders: no gap or snapshot messages of this stream's own protocol.
     let renderOrder: (@Sendable (OrderChange) -> [StreamMessage])?
+    /// How a socket of Alpaca's market-data stream shows prices and minute bars, in binary
+    /// frames when it speaks msgpack; nil for this stream's own protocol.
+    let marketData: MarketData?
+
+    struct MarketData: Sendable {
+        /// The messages of one price (nil: none for this socket).
+        let price: @Sendable (PriceQuote) -> StreamMessage?
+        let bar: @Sendable (MinuteBar) -> StreamMessage?
+        let binary: Bool
+    }
 
     private struct Queue {
         var events: [StreamMessage] = []
@@ -55,11 +65,15 @@ final class StreamSubscriber: Sendable {
     let stops: AsyncStream<StopReason>
     private let stop: AsyncStream<StopReason>.Continuation
 
-    init(id: Int, userID: Int, tokenVersion: Int, limit: Int, renderOrder: (@Sendable (OrderChange) -> [StreamMessage])? = nil) {
+    init(
+        id: Int, userID: Int, tokenVersion: Int, limit: Int, renderOrder: (@Sendable (OrderChange) -> [StreamMessage])? = nil,
+        marketData: MarketData? = nil
+    ) {
         self.id = id
         self.userID = userID
         self.tokenVersion = tokenVersion
         self.renderOrder = renderOrder
+        self.marketData = marketData
         self.limit = limit
         (stops, stop) = AsyncStream.makeStream(of: StopReason.self, bufferingPolicy: .bufferingNewest(1))
     }
@@ -83,7 +97,7 @@ final class StreamSubscriber: Sendable {
     /// Queues quotes; returns how many replaced an unsent quote of the same symbol, and the
     /// writer when it must be woken, which the caller does (`wake(_:)`), so that a tick's
     /// fan-out wakes each event loop once rather than each connection on its own.
-    func enqueueQuotes(_ quotes: [(symbol: String, message: StreamMessage)]) -> (replaced: Int, wake: Writer?) {
+    func enqueueQuotes(_ quotes: some Sequence<(symbol: String, message: StreamMessage)>) -> (replaced: Int, wake: Writer?) {
         let (replaced, idle) = queue.withLock { queue -> (Int, Bool) in
             guard queue.stopped == nil else { return (0, false) }
             let idle = queue.isEmpty && queue.writingSince == nil
