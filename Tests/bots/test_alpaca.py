@@ -500,6 +500,10 @@ class MarketDataStreamTest(unittest.TestCase):
             thread.join(timeout=10)
 
 
+# The channels a subscription reply lists empty (the game has no data for them).
+EMPTY_CHANNELS = {name: [] for name in ["updatedBars", "dailyBars", "statuses", "lulds", "corrections", "cancelErrors"]}
+
+
 class MarketDataStreamProtocolTest(unittest.TestCase):
     """The market-data socket in JSON, as a client other than alpaca-py would meet it."""
 
@@ -514,7 +518,7 @@ class MarketDataStreamProtocolTest(unittest.TestCase):
             socket.send(json.dumps({"action": "auth", "key": key["keyId"], "secret": key["secret"]}))
             self.assertEqual(json.loads(socket.recv(timeout=5)), [{"T": "success", "msg": "authenticated"}])
             socket.send(json.dumps({"action": "subscribe", "trades": ["AAPL"], "quotes": ["*"], "bars": []}))
-            self.assertEqual(json.loads(socket.recv(timeout=5)), [{"T": "subscription", "trades": ["AAPL"], "quotes": ["*"], "bars": []}])
+            self.assertEqual(json.loads(socket.recv(timeout=5)), [{"T": "subscription", "trades": ["AAPL"], "quotes": ["*"], "bars": [], **EMPTY_CHANNELS}])
             socket.send(json.dumps({"action": "unsubscribe", "quotes": ["*"]}))
             self.assertEqual(json.loads(socket.recv(timeout=5))[0]["quotes"], [])
             socket.send("not json")

@@ -32,6 +32,9 @@ enum AlpacaDataMessage: Sendable, Equatable {
         case time(Date)
     }
 
+    /// Alpaca's other channels, which a subscription may name and which carry nothing here.
+    static let emptyChannels = ["updatedBars", "dailyBars", "statuses", "lulds", "corrections", "cancelErrors"]
+
     /// The exchange and tape every price is reported on: the game's own ("V" is IEX's code,
     /// the feed alpaca-py's default asks for).
     static let exchange = "V"
@@ -44,8 +47,11 @@ enum AlpacaDataMessage: Sendable, Equatable {
         case .error(let code, let message):
             return [("T", .text("error")), ("code", .int(Int64(code))), ("msg", .text(message))]
         case .subscription(let channels):
+            // The channels the game has no data for are listed empty, as Alpaca lists them:
+            // clients keep the reply's lists as their own.
             return [("T", .text("subscription")), ("trades", .texts(channels.trades.listed)),
                     ("quotes", .texts(channels.quotes.listed)), ("bars", .texts(channels.bars.listed))]
+                + Self.emptyChannels.map { ($0, .texts([])) }
         case .trade(let quote):
             return [("T", .text("t")), ("S", .text(quote.symbol)), ("i", .int(Self.tradeID(quote.asOf))),
                     ("x", .text(Self.exchange)), ("p", .price(quote.price)), ("s", .int(1)), ("c", .texts(["@"])),

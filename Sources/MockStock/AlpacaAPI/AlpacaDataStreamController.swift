@@ -47,11 +47,13 @@ struct AlpacaDataStreamController {
         var quotes = SymbolSet()
         var bars = SymbolSet()
 
-        /// The hub's view: prices of the symbols of trades and quotes, bars of bars'.
+        /// The hub's view: prices of the symbols of trades and quotes, bars of bars'; a
+        /// channel following every symbol names none, so that the hub sends each price once.
         var subscriptions: StreamSubscriptions {
-            StreamSubscriptions(
-                quotes: trades.symbols.union(quotes.symbols), allQuotes: trades.all || quotes.all,
-                bars: bars.symbols, allBars: bars.all
+            let allQuotes = trades.all || quotes.all
+            return StreamSubscriptions(
+                quotes: allQuotes ? [] : trades.symbols.union(quotes.symbols), allQuotes: allQuotes,
+                bars: bars.all ? [] : bars.symbols, allBars: bars.all
             )
         }
     }

@@ -151,7 +151,9 @@ final class StreamHub: Sendable {
         let byConnection = state.withLock { state in
             var byConnection: [Int: [PublishedQuote]] = [:]
             for quote in quotes {
-                for id in (state.bySymbol[quote.symbol] ?? []).union(state.allSymbols) { byConnection[id, default: []].append(quote) }
+                for id in state.bySymbol[quote.symbol] ?? [] { byConnection[id, default: []].append(quote) }
+                // A connection following every symbol follows none by name (`Channels.subscriptions`).
+                for id in state.allSymbols { byConnection[id, default: []].append(quote) }
             }
             return byConnection.compactMap { id, quotes in state.subscribers[id].map { ($0, quotes) } }
         }
@@ -174,7 +176,7 @@ final class StreamHub: Sendable {
     func publishBars(_ bars: [MinuteBar]) {
         let targets = state.withLock { state in
             bars.map { bar in
-                ((state.barsBySymbol[bar.symbol] ?? []).union(state.allBars).compactMap { state.subscribers[$0] }, bar)
+                ((state.barsBySymbol[bar.symbol] ?? []).compactMap { state.subscribers[$0] } + state.allBars.compactMap { state.subscribers[$0] }, bar)
             }
         }
         for (subscribers, bar) in targets {
