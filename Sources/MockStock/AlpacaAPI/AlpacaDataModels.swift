@@ -120,7 +120,7 @@ enum AlpacaDataMessage: Sendable, Equatable {
                         }
                         out.byte(UInt8(ascii: "]"))
                     case .time(let date):
-                        out.string(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
+                        out.string(StreamEncoding.time(date))
                     }
                 }
                 out.byte(UInt8(ascii: "}"))

@@ -81,12 +81,17 @@ enum StreamEncoding {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
+            try container.encode(time(date))
         }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Every event type is plain data that always encodes.
         let bytes = (try? encoder.encode(StreamEnvelope(type: type, data: data))) ?? Data("{}".utf8)
         return ByteBuffer(bytes: bytes)
+    }
+
+    /// A moment as the streams write it: RFC 3339 in UTC with milliseconds.
+    static func time(_ date: Date) -> String {
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
     }
 
     /// Appends `messages` as unmasked, unfragmented WebSocket text (or binary) frames
