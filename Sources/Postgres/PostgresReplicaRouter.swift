@@ -22,7 +22,9 @@ import Synchronization
 /// after a fill made by another process) goes to the replica only while the primary's
 /// latest probe found it acknowledging commits once a synchronous standby has applied them
 /// (`synchronous_commit = remote_apply` with `synchronous_standby_names` set), or when the
-/// replica is itself the primary now; else to the primary.
+/// replica is itself the primary now; else to the primary. Such a replica holds the
+/// caller's own writes too, so `notBefore` sends no read to the primary while it lasts:
+/// through a failover a player whose writes are failing still reads the replica.
 public final class PostgresReplicaRouter: Service, Sendable {
     public struct Settings: Sendable {
         /// How far behind the primary the replica may be and still be read.
@@ -65,6 +67,12 @@ public final class PostgresReplicaRouter: Service, Sendable {
     /// hangs rather than fails (a node going away behind a balancer) takes reads with it
     /// for at most this long.
     var answerWindow: Duration { max(settings.probeInterval * 5, .milliseconds(500)) }
+
+    /// How long a primary that answered before may go without answering before the
+    /// replica is read as the newest data there is: half the allowed lag (at least three
+    /// probes), so that when the primary dies its last position is not yet too old, and no
+    /// read is sent to the dead primary in between.
+    var primarySilence: Duration { max(settings.maxLag / 2, settings.probeInterval * 3) }
 
     private func usable(_ state: State, at now: ContinuousClock.Instant, notBefore: ContinuousClock.Instant?) -> Bool {
         guard let answered = state.replicaAnswered, now - answered <= answerWindow else { return false }
@@ -217,7 +225,7 @@ public final class PostgresReplicaRouter: Service, Sendable {
             }
             if replicaState != nil { state.replicaAnswered = .now }
             // Silent: it answered before, and not for a while (not merely slower than a probe).
-            let primarySilent = state.primaryAnswered.map { asked - $0 > max(settings.maxLag, .seconds(1)) } ?? false
+            let primarySilent = state.primaryAnswered.map { asked - $0 > primarySilence } ?? false
             if let replicaState, !replicaState.recovering {
                 // Not a standby (promoted, or the same server): it is current.
                 state.lag.current(at: asked, promoted: true)
@@ -288,8 +296,12 @@ struct ReplicaLag: Sendable {
         caughtUpTo.map { now - $0 }
     }
 
+    /// Whether a read may run on the replica: it is at most `maxLag` behind and holds the
+    /// caller's own writes (those acknowledged by `notBefore`). A replica holding every
+    /// acknowledged commit holds them whenever they were made, so a player whose write a
+    /// moment ago failed with the primary (a failover) still reads the replica.
     func usable(at now: ContinuousClock.Instant, maxLag: Duration, notBefore: ContinuousClock.Instant?) -> Bool {
         guard let caughtUpTo, now - caughtUpTo <= maxLag else { return false }
-        return notBefore.map { caughtUpTo >= $0 } ?? true
+        return holdsEveryCommit || notBefore.map { caughtUpTo >= $0 } ?? true
     }
 }

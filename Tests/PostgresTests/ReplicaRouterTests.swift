@@ -52,9 +52,12 @@ struct ReplicaRouterTests {
         lag.replica(replayed: 100)
         #expect(lag.usable(at: Self.at(50), maxLag: .seconds(1), notBefore: nil), "current enough for a stale-tolerant read")
         #expect(!lag.holdsEveryCommit, "asynchronous: a commit after the probe may be missing")
+        #expect(!lag.usable(at: Self.at(50), maxLag: .seconds(1), notBefore: Self.at(40)), "a player's write after the probe may be missing")
         lag.primary(at: Self.at(100), position: 200, waitsForApply: true)
         lag.replica(replayed: 200)
         #expect(lag.holdsEveryCommit)
+        // Every acknowledged commit, the player's own too, however recent: read on the replica.
+        #expect(lag.usable(at: Self.at(150), maxLag: .seconds(1), notBefore: Self.at(140)))
         // Patroni drops the standby from synchronous_standby_names: the next probe says so.
         lag.primary(at: Self.at(200), position: 300, waitsForApply: false)
         #expect(!lag.holdsEveryCommit)

@@ -113,7 +113,7 @@ class Load:
         self.watchers = watchers
         self.ledger = Ledger()
         self.writes = []  # monotonic times of answered trades (200, or 422 refused by the database)
-        self.reads = []   # (monotonic time, status)
+        self.reads = []   # (monotonic time it was sent, status)
         self.failed_writes = {}
         self.flow = {"resting orders placed": 0, "resting orders replaced": 0}
 
@@ -125,8 +125,9 @@ class Load:
         token, _ = self.players[0]
         paths = ["/api/stock/market?limit=5", "/api/stock/R1/chart", "/api/stock/movers"]
         while time.monotonic() < deadline:
+            sent = time.monotonic()
             status, _, _ = await self.client.request("GET", random.choice(paths), token, timeout=5)
-            self.reads.append((time.monotonic(), status))
+            self.reads.append((sent, status))
             await asyncio.sleep(0.1)
 
     async def run(self, seconds, traders=16):
@@ -439,7 +440,10 @@ async def scenario_primary(cluster, client, admin, players, watchers):
     result.figures.update({
         "old primary": old, "new primary": new, "writes back after s": round(outage, 1),
         "reads answered during the outage": f"{ok} of {total}",
-        "failed reads by status": load.failed_reads(marks["killed"], marks["killed"] + outage), "stream gaps": gaps, "stream snapshots": snapshots,
+        "failed reads by status": load.failed_reads(marks["killed"], marks["killed"] + outage),
+        "failed reads at s after the kill": [round(t - marks["killed"], 1) for t, status in load.reads
+                                             if marks["killed"] <= t <= marks["killed"] + outage and status != 200],
+        "stream gaps": gaps, "stream snapshots": snapshots,
         "resting orders left open": left,
         "old primary back as synchronous replica s": round(time.monotonic() - rejoined_at, 1) if rejoined else None,
     })
