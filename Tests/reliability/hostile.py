@@ -242,6 +242,10 @@ async def run(result, client, database, server, log_path):
             {"allowedOrderTypes": []}, {"allowedOrderTypes": ["market", "iceberg"]}, {"allowedOrderTypes": "market"},
             {"allowedSymbols": []}, {"allowedSymbols": ["R1", "NOPE"]}, {"allowedSymbols": ["R1'; DROP TABLE leagues;--"]},
             {"allowedSymbols": ["R1"] * 1001}, {"allowShortSelling": "yes"}, "strict",
+            # Realistic fills: an unknown price rule, spreads, impacts and minimums out of range.
+            {"fillPrice": "mid"}, {"fillPrice": "'; DROP TABLE leagues;--"}, {"fillPrice": 1}, {"spreadBps": "500.01"},
+            {"spreadBps": "-1"}, {"spreadBps": "NaN"}, {"impactCoefficient": "1.0001"}, {"impactCoefficient": "-0.1"},
+            {"impactCoefficient": "1e-9"}, {"minPrice": "-1"}, {"minPrice": "1e400"}, {"minShortPrice": "1000000.01"},
         ]
     ] + [{"name": "x", "rules": {"commissionFlat": "1"}}]
     split = {"symbol": "R1", "kind": "split", "exDate": "2021-04-10", "ratio": "2"}

@@ -520,6 +520,9 @@ struct AlpacaActivity: Encodable, Sendable {
     var orderId: String?
     var cumQty: Int?
     var orderStatus: String?
+    /// MockStock's own, on a fill: what made it and where its price came from (as `Trade`'s).
+    var source: TradeSource?
+    var pricing: Trade.Pricing?
     // Any other.
     var date: String?
     var netAmount: Decimal?
@@ -541,6 +544,8 @@ struct AlpacaActivity: Encodable, Sendable {
             orderId = record.orderUUID
             cumQty = record.quantity
             orderStatus = "filled"
+            source = record.madeBy
+            pricing = record.pricing.map(Trade.Pricing.init)
         } else {
             date = record.day
             netAmount = record.amount ?? 0

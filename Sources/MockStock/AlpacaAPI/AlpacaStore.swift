@@ -239,6 +239,9 @@ extension AlpacaStore {
         let at: Date
         let day: String
         let orderUUID: String?
+        /// A fill's: what made it and where its price came from.
+        let madeBy: TradeSource?
+        let pricing: FillPricing?
     }
 
     /// A portfolio's activities of `types` (our kinds; nil: all) in (after, until), by time
@@ -254,7 +257,7 @@ extension AlpacaStore {
         let rows = try await pool.query(
             """
             SELECT activity_cursor(a.at, a.source, a.id) AS cursor,
-                   a.type, a.symbol, a.side, a.quantity, a.price, a.amount, a.note, a.at,
+                   a.type, a.symbol, a.side, a.quantity, a.price, a.amount, a.note, a.at, a.made_by, a.spread, a.impact,
                    market_day(a.at, \(zone))::text AS activity_day,
                    CASE WHEN a.source = 1 THEN coalesce(o.uuid, md5('mockstock-trade-' || a.id)::uuid)::text END AS order_uuid
             FROM activities a LEFT JOIN orders o ON a.source = 1 AND o.trade_id = a.id
@@ -267,13 +270,17 @@ extension AlpacaStore {
             """
         )
         return try rows.map { row in
-            ActivityRecord(
+            let side = try row.decode(TradeSide?.self, column: "side"), price = try row.decode(Decimal?.self, column: "price")
+            let spread = try row.decode(Decimal?.self, column: "spread"), impact = try row.decode(Decimal?.self, column: "impact")
+            return ActivityRecord(
                 cursor: try row.decode(String.self, column: "cursor"), type: try row.decode(String.self, column: "type"),
-                symbol: try row.decode(String?.self, column: "symbol"), side: try row.decode(TradeSide?.self, column: "side"),
-                quantity: try row.decode(Int?.self, column: "quantity"), price: try row.decode(Decimal?.self, column: "price"),
+                symbol: try row.decode(String?.self, column: "symbol"), side: side,
+                quantity: try row.decode(Int?.self, column: "quantity"), price: price,
                 amount: try row.decode(Decimal?.self, column: "amount"), note: try row.decode(String?.self, column: "note"),
                 at: try row.decode(Date.self, column: "at"), day: try row.decode(String.self, column: "activity_day"),
-                orderUUID: try row.decode(String?.self, column: "order_uuid")
+                orderUUID: try row.decode(String?.self, column: "order_uuid"),
+                madeBy: try row.decode(TradeSource?.self, column: "made_by"),
+                pricing: FillPricing(activity: side, price: price, spread: spread, impact: impact)
             )
         }
     }

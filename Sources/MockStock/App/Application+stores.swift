@@ -28,7 +28,8 @@ struct Stores {
         let pool = database.pool, reads = database.reads
         trading = TradingStore(pool: pool, reads: reads)
         orders = OrderStore(pool: pool)
-        rules = TradingRulesBook(pool: pool, serverRules: TradingRules(commission: Commission(flat: configuration.tradeFee)))
+        rules = TradingRulesBook(pool: pool, serverRules: TradingRules(commission: Commission(flat: configuration.tradeFee)),
+                                 volumes: DailyVolumes(reads: reads, clock: market.clock))
         leagues = LeagueStore(pool: pool, serverRules: rules.serverRules)
         standings = StandingsStore(pool: pool, reads: reads, liveLimit: configuration.standings.liveLimit, clock: market.clock)
         achievements = AchievementStore(pool: pool)

@@ -160,6 +160,11 @@ extension AppError {
         case .positionLimit(let percent):
             return AppError(.unprocessableContent, code: "position_limit",
                             detail: "One symbol may be at most \(percent)% of this portfolio's net worth.")
+        case .priceTooLow(let shorting):
+            return AppError(.unprocessableContent, code: "price_too_low",
+                            detail: shorting
+                                ? "This league's rules do not let you sell short a stock priced below its minimum for shorting (minShortPrice)."
+                                : "This league's rules do not let you buy a stock priced below its minimum (minPrice).")
         }
     }
 

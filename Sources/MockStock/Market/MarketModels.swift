@@ -231,10 +231,12 @@ extension Decimal {
         return have < fractionDigits ? text + String(repeating: "0", count: fractionDigits - have) : text
     }
 
-    func rounded(_ scale: Int) -> Decimal {
+    /// Rounded to `scale` decimals, half away from zero unless `mode` says otherwise
+    /// (`.up` and `.down` round toward larger and smaller values).
+    func rounded(_ scale: Int, _ mode: NSDecimalNumber.RoundingMode = .plain) -> Decimal {
         var value = self
         var result = Decimal()
-        NSDecimalRound(&result, &value, scale, .plain)
+        NSDecimalRound(&result, &value, scale, mode)
         return result
     }
 }

@@ -60,14 +60,19 @@ struct OrderMatcher: Sendable {
         let rules = try await rules.rules(userID: candidate.userID, portfolioID: candidate.portfolioID)
         let order: TradeOrder
         do {
-            order = try await rules.fill(
-                candidate.side, quote: candidate.price, quotes: quotes, userID: candidate.userID, portfolioID: candidate.portfolioID,
-                symbol: candidate.symbol, quantity: candidate.quantity, fill: .resting(id: candidate.id)
-            )
+            // A limit the last price crossed but the league's quote (its spread and impact) has not: it waits.
+            guard let priced = try await rules.fill(
+                candidate.side, quote: candidate.price, quotes: quotes, volumes: self.rules.volumes, userID: candidate.userID,
+                portfolioID: candidate.portfolioID, symbol: candidate.symbol, quantity: candidate.quantity,
+                limit: candidate.limitPrice, source: .order, fill: .resting(id: candidate.id)
+            ) else { return false }
+            order = priced
         } catch let error as FxError {
             // No rate for the portfolio's currency now: the order waits for one.
             logger.warning("order left open without an exchange rate", metadata: ["order": "\(candidate.id)", "error": "\(error)"])
             return false
+        } catch TradingError.priceTooLow {
+            return try await close(candidate, as: .rejected, reason: "The price fell below the league's minimum for buying.")
         }
         let closing: (status: OrderStatus, reason: String)
         do {
@@ -80,6 +85,7 @@ struct OrderMatcher: Sendable {
             case .insufficientFunds: closing = (.rejected, "There was not enough cash for the fill.")
             case .insufficientShares: closing = (.rejected, "The portfolio no longer holds the shares.")
             case .insufficientMargin: closing = (.rejected, "The portfolio's equity would not cover the short positions' margin.")
+            case .priceTooLow: closing = (.rejected, "The price fell below the league's minimum for selling short.")
             case .closed: closing = (.expired, "The league is not running.")
             case .notFound, .notATrader: closing = (.canceled, "The portfolio was closed.")
             // Placed through an API key on a portfolio whose league has come to forbid keys.
@@ -90,8 +96,13 @@ struct OrderMatcher: Sendable {
         } catch TradingError.positionLimit(let percent) {
             closing = (.rejected, "The fill would make \(order.symbol) more than \(percent)% of the portfolio's net worth.")
         }
-        try await orders.close(.one(id: candidate.id), as: closing.status, reason: closing.reason)
-        logger.info("order closed instead of filled", metadata: ["order": "\(candidate.id)", "reason": "\(closing.reason)"])
+        return try await close(candidate, as: closing.status, reason: closing.reason)
+    }
+
+    /// Closes an order the matcher could not fill; returns false (nothing filled).
+    private func close(_ candidate: OrderStore.Fillable, as status: OrderStatus, reason: String) async throws -> Bool {
+        try await orders.close(.one(id: candidate.id), as: status, reason: reason)
+        logger.info("order closed instead of filled", metadata: ["order": "\(candidate.id)", "reason": "\(reason)"])
         return false
     }
 }

@@ -70,12 +70,12 @@ struct OrderService: Sendable {
     /// A market order while the market is open: one fill statement writes the trade and
     /// the filled order.
     private func fillAtOnce(_ ticket: OrderTicket, userID: Int, price: Decimal, rules: TradingRules) async throws -> Int {
-        let order = try await rules.fill(
-            ticket.side, quote: price, quotes: quotes, userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol,
-            quantity: ticket.quantity,
+        guard let order = try await rules.fill(
+            ticket.side, quote: price, quotes: quotes, volumes: self.rules.volumes, userID: userID, portfolioID: ticket.portfolioID,
+            symbol: ticket.symbol, quantity: ticket.quantity, source: .order,
             fill: .market(clientOrderID: ticket.clientOrderID, requestHash: ticket.requestHash, timeInForce: ticket.timeInForce),
             note: ticket.note, journalExempt: ticket.journalExempt, byKey: ticket.byKey
-        )
+        ) else { throw TradingError.incompleteRecord }
         try await rules.checkFill(ticket.side, order, in: trading)
         let execution = try await trading.execute(ticket.side, order)
         try execution.outcome.check()
@@ -134,10 +134,21 @@ struct OrderService: Sendable {
         _ ticket: OrderTicket, userID: Int, lastPrice: Decimal, at moment: Date, rules: TradingRules
     ) async throws -> (OrderStore.Reservation, expiresAt: Date?) {
         // The fill the order may come to at the price it reserves at must be one the rules allow.
-        let most = try await rules.fill(
-            ticket.side, quote: ticket.reservationPrice(lastPrice: lastPrice), quotes: quotes, userID: userID,
-            portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity
-        )
+        // A limit caps what the fill may cost whatever the league's spread and impact; else the
+        // price that sets the order off, or the last one, is priced as a fill would be.
+        let most: TradeOrder
+        if let limit = ticket.limitPrice, ticket.side == .buy {
+            try rules.checkMinimum(.buy, last: lastPrice)
+            let capped = FillPricing(side: .buy, quote: limit)
+            most = try await rules.priced(capped, quotes: quotes, userID: userID, portfolioID: ticket.portfolioID,
+                                          symbol: ticket.symbol, quantity: ticket.quantity)
+        } else {
+            guard let priced = try await rules.fill(
+                ticket.side, quote: ticket.reservationPrice(lastPrice: lastPrice), quotes: quotes, volumes: self.rules.volumes,
+                userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity
+            ) else { throw TradingError.incompleteRecord }
+            most = priced
+        }
         try await rules.checkFill(ticket.side, most, in: trading)
         let reservation: OrderStore.Reservation = switch ticket.side {
         case .buy: .init(cash: most.amount + most.fee, shares: 0)

@@ -312,6 +312,9 @@ struct OrderStore: Sendable {
         let side: TradeSide
         let quantity: Int
         let price: Decimal
+        /// A limit order's (or a triggered stop-limit's) limit, which the fill's price
+        /// under the league's rules may not pass either.
+        let limitPrice: Decimal?
     }
 
     /// The open orders the current prices cross (of these symbols, or this order, or all):
@@ -336,7 +339,7 @@ struct OrderStore: Sendable {
                   AND \(Self.notFrozen) AND \(Self.keyAllowed)
                 RETURNING o.id
             )
-            SELECT o.id, o.user_id, o.portfolio_id, o.symbol, o.side, o.quantity, p.price
+            SELECT o.id, o.user_id, o.portfolio_id, o.symbol, o.side, o.quantity, p.price, o.limit_price
             FROM orders o JOIN current_prices p ON p.symbol = o.symbol
             WHERE \(scope) AND p.price IS NOT NULL
               -- A frozen league's orders wait, unfilled (and untriggered), until it is unfrozen.
@@ -345,8 +348,8 @@ struct OrderStore: Sendable {
             ORDER BY o.id
             """
         )
-        return try rows.decode((Int, Int, Int, String, TradeSide, Int, Decimal).self).map {
-            Fillable(id: $0.0, userID: $0.1, portfolioID: $0.2, symbol: $0.3, side: $0.4, quantity: $0.5, price: $0.6)
+        return try rows.decode((Int, Int, Int, String, TradeSide, Int, Decimal, Decimal?).self).map {
+            Fillable(id: $0.0, userID: $0.1, portfolioID: $0.2, symbol: $0.3, side: $0.4, quantity: $0.5, price: $0.6, limitPrice: $0.7)
         }
     }
 

@@ -19,6 +19,8 @@ enum TradeOutcome: String, PostgresCodable {
     case insufficientShares = "insufficient_shares"
     /// A short sale the portfolio's equity would not cover (league rule `shortMarginPercent`).
     case insufficientMargin = "insufficient_margin"
+    /// A short sale of a stock below the league's minimum price for shorting (`minShortPrice`).
+    case priceTooLow = "price_too_low"
     /// A resting order that is no longer open, or that another matcher is filling now.
     case notOpen = "not_open"
     /// A team's portfolio, named by one of its viewers (who see it but do not trade it).
@@ -33,6 +35,7 @@ extension TradeOutcome {
         case .insufficientFunds: throw TradingError.insufficientFunds
         case .insufficientShares: throw TradingError.insufficientShares
         case .insufficientMargin: throw TradingError.insufficientMargin
+        case .priceTooLow: throw TradingError.priceTooLow(shorting: true)
         case .closed: throw TradingError.leagueNotRunning
         case .frozen: throw TradingError.tradingFrozen
         case .noteRequired: throw TradingError.noteRequired
@@ -87,6 +90,15 @@ public struct TradeOrder: Sendable {
     /// Who placed it, when not `userID`: a team's trader, the order acting as the team's
     /// account (`acting`).
     let placedBy: Int?
+    /// Where the price came from beyond the quote, per share (`FillPricing`), recorded on
+    /// the trade.
+    let spread: Decimal
+    let impact: Decimal
+    /// What made the fill, recorded on the trade.
+    let source: TradeSource
+    /// Set where the rules allow short selling but not of a stock this cheap
+    /// (`minShortPrice`): the sale may sell what is held, and goes short nowhere.
+    let shortingRefused: Bool
 
     /// Who placed the order: recorded on its order and trade, and the owner of its
     /// idempotency key.
@@ -104,7 +116,8 @@ public struct TradeOrder: Sendable {
     public init(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fee: Decimal,
                 fill: OrderToFill = .marketTrade, shortMarginPercent: Decimal? = nil,
                 idempotency: (key: String, requestHash: String)? = nil, backdating: Backdating? = nil, fxRate: Decimal? = nil,
-                note: String? = nil, journalExempt: Bool = false, byKey: Bool = false, placedBy: Int? = nil) {
+                note: String? = nil, journalExempt: Bool = false, byKey: Bool = false, placedBy: Int? = nil,
+                spread: Decimal = 0, impact: Decimal = 0, source: TradeSource = .trade, shortingRefused: Bool = false) {
         self.userID = userID
         self.portfolioID = portfolioID
         self.symbol = symbol
@@ -120,6 +133,10 @@ public struct TradeOrder: Sendable {
         self.journalExempt = journalExempt
         self.byKey = byKey
         self.placedBy = placedBy
+        self.spread = spread
+        self.impact = impact
+        self.source = source
+        self.shortingRefused = shortingRefused
     }
 
     public var amount: Decimal { price * Decimal(quantity) }
@@ -132,7 +149,8 @@ public struct TradeOrder: Sendable {
     func backdated(_ backdating: Backdating) -> TradeOrder {
         TradeOrder(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price, fee: fee,
                    fill: fill, shortMarginPercent: nil, idempotency: idempotency, backdating: backdating, fxRate: fxRate,
-                   note: note, journalExempt: journalExempt, byKey: byKey, placedBy: placedBy)
+                   note: note, journalExempt: journalExempt, byKey: byKey, placedBy: placedBy, spread: spread, impact: impact,
+                   source: source)
     }
 
     /// The same order placed by its placer on a team's portfolio, run as the team's
@@ -140,7 +158,8 @@ public struct TradeOrder: Sendable {
     func acting(as account: Int) -> TradeOrder {
         TradeOrder(userID: account, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price, fee: fee,
                    fill: fill, shortMarginPercent: shortMarginPercent, idempotency: idempotency, backdating: backdating, fxRate: fxRate,
-                   note: note, journalExempt: journalExempt, byKey: byKey, placedBy: placer)
+                   note: note, journalExempt: journalExempt, byKey: byKey, placedBy: placer, spread: spread, impact: impact,
+                   source: source, shortingRefused: shortingRefused)
     }
 }
 
@@ -252,7 +271,9 @@ public enum TradeStatement {
     }
 
     /// The trade columns only some fills set: the day of a back-dated fill, the rate of a
-    /// fill in another currency, the journal note (a resting order's own).
+    /// fill in another currency, the journal note (a resting order's own), what made it
+    /// when not a trade, the spread and impact of a league's realistic fills. (A plain
+    /// fill's statement is the same as before these existed.)
     private static func recorded(_ order: TradeOrder) -> (column: PostgresQuery, value: PostgresQuery) {
         var recorded: (column: PostgresQuery, value: PostgresQuery) = ("", "")
         if let backdating = order.backdating {
@@ -265,6 +286,12 @@ public enum TradeStatement {
         case .resting: recorded = ("\(recorded.column), note", "\(recorded.value), (SELECT note FROM claimed)")
         case .marketTrade, .market:
             if let note = order.note { recorded = ("\(recorded.column), note", "\(recorded.value), \(note)::text") }
+        }
+        if order.source != .trade {
+            recorded = ("\(recorded.column), source", "\(recorded.value), \(order.source)::text")
+        }
+        if order.spread != 0 || order.impact != 0 {
+            recorded = ("\(recorded.column), spread, impact", "\(recorded.value), \(order.spread)::numeric, \(order.impact)::numeric")
         }
         return recorded
     }
@@ -526,8 +553,11 @@ public enum TradeStatement {
                 - (b.cost_basis - cost_basis_kept(b.cost_basis, b.quantity, greatest(b.quantity - \(quantity), 0)))
             END
             """
-        let refusal: PostgresQuery =
-            "CASE WHEN (SELECT reserved FROM others) > 0 THEN \(TradeOutcome.insufficientShares) ELSE \(TradeOutcome.insufficientMargin) END"
+        let refusal: PostgresQuery = order.shortingRefused
+            ? "\(TradeOutcome.priceTooLow)"
+            : "CASE WHEN (SELECT reserved FROM others) > 0 THEN \(TradeOutcome.insufficientShares) ELSE \(TradeOutcome.insufficientMargin) END"
+        // Below the league's minimum price for shorting, only the shares held may be sold.
+        let mayGoShort: PostgresQuery = order.shortingRefused ? "false" : "(others.reserved = 0 AND margin.covered)"
         return """
             WITH \(ownedPortfolio(order)), \(positionBefore(order)), others AS (
                 SELECT free_shares(b.quantity, b.reserved_quantity - \(released)) AS free, b.reserved_quantity - \(released) AS reserved
@@ -541,7 +571,7 @@ public enum TradeStatement {
                 GROUP BY p.id, p.cash
             ), allowed AS (
                 SELECT owned.id FROM owned, others, margin
-                WHERE \(Self.gateOpen) AND (others.free >= \(quantity) OR (others.reserved = 0 AND margin.covered))
+                WHERE \(Self.gateOpen) AND (others.free >= \(quantity) OR \(mayGoShort))
             ), position_after AS (
                 INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
                 SELECT id, \(order.symbol), -\(quantity), -\(order.amount) FROM allowed

@@ -20,6 +20,24 @@ struct Trade: Codable, Sendable, Equatable {
     var note: String?
     /// Who placed it: the player (or bot) whose request or order it was.
     var placedBy: Int?
+    /// What made it: a trade, an order, or a forced sale (liquidation).
+    var source: TradeSource
+    /// Where its price came from, per share.
+    var pricing: Pricing
+
+    /// A fill's price per share as quote + spread + impact (a buy) or quote − spread −
+    /// impact (a sale), decimal strings ≥ 0 (`FillPricing`).
+    struct Pricing: Codable, Sendable, Equatable {
+        let quote: String
+        let spread: String
+        let impact: String
+
+        init(_ pricing: FillPricing) {
+            quote = pricing.quote.moneyString
+            spread = pricing.spread.moneyString
+            impact = pricing.impact.moneyString
+        }
+    }
 
     init(_ record: TradingStore.TradeRecord) {
         id = record.id
@@ -34,6 +52,8 @@ struct Trade: Codable, Sendable, Equatable {
         fxRate = record.fxRate?.rate
         note = record.note
         placedBy = record.placedBy
+        source = record.source
+        pricing = Pricing(record.pricing)
     }
 }
 
@@ -205,6 +225,8 @@ enum TradingError: Error, Equatable {
     case symbolNotAllowed(String)
     /// The buy would make one symbol more than this percentage of the portfolio's net worth.
     case positionLimit(Decimal)
+    /// Buying (or with `shorting`, selling short) a stock priced below the league's minimum.
+    case priceTooLow(shorting: Bool)
 }
 
 /// One thing that changed a portfolio: a fill, a cash movement (dividend, cash in lieu,
@@ -220,6 +242,9 @@ struct Activity: Encodable, Sendable {
     @NullEncoded var fee: String?
     @NullEncoded var note: String?
     let at: Date
+    /// A fill's: what made it and where its price came from (as on `Trade`); null otherwise.
+    @NullEncoded var source: TradeSource?
+    @NullEncoded var pricing: Trade.Pricing?
 
     init(_ record: TradingStore.ActivityRecord) {
         id = record.id
@@ -232,6 +257,8 @@ struct Activity: Encodable, Sendable {
         fee = record.fee?.moneyString
         note = record.note
         at = record.at
+        source = record.madeBy
+        pricing = record.pricing.map(Trade.Pricing.init)
     }
 }
 

@@ -18,6 +18,21 @@ struct TradingRules: Sendable, Equatable {
     /// What a fill in another currency pays over (a buy) or gets under (a sale) the rate
     /// now, in percent.
     var fxSpreadPercent: Decimal = 0
+    /// Realistic fills (`FillPricing`): the last price itself, or a quote around it.
+    var fillPrice = FillPriceRule.last
+    /// With `fillPrice` `.quote`: the spread between the bid and the ask, in basis points
+    /// of the last price (half of it on each side).
+    var spreadBps: Decimal = 10
+    /// How far a fill's size moves its price: coefficient × (shares / V)² × the last
+    /// price, V being the symbol's volume on the previous trading day.
+    var impactCoefficient: Decimal = 0
+    /// Buying a stock whose last price is below this is refused (`price_too_low`).
+    var minPrice: Decimal = 0
+    /// Selling short a stock whose last price is below this is refused.
+    var minShortPrice: Decimal = 0
+
+    /// Whether pricing a fill needs the symbol's volume on the previous trading day.
+    var usesVolume: Bool { impactCoefficient > 0 }
 
     /// The margin a fill checks short sales against, or nil where shorts are not allowed
     /// (the fill statement then never lets a quantity go below zero).
@@ -41,42 +56,98 @@ struct TradingRules: Sendable, Equatable {
     /// the rate that made it so): its fee is the commission on its amount, and it may go
     /// short where the rules allow.
     func order(userID: Int, portfolioID: Int?, symbol: String, quantity: Int, price: Decimal, fxRate: Decimal? = nil,
-               fill: OrderToFill = .marketTrade, idempotency: (key: String, requestHash: String)? = nil, note: String? = nil,
-               journalExempt: Bool = false, byKey: Bool = false) -> TradeOrder {
+               pricing: FillPricing? = nil, source: TradeSource = .trade, fill: OrderToFill = .marketTrade,
+               idempotency: (key: String, requestHash: String)? = nil, note: String? = nil,
+               journalExempt: Bool = false, byKey: Bool = false, shortingRefused: Bool = false) -> TradeOrder {
         TradeOrder(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price,
                    fee: commission.fee(for: price * Decimal(quantity)), fill: fill, shortMarginPercent: shortSellingMargin,
-                   idempotency: idempotency, fxRate: fxRate, note: note, journalExempt: journalExempt, byKey: byKey)
+                   idempotency: idempotency, fxRate: fxRate, note: note, journalExempt: journalExempt, byKey: byKey,
+                   spread: pricing?.spread ?? 0, impact: pricing?.impact ?? 0, source: source, shortingRefused: shortingRefused)
     }
 
     /// A `side` fill of `quantity` shares quoted at `quote` dollars, priced under these
-    /// rules (`localPrice`, and the commission on the amount): the one pricing step of every
-    /// fill made at a quote — an immediate trade, a market order, a resting order the
-    /// matcher fills — and of the most a resting order may cost, which it reserves. The
-    /// fill statement (`TradeStatement`) takes the price it gives as its input. (A
-    /// back-dated fill is priced at a past day's close instead: `order`.)
+    /// rules (`pricing`, then `localPrice`, and the commission on the amount): the one
+    /// pricing step of every fill made at a quote — an immediate trade, a market order, a
+    /// resting order the matcher fills — and of the most a resting order may cost, which
+    /// it reserves. The fill statement (`TradeStatement`) takes the price it gives as its
+    /// input. (A back-dated fill is priced at a past day's close instead: `order`.)
+    ///
+    /// `limit`: a limit price the fill's dollar price may not pass; nil is returned when
+    /// the rules' price does (a limit order the last price crossed but the quote has not).
+    /// `volumes` is asked only where the rules need the previous day's volume.
     func fill(
-        _ side: TradeSide, quote: Decimal, quotes: any QuoteProvider, userID: Int, portfolioID: Int?, symbol: String, quantity: Int,
-        fill: OrderToFill = .marketTrade, idempotency: (key: String, requestHash: String)? = nil, note: String? = nil,
-        journalExempt: Bool = false, byKey: Bool = false
-    ) async throws -> TradeOrder {
-        let local = try await localPrice(quote, side, quotes: quotes)
-        return order(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: local.price,
-                     fxRate: local.fxRate, fill: fill, idempotency: idempotency, note: note, journalExempt: journalExempt,
-                     byKey: byKey)
+        _ side: TradeSide, quote: Decimal, quotes: any QuoteProvider, volumes: DailyVolumes, userID: Int, portfolioID: Int?,
+        symbol: String, quantity: Int, limit: Decimal? = nil, source: TradeSource = .trade, fill: OrderToFill = .marketTrade,
+        idempotency: (key: String, requestHash: String)? = nil, note: String? = nil, journalExempt: Bool = false,
+        byKey: Bool = false
+    ) async throws -> TradeOrder? {
+        try checkMinimum(side, last: quote)
+        let volume = usesVolume ? try await volumes.previousDay(symbol) : nil
+        let dollars = pricing(side, last: quote, quantity: quantity, volume: volume)
+        if let limit, side == .buy ? dollars.price > limit : dollars.price < limit { return nil }
+        return try await priced(dollars, quotes: quotes, userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
+                                source: source, fill: fill, idempotency: idempotency, note: note, journalExempt: journalExempt,
+                                byKey: byKey)
     }
 
-    /// The price a `side` fill pays or gets for a share quoted at `price` dollars, in the
-    /// portfolio's currency: the dollar price where that is dollars; else at the rate now
-    /// plus the spread for a buy, minus it for a sale (the rate to six decimals, the price
-    /// to four), with the rate it applied. `FxError.noRate` when the currency has none now.
-    private func localPrice(_ price: Decimal, _ side: TradeSide, quotes: any QuoteProvider) async throws -> (price: Decimal, fxRate: Decimal?) {
-        guard currency != FxCurrency.dollar else { return (price, nil) }
+    /// The order of a fill priced at `dollars`, in the portfolio's currency
+    /// (`localPricing`), with the commission on its amount. A sale below `minShortPrice`
+    /// may not go short.
+    func priced(
+        _ dollars: FillPricing, quotes: any QuoteProvider, userID: Int, portfolioID: Int?, symbol: String, quantity: Int,
+        source: TradeSource = .trade, fill: OrderToFill = .marketTrade, idempotency: (key: String, requestHash: String)? = nil,
+        note: String? = nil, journalExempt: Bool = false, byKey: Bool = false
+    ) async throws -> TradeOrder {
+        let local = try await localPricing(dollars, quotes: quotes)
+        return order(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: local.pricing.price,
+                     fxRate: local.fxRate, pricing: local.pricing, source: source, fill: fill, idempotency: idempotency,
+                     note: note, journalExempt: journalExempt, byKey: byKey,
+                     shortingRefused: dollars.side == .sell && allowShortSelling && dollars.quote < minShortPrice)
+    }
+
+    /// Refuses a buy of a stock whose last price is below `minPrice` (`price_too_low`).
+    func checkMinimum(_ side: TradeSide, last: Decimal) throws {
+        if side == .buy, last < minPrice { throw TradingError.priceTooLow(shorting: false) }
+    }
+
+    /// A fill's price in dollars under these rules, from the last price: the last price
+    /// itself (`fillPrice` last), or with `fillPrice` quote the ask for a buy — last ×
+    /// (1 + spreadBps/20000) rounded up to the cent — and the bid for a sale — last ×
+    /// (1 − spreadBps/20000) rounded down; then the impact of `quantity` shares against
+    /// the order, impactCoefficient × (quantity / volume)² × last rounded to the cent
+    /// (none without a known volume; a sale's price stays at least a cent).
+    func pricing(_ side: TradeSide, last: Decimal, quantity: Int, volume: Int?) -> FillPricing {
+        var spread: Decimal = 0
+        if fillPrice == .quote {
+            let half = last * spreadBps / 20_000
+            spread = side == .buy ? (last + half).rounded(2, .up) - last : last - (last - half).rounded(2, .down)
+        }
+        var impact: Decimal = 0
+        if impactCoefficient > 0, let volume, volume > 0 {
+            let share = Decimal(quantity) / Decimal(volume)
+            impact = (impactCoefficient * share * share * last).rounded(2)
+            if side == .sell { impact = max(min(impact, last - spread - Decimal(string: "0.01")!), 0) }
+        }
+        return FillPricing(side: side, quote: last, spread: spread, impact: impact)
+    }
+
+    /// A fill's dollar pricing in the portfolio's currency: itself where that is dollars;
+    /// else at the rate now plus the FX spread for a buy, minus it for a sale (the rate to
+    /// six decimals, each price to four), with the rate it applied: the quote and the
+    /// price converted, the spread the converted quote-plus-spread less the converted
+    /// quote, the impact the rest. `FxError.noRate` when the currency has none now.
+    private func localPricing(_ dollars: FillPricing, quotes: any QuoteProvider) async throws -> (pricing: FillPricing, fxRate: Decimal?) {
+        guard currency != FxCurrency.dollar else { return (dollars, nil) }
         guard let now = try await quotes.fxRate(from: FxCurrency.dollar, to: currency) else {
             throw FxError.noRate(FxCurrency.dollar, currency)
         }
         let spread = fxSpreadPercent / 100
-        let rate = (now.rate * (side == .buy ? 1 + spread : 1 - spread)).rounded(6)
-        return (FxCurrency.price(price, at: rate), rate)
+        let rate = (now.rate * (dollars.side == .buy ? 1 + spread : 1 - spread)).rounded(6)
+        let sign: Decimal = dollars.side == .buy ? 1 : -1
+        let quote = FxCurrency.price(dollars.quote, at: rate)
+        let spreadPrice = FxCurrency.price(dollars.quote + sign * dollars.spread, at: rate)
+        let price = FxCurrency.price(dollars.price, at: rate)
+        return (FillPricing(side: dollars.side, quote: quote, spread: sign * (spreadPrice - quote), impact: sign * (price - spreadPrice)), rate)
     }
 
     /// Refuses a fill the rules do not allow: a sale whose proceeds would not pay its fee
@@ -97,6 +168,50 @@ struct TradingRules: Sendable, Equatable {
     }
 }
 
+/// How a league prices fills (`fillPrice`): at the last price, or at a quote around it.
+enum FillPriceRule: String, Codable, Sendable, PostgresCodable {
+    case last
+    case quote
+}
+
+/// What made a fill: a trade (`POST /api/stock/buy|sell`), an order, or a forced sale of
+/// a margin call.
+public enum TradeSource: String, Codable, Sendable, PostgresCodable {
+    case trade
+    case order
+    case liquidation
+}
+
+/// Where a fill's price per share came from (`TradingRules.pricing`): the quote (the last
+/// price), the spread around it and the impact of the order's size, each ≥ 0. A buy pays
+/// quote + spread + impact, a sale gets quote − spread − impact.
+struct FillPricing: Sendable, Equatable {
+    let side: TradeSide
+    let quote: Decimal
+    let spread: Decimal
+    let impact: Decimal
+
+    init(side: TradeSide, quote: Decimal, spread: Decimal = 0, impact: Decimal = 0) {
+        self.side = side
+        self.quote = quote
+        self.spread = spread
+        self.impact = impact
+    }
+
+    /// A recorded trade's pricing: its price, spread and impact give the quote.
+    init(side: TradeSide, price: Decimal, spread: Decimal, impact: Decimal) {
+        self.init(side: side, quote: side == .buy ? price - spread - impact : price + spread + impact, spread: spread, impact: impact)
+    }
+
+    /// An activity's pricing: a fill's, nil for any other activity.
+    init?(activity side: TradeSide?, price: Decimal?, spread: Decimal?, impact: Decimal?) {
+        guard let side, let price, let spread, let impact else { return nil }
+        self.init(side: side, price: price, spread: spread, impact: impact)
+    }
+
+    var price: Decimal { side == .buy ? quote + spread + impact : quote - spread - impact }
+}
+
 /// League rules as sent when creating a league; every field is optional and defaults to
 /// the server's rules.
 struct TradingRulesInput: Decodable, Sendable {
@@ -108,6 +223,11 @@ struct TradingRulesInput: Decodable, Sendable {
     let allowedOrderTypes: [String]?
     let allowedSymbols: [String]?
     let fxSpreadPercent: DecimalInput?
+    let fillPrice: String?
+    let spreadBps: DecimalInput?
+    let impactCoefficient: DecimalInput?
+    let minPrice: DecimalInput?
+    let minShortPrice: DecimalInput?
 
     /// The checked rules, over `defaults`; symbols are normalised but not looked up.
     func rules(over defaults: TradingRules) throws -> TradingRules {
@@ -152,6 +272,26 @@ struct TradingRulesInput: Decodable, Sendable {
             try Self.check(spread, "rules.fxSpreadPercent", 0...10)
             rules.fxSpreadPercent = spread
         }
+        if let fillPrice {
+            guard let rule = FillPriceRule(rawValue: fillPrice) else { throw InvalidInput("rules.fillPrice must be last or quote.") }
+            rules.fillPrice = rule
+        }
+        if let bps = spreadBps?.value {
+            try Self.check(bps, "rules.spreadBps", 0...500)
+            rules.spreadBps = bps
+        }
+        if let coefficient = impactCoefficient?.value {
+            try Self.check(coefficient, "rules.impactCoefficient", 0...1)
+            rules.impactCoefficient = coefficient
+        }
+        if let price = minPrice?.value {
+            try Self.check(price, "rules.minPrice", 0...1_000_000)
+            rules.minPrice = price
+        }
+        if let price = minShortPrice?.value {
+            try Self.check(price, "rules.minShortPrice", 0...1_000_000)
+            rules.minShortPrice = price
+        }
         return rules
     }
 
@@ -172,6 +312,11 @@ struct TradingRulesBody: Encodable, Sendable {
     let allowedOrderTypes: [OrderType]
     @NullEncoded var allowedSymbols: [String]?
     let fxSpreadPercent: String
+    let fillPrice: FillPriceRule
+    let spreadBps: String
+    let impactCoefficient: String
+    let minPrice: String
+    let minShortPrice: String
 
     init(_ rules: TradingRules) {
         commissionFlat = rules.commission.flat.moneyString
@@ -182,6 +327,11 @@ struct TradingRulesBody: Encodable, Sendable {
         allowedOrderTypes = OrderType.allCases.filter(rules.allowedOrderTypes.contains)
         allowedSymbols = rules.allowedSymbols?.sorted()
         fxSpreadPercent = rules.fxSpreadPercent.moneyString
+        fillPrice = rules.fillPrice
+        spreadBps = rules.spreadBps.moneyString
+        impactCoefficient = rules.impactCoefficient.description
+        minPrice = rules.minPrice.moneyString
+        minShortPrice = rules.minShortPrice.moneyString
     }
 }
 
@@ -190,6 +340,8 @@ struct TradingRulesBody: Encodable, Sendable {
 struct TradingRulesBook: Sendable {
     let pool: PostgresConnectionPool
     let serverRules: TradingRules
+    /// The previous day's volumes the rules of realistic fills price by.
+    let volumes: DailyVolumes
     struct Key: Hashable {
         let userID: Int
         let portfolioID: Int
@@ -197,9 +349,10 @@ struct TradingRulesBook: Sendable {
 
     let cache: ExpiringCache<Key, TradingRules>
 
-    init(pool: PostgresConnectionPool, serverRules: TradingRules) {
+    init(pool: PostgresConnectionPool, serverRules: TradingRules, volumes: DailyVolumes) {
         self.pool = pool
         self.serverRules = serverRules
+        self.volumes = volumes
         cache = ExpiringCache(lifetime: .seconds(600), capacity: 10_000)
     }
 
@@ -229,13 +382,15 @@ enum LeagueRulesColumns {
     static let select = """
         commission_flat, commission_percent, allow_short_selling, short_margin_percent, max_position_percent, \
         array_to_string(allowed_order_types, ',') AS allowed_order_types, \
-        array_to_string(allowed_symbols, ',') AS allowed_symbols, currency, fx_spread_percent
+        array_to_string(allowed_symbols, ',') AS allowed_symbols, currency, fx_spread_percent, \
+        fill_price, spread_bps, impact_coefficient, min_price, min_short_price
         """
 
     /// The columns `values` fills, in its order.
     static let names = """
         commission_flat, commission_percent, allow_short_selling, short_margin_percent, max_position_percent, \
-        allowed_order_types, allowed_symbols, currency, fx_spread_percent
+        allowed_order_types, allowed_symbols, currency, fx_spread_percent, \
+        fill_price, spread_bps, impact_coefficient, min_price, min_short_price
         """
 
     static func rules(_ row: PostgresRow, over serverRules: TradingRules) throws -> TradingRules {
@@ -252,6 +407,11 @@ enum LeagueRulesColumns {
         rules.allowedSymbols = try row.decode(String?.self, column: "allowed_symbols").map { Set($0.split(separator: ",").map(String.init)) }
         rules.currency = try row.decode(String.self, column: "currency")
         rules.fxSpreadPercent = try row.decode(Decimal.self, column: "fx_spread_percent")
+        rules.fillPrice = try row.decode(FillPriceRule.self, column: "fill_price")
+        rules.spreadBps = try row.decode(Decimal.self, column: "spread_bps")
+        rules.impactCoefficient = try row.decode(Decimal.self, column: "impact_coefficient")
+        rules.minPrice = try row.decode(Decimal.self, column: "min_price")
+        rules.minShortPrice = try row.decode(Decimal.self, column: "min_short_price")
         return rules
     }
 
@@ -261,7 +421,8 @@ enum LeagueRulesColumns {
         let symbols = rules.allowedSymbols.map { $0.sorted() }
         return """
             \(rules.commission.flat), \(rules.commission.percent), \(rules.allowShortSelling), \(rules.shortMarginPercent),
-            \(rules.maxPositionPercent), \(types)::text[], \(symbols)::text[], \(rules.currency), \(rules.fxSpreadPercent)
+            \(rules.maxPositionPercent), \(types)::text[], \(symbols)::text[], \(rules.currency), \(rules.fxSpreadPercent),
+            \(rules.fillPrice), \(rules.spreadBps), \(rules.impactCoefficient), \(rules.minPrice), \(rules.minShortPrice)
             """
     }
 }

@@ -45,10 +45,11 @@ struct TradingService: Sendable {
                 }, symbol: symbol)
             }
             let quote = try await quotes.quote(for: symbol, knownIn: market)
-            let order = try await checked(rules.fill(
-                side, quote: quote.price, quotes: quotes, userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
-                fill: fill, idempotency: idempotency, note: note
-            ))
+            guard let priced = try await rules.fill(
+                side, quote: quote.price, quotes: quotes, volumes: self.rules.volumes, userID: userID, portfolioID: portfolioID,
+                symbol: symbol, quantity: quantity, fill: fill, idempotency: idempotency, note: note
+            ) else { throw TradingError.incompleteRecord }
+            let order = try await checked(priced)
             return try Self.result(try await store.execute(side, order), symbol: symbol)
         } catch TradingError.idempotencyKeyInFlight {
             // The same request ran at the same moment and won: answer what it answered.

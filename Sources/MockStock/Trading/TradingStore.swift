@@ -33,6 +33,12 @@ struct TradingStore: Sendable {
         var note: String?
         /// Who placed it.
         var placedBy: Int? = nil
+        /// What made it, and the spread and impact in its price.
+        var source = TradeSource.trade
+        var spread: Decimal = 0
+        var impact: Decimal = 0
+
+        var pricing: FillPricing { FillPricing(side: side, price: price, spread: spread, impact: impact) }
     }
 
     /// A `trades` row, by column name.
@@ -43,7 +49,9 @@ struct TradingStore: Sendable {
             quantity: try row.decode(Int.self, column: "quantity"), price: try row.decode(Decimal.self, column: "price"),
             amount: try row.decode(Decimal.self, column: "amount"), fee: try row.decode(Decimal.self, column: "fee"),
             createdAt: try row.decode(Date.self, column: "created_at"), fxRate: try row.decode(Decimal?.self, column: "fx_rate"),
-            note: try row.decode(String?.self, column: "note"), placedBy: try row.decode(Int?.self, column: "placed_by")
+            note: try row.decode(String?.self, column: "note"), placedBy: try row.decode(Int?.self, column: "placed_by"),
+            source: try row.decode(TradeSource.self, column: "source"), spread: try row.decode(Decimal.self, column: "spread"),
+            impact: try row.decode(Decimal.self, column: "impact")
         )
     }
 
@@ -79,7 +87,8 @@ struct TradingStore: Sendable {
             TradeRecord(
                 id: id, portfolioID: portfolioID!, symbol: order.symbol, side: side, quantity: order.quantity,
                 price: order.price, amount: order.amount, fee: order.fee, createdAt: createdAt!, fxRate: order.fxRate,
-                note: order.note, placedBy: { if case .resting = order.fill { return nil } else { return order.placer } }()
+                note: order.note, placedBy: { if case .resting = order.fill { return nil } else { return order.placer } }(),
+                source: order.source, spread: order.spread, impact: order.impact
             )
         }
         return Execution(outcome: outcome, trade: trade, cash: cash, position: position, orderID: orderID)
@@ -144,7 +153,8 @@ struct TradingStore: Sendable {
         let rows = try await pool.query(
             """
             SELECT k.request_hash, k.outcome, k.cash, k.position,
-                   t.id, t.portfolio_id, t.symbol, t.side, t.quantity, t.price, t.amount, t.fee, t.created_at, t.fx_rate, t.note, t.placed_by
+                   t.id, t.portfolio_id, t.symbol, t.side, t.quantity, t.price, t.amount, t.fee, t.created_at, t.fx_rate, t.note, t.placed_by,
+                   t.source, t.spread, t.impact
             FROM idempotency_keys k LEFT JOIN trades t ON t.id = k.trade_id
             WHERE k.user_id = \(userID) AND k.key = \(key)
             """
@@ -291,7 +301,8 @@ struct TradingStore: Sendable {
     func trades(portfolioID: Int, symbol: String?, before: Int?, limit: Int) async throws -> [TradeRecord] {
         let rows = try await pool.query(
             """
-            SELECT id, portfolio_id, symbol, side, quantity, price, amount, fee, created_at, fx_rate, note, placed_by FROM trades
+            SELECT id, portfolio_id, symbol, side, quantity, price, amount, fee, created_at, fx_rate, note, placed_by,
+                   source, spread, impact FROM trades
             WHERE portfolio_id = \(portfolioID)
               AND (\(symbol)::text IS NULL OR symbol = \(symbol)::text)
               AND (\(before)::int8 IS NULL OR id < \(before)::int8)
@@ -336,6 +347,12 @@ struct TradingStore: Sendable {
         let fee: Decimal?
         let note: String?
         let at: Date
+        /// A fill's: what made it, and the spread and impact in its price.
+        let madeBy: TradeSource?
+        let spread: Decimal?
+        let impact: Decimal?
+
+        var pricing: FillPricing? { FillPricing(activity: side, price: price, spread: spread, impact: impact) }
     }
 
     /// A portfolio's activities (the `activities` view), newest first, before `cursor`.
@@ -344,7 +361,7 @@ struct TradingStore: Sendable {
             """
             SELECT activity_cursor(at, source, id) AS cursor,
                    CASE source WHEN 1 THEN 'fill-' WHEN 2 THEN 'cash-' ELSE 'split-' END || id AS activity_id,
-                   type, symbol, side, quantity, price, amount, fee, note, at
+                   type, symbol, side, quantity, price, amount, fee, note, at, made_by, spread, impact
             FROM activities
             WHERE portfolio_id = \(portfolioID)
               AND (\(cursor?.at)::timestamptz IS NULL
@@ -359,7 +376,8 @@ struct TradingStore: Sendable {
                 side: try row.decode(TradeSide?.self, column: "side"), quantity: try row.decode(Int?.self, column: "quantity"),
                 price: try row.decode(Decimal?.self, column: "price"), amount: try row.decode(Decimal?.self, column: "amount"),
                 fee: try row.decode(Decimal?.self, column: "fee"), note: try row.decode(String?.self, column: "note"),
-                at: try row.decode(Date.self, column: "at")
+                at: try row.decode(Date.self, column: "at"), madeBy: try row.decode(TradeSource?.self, column: "made_by"),
+                spread: try row.decode(Decimal?.self, column: "spread"), impact: try row.decode(Decimal?.self, column: "impact")
             )
         }
     }

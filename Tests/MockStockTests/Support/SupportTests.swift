@@ -165,6 +165,8 @@ struct SupportTests {
         (TradingError.marketClosed, 409, "market_closed"),
         (TradingError.insufficientMargin, 422, "insufficient_margin"),
         (TradingError.positionLimit(25), 422, "position_limit"),
+        (TradingError.priceTooLow(shorting: false), 422, "price_too_low"),
+        (TradingError.priceTooLow(shorting: true), 422, "price_too_low"),
         (TradingError.orderTypeNotAllowed(.stop), 422, "validation_failed"),
         (TradingError.symbolNotAllowed("ZZZ"), 422, "validation_failed"),
         (CorporateActionError.alreadyRecorded, 409, "conflict"),
