@@ -294,12 +294,17 @@ WHERE p.kind <> 'practice' AND abs(
       + (SELECT coalesce(sum(fee), 0) FROM trades t WHERE t.portfolio_id = p.id)
       + (SELECT coalesce(sum(t.quantity * abs(t.price - round(q.price * fx_usd_to(p.cash_currency), 4))), 0)
          FROM trades t JOIN quotes q USING (symbol) WHERE t.portfolio_id = p.id AND t.fx_rate IS NOT NULL)
+      -- A realistic league's fills pay their spread and impact over the quote.
+      + (SELECT coalesce(sum(t.quantity * (t.spread + t.impact)), 0) FROM trades t WHERE t.portfolio_id = p.id AND t.fx_rate IS NULL)
       - (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id)) > 0
 """
 
-# Cash never below zero; quantities only below zero in leagues that allow short selling.
+# Cash never below zero but where a league lends; quantities only below zero in leagues
+# that allow short selling.
 NEGATIVE = """
-SELECT (SELECT count(*) FROM portfolios WHERE cash < 0 OR reserved_cash > cash)
+SELECT (SELECT count(*) FROM portfolios WHERE NOT may_borrow AND (cash < 0 OR reserved_cash > cash))
+     + (SELECT count(*) FROM portfolios p WHERE p.may_borrow AND NOT EXISTS (
+            SELECT 1 FROM leagues l WHERE l.id = p.league_id AND l.margin_percent IS NOT NULL))
      + (SELECT count(*) FROM holdings h WHERE h.quantity < 0 AND NOT EXISTS (
             SELECT 1 FROM portfolios p JOIN leagues l ON l.id = p.league_id WHERE p.id = h.portfolio_id AND l.allow_short_selling))
 """
@@ -318,7 +323,7 @@ SELECT
        WHERE x.portfolio_id = h.portfolio_id AND a.symbol = h.symbol))
 + (SELECT count(*) FROM portfolios p WHERE p.paid_in <>
       (SELECT coalesce(sum(amount), 0) FROM cash_movements c
-       WHERE c.portfolio_id = p.id AND c.kind NOT IN ('dividend', 'cash_in_lieu')))
+       WHERE c.portfolio_id = p.id AND c.kind NOT IN ('dividend', 'cash_in_lieu', 'interest', 'borrow_fee')))
 -- What is reserved is what the open orders hold back, and each filled order's trade is that order's.
 + (SELECT count(*) FROM portfolios p WHERE p.reserved_cash <>
       (SELECT coalesce(sum(reserved_cash), 0) FROM orders o WHERE o.portfolio_id = p.id AND o.status = 'new'))
@@ -368,7 +373,7 @@ SELECT (SELECT count(*) FROM portfolios WHERE id IN ({ids})),
        WHERE x.portfolio_id = h.portfolio_id AND a.symbol = h.symbol))
 + (SELECT count(*) FROM portfolios p WHERE p.id IN ({ids}) AND p.paid_in <>
       (SELECT coalesce(sum(amount), 0) FROM cash_movements c
-       WHERE c.portfolio_id = p.id AND c.kind NOT IN ('dividend', 'cash_in_lieu')))
+       WHERE c.portfolio_id = p.id AND c.kind NOT IN ('dividend', 'cash_in_lieu', 'interest', 'borrow_fee')))
 + (SELECT count(*) FROM portfolios p WHERE p.id IN ({ids}) AND p.reserved_cash <>
       (SELECT coalesce(sum(reserved_cash), 0) FROM orders o WHERE o.portfolio_id = p.id AND o.status = 'new'))
 + (SELECT count(*) FROM holdings h WHERE h.portfolio_id IN ({ids}) AND h.reserved_quantity <>

@@ -246,6 +246,10 @@ async def run(result, client, database, server, log_path):
             {"fillPrice": "mid"}, {"fillPrice": "'; DROP TABLE leagues;--"}, {"fillPrice": 1}, {"spreadBps": "500.01"},
             {"spreadBps": "-1"}, {"spreadBps": "NaN"}, {"impactCoefficient": "1.0001"}, {"impactCoefficient": "-0.1"},
             {"impactCoefficient": "1e-9"}, {"minPrice": "-1"}, {"minPrice": "1e400"}, {"minShortPrice": "1000000.01"},
+            # Margin: out of range, not numbers, too precise.
+            {"marginPercent": "24.99"}, {"marginPercent": "100.01"}, {"marginPercent": True}, {"maintenancePercent": "9"},
+            {"maintenancePercent": "1e3"}, {"debitRatePercent": "50.01"}, {"creditRatePercent": "-0.01"},
+            {"borrowFeePercent": "100.5"}, {"borrowFeePercent": "'; DROP TABLE margin_closes;--"}, {"debitRatePercent": "8.00001"},
         ]
     ] + [{"name": "x", "rules": {"commissionFlat": "1"}}]
     split = {"symbol": "R1", "kind": "split", "exDate": "2021-04-10", "ratio": "2"}

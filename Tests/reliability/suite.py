@@ -165,6 +165,9 @@ async def conservation(args, profile):
         practice = await practice_portfolios(client, admin, players[25:35], imported=True)
         # Ten play a league in euros, paying a spread on every fill.
         euro_portfolios = await euro_league(client, admin, players[35:45])
+        # Ten play a realistic league: fills at a quote with a spread and an impact, margin,
+        # interest and borrow fees; mid-run every portfolio's close is taken twice at once.
+        realistic_portfolios = await realistic_league(client, players[45:55])
         # Six more players each own a bot trading through /v2 on either of two server
         # processes while they trade their own portfolios; keys are revoked and bots deleted
         # mid-run (bots.BotPlay).
@@ -204,7 +207,7 @@ async def conservation(args, profile):
                 elif roll < 0.25:
                     # Short selling: sales beyond the shares held go short, within the margin;
                     # or a fill in euros.
-                    token, portfolio = random.choice(short_portfolios if random.random() < 0.6 else euro_portfolios)
+                    token, portfolio = random.choice(random.choice([short_portfolios, euro_portfolios, realistic_portfolios]))
                     side, body = order()
                     status, answer, _ = await client.request("POST", f"/api/stock/{side}", token, {**body, "portfolioId": portfolio})
                     counts["league trades" if status == 200 else "refused league trades"] += 1
@@ -257,8 +260,19 @@ async def conservation(args, profile):
                 status, answer, _ = await client.request("POST", "/api/admin/corporate-actions", admin, body)
                 result.check(status == 201, f"dividend answered {status}: {answer}")
 
+        closes = {"closes taken": 0}
+
+        async def close_loop():
+            # A close of every realistic portfolio, taken by two connections at once mid-run:
+            # each portfolio's charges and record once.
+            await asyncio.sleep(profile["load_seconds"] / 2)
+            ids = ",".join(str(portfolio) for _, portfolio in realistic_portfolios)
+            take = f"SELECT count(*) FROM portfolios p, margin_close(p.id, current_date, now()) m WHERE p.id IN ({ids})"
+            taken = await asyncio.gather(setup.database.scalar_async(take), setup.database.scalar_async(take))
+            closes["closes taken"] = sum(int(n or 0) for n in taken)
+
         backdated = {"back-dated trades": 0, "back-dated refused": 0}
-        await asyncio.gather(snapshot_loop(), dividend_loop(), *(player_loop() for _ in range(profile["clients"])),
+        await asyncio.gather(snapshot_loop(), dividend_loop(), close_loop(), *(player_loop() for _ in range(profile["clients"])),
                              *(backdated_flow(result, client, practice, deadline, backdated) for _ in range(4)),
                              *play.tasks(deadline, profile["load_seconds"]), *hosted.tasks(deadline, profile["load_seconds"]),
                              *teamed.tasks(deadline, profile["load_seconds"]),
@@ -271,7 +285,7 @@ async def conservation(args, profile):
         result.figures.update(await teamed.check())
         figures = await check_figures(result, client, setup.database,
                                       [(token, None) for token, _ in random.sample(players, 10)] + random.sample(practice, 5)
-                                      + random.sample(euro_portfolios, 3))
+                                      + random.sample(euro_portfolios, 3) + random.sample(realistic_portfolios, 3))
         once = int(setup.database.scalar(DIVIDENDS_ONCE))
         result.figures.update({**backdated, "practice dividends not once": once})
         result.check(backdated["back-dated trades"] > 0, "no back-dated trade was made")
@@ -291,6 +305,12 @@ async def conservation(args, profile):
             "league trades": counts["league trades"], "refused league trades": counts["refused league trades"],
             "short positions at the end": int(setup.database.scalar("SELECT count(*) FROM holdings WHERE quantity < 0")),
             "fills in euros": int(setup.database.scalar("SELECT count(*) FROM trades WHERE fx_rate IS NOT NULL")),
+            "realistic fills": int(setup.database.scalar("SELECT count(*) FROM trades WHERE spread > 0 OR impact > 0")),
+            "realistic fills with impact": int(setup.database.scalar("SELECT count(*) FROM trades WHERE impact > 0")),
+            "realistic portfolios borrowing": int(setup.database.scalar("SELECT count(*) FROM portfolios WHERE cash < 0")),
+            "interest and borrow fees": int(setup.database.scalar(
+                "SELECT count(*) FROM cash_movements WHERE kind IN ('interest', 'borrow_fee')")),
+            **closes,
             "dividends applied": int(setup.database.scalar("SELECT count(*) FROM corporate_action_applications")),
             "snapshots": snapshots["taken"], "snapshot violations": snapshots["violations"],
             "replay mismatches": replay, "final violations": final, "5xx or failed": server_errors, **figures,
@@ -298,6 +318,9 @@ async def conservation(args, profile):
             "trade p99 ms": round(latencies[int(len(latencies) * 0.99)] * 1000, 1) if latencies else None,
         })
         result.check(result.figures["fills in euros"] > 0, "no fill in euros")
+        result.check(result.figures["realistic fills"] > 0, "no fill at a realistic league's quote")
+        result.check(closes["closes taken"] == len(realistic_portfolios),
+                     f"{closes['closes taken']} closes taken twice at once for {len(realistic_portfolios)} portfolios")
         result.check(snapshots["taken"] >= profile["load_seconds"] // 2, "too few snapshots")
         result.check(snapshots["violations"] == 0, f"{snapshots['violations']} violations in snapshots")
         result.check(replay == 0, f"{replay} portfolios or holdings differ from their history")
@@ -328,6 +351,24 @@ async def euro_league(client, admin, players):
     return portfolios
 
 
+async def realistic_league(client, players):
+    """An isolated league with realistic fills and margin; the members' league portfolios."""
+    owner = players[0][0]
+    status, league, _ = await client.request("POST", "/api/leagues/create", owner, {
+        "name": "Realistic", "mode": "isolated", "startingCash": "10000", "rules": {
+            "fillPrice": "quote", "spreadBps": "20", "impactCoefficient": "0.1", "minPrice": "15",
+            "allowShortSelling": True, "minShortPrice": "25", "marginPercent": "50", "maintenancePercent": "25",
+            "debitRatePercent": "8", "creditRatePercent": "2", "borrowFeePercent": "10"}})
+    assert status == 201 and league["rules"]["marginPercent"] == "50.00", league
+    portfolios = []
+    for token, _ in players:
+        if token != owner:
+            await client.request("POST", f"/api/leagues/join/{league['code']}", token)
+        mine = (await client.request("GET", "/api/portfolios", token))[1]
+        portfolios.append((token, next(p["id"] for p in mine if p["leagueId"] == league["id"])))
+    return portfolios
+
+
 async def check_figures(result, client, database, portfolios):
     """After the load, for each (token, portfolio id or None for the personal one): the value history ends at the net worth the portfolio
     shows, and net worth = paid in + realized + unrealized gain + dividends, by every
@@ -344,7 +385,7 @@ async def check_figures(result, client, database, portfolios):
             mismatches += 1
         for method in ("average", "fifo", "lifo"):
             pnl = (await client.request("GET", f"/api/portfolios/{portfolio['id']}/pnl?method={method}", token))[1]
-            explained = paid_in + float(pnl["realized"]) + float(pnl["unrealized"]) + float(pnl["dividends"])
+            explained = paid_in + float(pnl["realized"]) + float(pnl["unrealized"]) + float(pnl["dividends"]) + float(pnl["interest"])
             if abs(explained - worth) > 0.05:
                 mismatches += 1
                 result.check(False, f"{method}: paid in {paid_in} + gains {pnl} != net worth {worth}")

@@ -503,7 +503,7 @@ struct AlpacaActivity: Encodable, Sendable {
     /// Our activity kinds by Alpaca's activity type.
     static let types: [String: [String]] = [
         "FILL": ["fill"], "DIV": ["dividend"], "CIL": ["cash_in_lieu"], "CSD": ["deposit", "starting_cash"],
-        "CSW": ["withdrawal"], "JNLC": ["reward", "adjustment"], "SPLIT": ["split"],
+        "CSW": ["withdrawal"], "JNLC": ["reward", "adjustment"], "SPLIT": ["split"], "INT": ["interest"], "FEE": ["borrow_fee"],
     ]
 
     let id: String

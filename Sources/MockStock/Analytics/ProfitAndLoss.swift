@@ -21,6 +21,8 @@ struct ProfitAndLoss: ResponseEncodable, Sendable {
     let realized: String
     let unrealized: String
     let dividends: String
+    /// A league's interest earned less interest and borrow fees paid (negative: paid).
+    let interest: String
     let fees: String
     let holdings: [Holding]
 }
@@ -162,7 +164,7 @@ struct ProfitAndLossService: Sendable {
             """
         )
         var lots = Lots(method: method)
-        var dividends = Decimal(0), fees = Decimal(0)
+        var dividends = Decimal(0), interest = Decimal(0), fees = Decimal(0)
         for row in rows {
             let type = try row.decode(String.self, column: "type"), symbol = try row.decode(String?.self, column: "symbol")
             let side = try row.decode(TradeSide?.self, column: "side"), quantity = try row.decode(Int?.self, column: "quantity")
@@ -180,6 +182,8 @@ struct ProfitAndLossService: Sendable {
                 lots.split(symbol, before: before ?? 0, after: after ?? 0)
             case ("dividend", _, _):
                 dividends += amount ?? 0
+            case ("interest", _, _), ("borrow_fee", _, _):
+                interest += amount ?? 0
             default:
                 break
             }
@@ -202,7 +206,7 @@ struct ProfitAndLossService: Sendable {
         }
         return ProfitAndLoss(
             method: method, currency: live.currency, realized: realized.rounded(2).moneyString, unrealized: unrealized.rounded(2).moneyString,
-            dividends: dividends.rounded(2).moneyString, fees: fees.moneyString, holdings: holdings
+            dividends: dividends.rounded(2).moneyString, interest: interest.moneyString, fees: fees.moneyString, holdings: holdings
         )
     }
 }

@@ -24,14 +24,18 @@ func backgroundServices(
     return services
 }
 
-/// The periodic chores: catching up with corporate actions and resting orders (every
-/// `orderSweepInterval`), forgetting what is no longer needed, and the leagues' risk
+/// The periodic chores: catching up with corporate actions, resting orders and the margin
+/// leagues' closes (every `orderSweepInterval`), forgetting what is no longer needed, and the leagues' risk
 /// figures (every `riskCheckInterval`).
 func housekeeping(
     configuration: AppConfiguration, database: Database, market: Market, stores: Stores, matching: Matching,
     features: Features, started: StartSignal, logger: Logger
 ) -> [any Service] {
     let pool = database.pool, corporateActions = matching.corporateActions, matcher = matching.matcher
+    let marginCloses = MarginCloses(
+        pool: pool, trading: stores.trading, rules: stores.rules, quotes: market.quotes, hours: market.hours,
+        now: configuration.clock, logger: logger
+    )
     let leagueRisk = LeagueRiskService(
         pool: pool, history: features.history, benchmarks: stores.benchmarks, liveLimit: configuration.standings.liveLimit
     )
@@ -40,6 +44,7 @@ func housekeeping(
             chores: [
                 .init(name: "corporate actions") { try await corporateActions.process() },
                 .init(name: "order sweep") { try await matcher.sweep() },
+                .init(name: "margin closes") { try await marginCloses.run() },
             ],
             interval: configuration.orderSweepInterval, logger: logger, started: started
         ),

@@ -130,8 +130,9 @@ struct LeagueStore: Sendable {
     static func fundIsolated(from source: String, userID: PostgresQuery, team: Bool = false) -> PostgresQuery {
         """
         portfolio AS (
-            INSERT INTO portfolios (user_id, league_id, kind, name, cash, cash_currency, base_currency)
-            SELECT \(userID), id, \(PortfolioKind.league), name, starting_cash, currency, currency FROM \(unescaped: source)
+            INSERT INTO portfolios (user_id, league_id, kind, name, cash, cash_currency, base_currency, may_borrow)
+            SELECT \(userID), id, \(PortfolioKind.league), name, starting_cash, currency, currency, margin_percent IS NOT NULL
+            FROM \(unescaped: source)
             WHERE mode = \(LeagueMode.isolated) AND teams = \(team)
             RETURNING id, cash
         ), funding AS (

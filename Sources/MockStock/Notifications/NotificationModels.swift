@@ -8,6 +8,8 @@ struct Notification: ResponseEncodable, Sendable {
     let body: String
     let createdAt: Date
     @NullEncoded var readAt: Date?
+    /// What it is about where a client may act on it (`margin_call`, `liquidated`); null otherwise.
+    @NullEncoded var kind: String? = nil
 }
 
 /// How many notifications a "mark all read" marked: those that were unread.

@@ -9,7 +9,7 @@ struct NotificationStore: Sendable {
     func list(userID: Int, unreadOnly: Bool, before: Int?, limit: Int) async throws -> CursorPage<Notification> {
         let rows = try await pool.query(
             """
-            SELECT n.id, n.title, n.body, n.created_at, r.read_at
+            SELECT n.id, n.title, n.body, n.created_at, r.read_at, n.kind
             FROM notifications n
             LEFT JOIN notification_reads r ON r.notification_id = n.id AND r.user_id = \(userID)
             WHERE (n.user_id = \(userID) OR n.user_id IS NULL)
@@ -19,16 +19,16 @@ struct NotificationStore: Sendable {
             """
         )
         return try CursorPage(rows: rows, limit: limit, id: \.id) { row in
-            let (id, title, body, createdAt, readAt) = try row.decode((Int, String, String, Date, Date?).self)
-            return Notification(id: id, title: title, body: body, createdAt: createdAt, readAt: readAt)
+            let (id, title, body, createdAt, readAt, kind) = try row.decode((Int, String, String, Date, Date?, String?).self)
+            return Notification(id: id, title: title, body: body, createdAt: createdAt, readAt: readAt, kind: kind)
         }
     }
 
     /// One notification as its addressee (or, for a broadcast, anyone) first sees it: unread.
     func notification(id: Int) async throws -> Notification? {
-        try await pool.query("SELECT id, title, body, created_at FROM notifications WHERE id = \(id)").first.map { row in
-            let (id, title, body, createdAt) = try row.decode((Int, String, String, Date).self)
-            return Notification(id: id, title: title, body: body, createdAt: createdAt, readAt: nil)
+        try await pool.query("SELECT id, title, body, created_at, kind FROM notifications WHERE id = \(id)").first.map { row in
+            let (id, title, body, createdAt, kind) = try row.decode((Int, String, String, Date, String?).self)
+            return Notification(id: id, title: title, body: body, createdAt: createdAt, readAt: nil, kind: kind)
         }
     }
 

@@ -99,6 +99,10 @@ public struct TradeOrder: Sendable {
     /// Set where the rules allow short selling but not of a stock this cheap
     /// (`minShortPrice`): the sale may sell what is held, and goes short nowhere.
     let shortingRefused: Bool
+    /// Set where the rules lend (`marginPercent`): a buy beyond the buying power may
+    /// borrow while the equity after it covers this % of the long positions' value (and
+    /// `shortMarginPercent` of the shorts').
+    let marginPercent: Decimal?
 
     /// Who placed the order: recorded on its order and trade, and the owner of its
     /// idempotency key.
@@ -117,7 +121,8 @@ public struct TradeOrder: Sendable {
                 fill: OrderToFill = .marketTrade, shortMarginPercent: Decimal? = nil,
                 idempotency: (key: String, requestHash: String)? = nil, backdating: Backdating? = nil, fxRate: Decimal? = nil,
                 note: String? = nil, journalExempt: Bool = false, byKey: Bool = false, placedBy: Int? = nil,
-                spread: Decimal = 0, impact: Decimal = 0, source: TradeSource = .trade, shortingRefused: Bool = false) {
+                spread: Decimal = 0, impact: Decimal = 0, source: TradeSource = .trade, shortingRefused: Bool = false,
+                marginPercent: Decimal? = nil) {
         self.userID = userID
         self.portfolioID = portfolioID
         self.symbol = symbol
@@ -137,6 +142,7 @@ public struct TradeOrder: Sendable {
         self.impact = impact
         self.source = source
         self.shortingRefused = shortingRefused
+        self.marginPercent = marginPercent
     }
 
     public var amount: Decimal { price * Decimal(quantity) }
@@ -159,7 +165,7 @@ public struct TradeOrder: Sendable {
         TradeOrder(userID: account, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price, fee: fee,
                    fill: fill, shortMarginPercent: shortMarginPercent, idempotency: idempotency, backdating: backdating, fxRate: fxRate,
                    note: note, journalExempt: journalExempt, byKey: byKey, placedBy: placer, spread: spread, impact: impact,
-                   source: source, shortingRefused: shortingRefused)
+                   source: source, shortingRefused: shortingRefused, marginPercent: marginPercent)
     }
 }
 
@@ -400,7 +406,7 @@ public enum TradeStatement {
             ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
                 quantity = h.quantity + excluded.quantity, cost_basis = h.cost_basis + excluded.cost_basis
             RETURNING quantity
-        ), \(tradeRow(.buy, order, realizedGain: nil, from: "cash_after"))\(ending(.buy, order, refusal: .insufficientFunds))
+        ), \(tradeRow(.buy, order, realizedGain: nil, from: "cash_after"))\(ending(.buy, order, refusal: buyRefusal(order)))
         """
     }
 
@@ -411,14 +417,38 @@ public enum TradeStatement {
     private static func buyCash(_ order: TradeOrder) -> PostgresQuery {
         let cost = order.amount + order.fee
         let released = released(order, "reserved_cash")
+        let affordable: PostgresQuery = "buying_power(p.cash, p.reserved_cash) + \(released)\(incomeAfter(order)) >= \(cost)"
+        guard let margin = order.marginPercent else {
+            return """
+                cash_after AS (
+                    UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
+                    FROM owned WHERE p.id = owned.id AND \(Self.gateOpen) AND \(affordable)
+                    RETURNING p.id, p.cash
+                )
+                """
+        }
+        // Beyond the buying power the buy borrows, while the equity after it (the cash it
+        // leaves plus the positions at current prices, the new shares at the quote) covers
+        // the margin of the long positions and the shorts.
+        let bought = FillPricing(side: .buy, price: order.price, spread: order.spread, impact: order.impact).quote * Decimal(order.quantity)
         return """
-            cash_after AS (
+            margin_after AS (
+                SELECT (net_worth(p.cash, sum(v.value)) - \(cost) + \(bought)) * 100 >=
+                       \(margin) * (coalesce(sum(v.value) FILTER (WHERE v.quantity > 0), 0) + \(bought))
+                       + \(order.shortMarginPercent ?? 0) * coalesce(sum(-v.value) FILTER (WHERE v.quantity < 0), 0) AS covered
+                FROM owned JOIN portfolios p ON p.id = owned.id LEFT JOIN holding_values v ON v.portfolio_id = p.id
+                GROUP BY p.id, p.cash
+            ), cash_after AS (
                 UPDATE portfolios p SET cash = p.cash - \(cost), reserved_cash = p.reserved_cash - \(released)
-                FROM owned WHERE p.id = owned.id AND \(Self.gateOpen)
-                             AND buying_power(p.cash, p.reserved_cash) + \(released)\(incomeAfter(order)) >= \(cost)
+                FROM owned WHERE p.id = owned.id AND \(Self.gateOpen) AND (\(affordable) OR (SELECT covered FROM margin_after))
                 RETURNING p.id, p.cash
             )
             """
+    }
+
+    /// What a buy refused by its cash update lacked: buying power, or where the rules lend, margin.
+    private static func buyRefusal(_ order: TradeOrder) -> TradeOutcome {
+        order.marginPercent == nil ? .insufficientFunds : .insufficientMargin
     }
 
     /// A sale's proceeds after its fee, credited to the portfolio whose position it moved.
@@ -535,7 +565,7 @@ public enum TradeStatement {
                                       ELSE \(order.price) * (h.quantity + excluded.quantity) END
                 RETURNING quantity
             ), \(tradeRow(.buy, order, realizedGain: gain, from: "cash_after, position_before b"))\(
-                ending(.buy, order, refusal: .insufficientFunds))
+                ending(.buy, order, refusal: buyRefusal(order)))
             """
     }
 

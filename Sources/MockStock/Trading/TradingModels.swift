@@ -177,6 +177,10 @@ enum CashMovementKind: String, Codable, Sendable, PostgresCodable {
     case cashInLieu = "cash_in_lieu"
     case deposit
     case withdrawal
+    /// Interest a league charges on borrowed cash (negative) or pays on cash held.
+    case interest
+    /// What a league charges a short position for its borrowed shares.
+    case borrowFee = "borrow_fee"
 }
 
 /// What trading refuses.

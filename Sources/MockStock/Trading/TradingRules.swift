@@ -31,6 +31,19 @@ struct TradingRules: Sendable, Equatable {
     /// Selling short a stock whose last price is below this is refused.
     var minShortPrice: Decimal = 0
 
+    /// Buying on margin: nil, cash only; else a buy may borrow (cash may go negative) while,
+    /// after it, long value × marginPercent % + short value × shortMarginPercent % ≤ equity.
+    var marginPercent: Decimal?
+    /// At each market day's close, equity below this % of long + short value is a margin
+    /// call, and still below at the next close, forced sales (`MarginCloses`); nil: never.
+    var maintenancePercent: Decimal?
+    /// Yearly rates charged at each market day's close, rate/360 a calendar day: negative
+    /// cash pays `debitRatePercent`, positive cash earns `creditRatePercent`, and each short
+    /// pays `borrowFeePercent` of its value.
+    var debitRatePercent: Decimal = 0
+    var creditRatePercent: Decimal = 0
+    var borrowFeePercent: Decimal = 0
+
     /// Whether pricing a fill needs the symbol's volume on the previous trading day.
     var usesVolume: Bool { impactCoefficient > 0 }
 
@@ -62,7 +75,8 @@ struct TradingRules: Sendable, Equatable {
         TradeOrder(userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price,
                    fee: commission.fee(for: price * Decimal(quantity)), fill: fill, shortMarginPercent: shortSellingMargin,
                    idempotency: idempotency, fxRate: fxRate, note: note, journalExempt: journalExempt, byKey: byKey,
-                   spread: pricing?.spread ?? 0, impact: pricing?.impact ?? 0, source: source, shortingRefused: shortingRefused)
+                   spread: pricing?.spread ?? 0, impact: pricing?.impact ?? 0, source: source, shortingRefused: shortingRefused,
+                   marginPercent: marginPercent)
     }
 
     /// A `side` fill of `quantity` shares quoted at `quote` dollars, priced under these
@@ -228,6 +242,11 @@ struct TradingRulesInput: Decodable, Sendable {
     let impactCoefficient: DecimalInput?
     let minPrice: DecimalInput?
     let minShortPrice: DecimalInput?
+    let marginPercent: DecimalInput?
+    let maintenancePercent: DecimalInput?
+    let debitRatePercent: DecimalInput?
+    let creditRatePercent: DecimalInput?
+    let borrowFeePercent: DecimalInput?
 
     /// The checked rules, over `defaults`; symbols are normalised but not looked up.
     func rules(over defaults: TradingRules) throws -> TradingRules {
@@ -292,6 +311,26 @@ struct TradingRulesInput: Decodable, Sendable {
             try Self.check(price, "rules.minShortPrice", 0...1_000_000)
             rules.minShortPrice = price
         }
+        if let margin = marginPercent?.value {
+            try Self.check(margin, "rules.marginPercent", 25...100)
+            rules.marginPercent = margin
+        }
+        if let maintenance = maintenancePercent?.value {
+            try Self.check(maintenance, "rules.maintenancePercent", 10...100)
+            rules.maintenancePercent = maintenance
+        }
+        if let rate = debitRatePercent?.value {
+            try Self.check(rate, "rules.debitRatePercent", 0...50)
+            rules.debitRatePercent = rate
+        }
+        if let rate = creditRatePercent?.value {
+            try Self.check(rate, "rules.creditRatePercent", 0...20)
+            rules.creditRatePercent = rate
+        }
+        if let rate = borrowFeePercent?.value {
+            try Self.check(rate, "rules.borrowFeePercent", 0...100)
+            rules.borrowFeePercent = rate
+        }
         return rules
     }
 
@@ -317,6 +356,11 @@ struct TradingRulesBody: Encodable, Sendable {
     let impactCoefficient: String
     let minPrice: String
     let minShortPrice: String
+    @NullEncoded var marginPercent: String?
+    @NullEncoded var maintenancePercent: String?
+    let debitRatePercent: String
+    let creditRatePercent: String
+    let borrowFeePercent: String
 
     init(_ rules: TradingRules) {
         commissionFlat = rules.commission.flat.moneyString
@@ -332,6 +376,11 @@ struct TradingRulesBody: Encodable, Sendable {
         impactCoefficient = rules.impactCoefficient.description
         minPrice = rules.minPrice.moneyString
         minShortPrice = rules.minShortPrice.moneyString
+        marginPercent = rules.marginPercent?.moneyString
+        maintenancePercent = rules.maintenancePercent?.moneyString
+        debitRatePercent = rules.debitRatePercent.moneyString
+        creditRatePercent = rules.creditRatePercent.moneyString
+        borrowFeePercent = rules.borrowFeePercent.moneyString
     }
 }
 
@@ -383,14 +432,16 @@ enum LeagueRulesColumns {
         commission_flat, commission_percent, allow_short_selling, short_margin_percent, max_position_percent, \
         array_to_string(allowed_order_types, ',') AS allowed_order_types, \
         array_to_string(allowed_symbols, ',') AS allowed_symbols, currency, fx_spread_percent, \
-        fill_price, spread_bps, impact_coefficient, min_price, min_short_price
+        fill_price, spread_bps, impact_coefficient, min_price, min_short_price, \
+        margin_percent, maintenance_percent, debit_rate_percent, credit_rate_percent, borrow_fee_percent
         """
 
     /// The columns `values` fills, in its order.
     static let names = """
         commission_flat, commission_percent, allow_short_selling, short_margin_percent, max_position_percent, \
         allowed_order_types, allowed_symbols, currency, fx_spread_percent, \
-        fill_price, spread_bps, impact_coefficient, min_price, min_short_price
+        fill_price, spread_bps, impact_coefficient, min_price, min_short_price, \
+        margin_percent, maintenance_percent, debit_rate_percent, credit_rate_percent, borrow_fee_percent
         """
 
     static func rules(_ row: PostgresRow, over serverRules: TradingRules) throws -> TradingRules {
@@ -412,6 +463,11 @@ enum LeagueRulesColumns {
         rules.impactCoefficient = try row.decode(Decimal.self, column: "impact_coefficient")
         rules.minPrice = try row.decode(Decimal.self, column: "min_price")
         rules.minShortPrice = try row.decode(Decimal.self, column: "min_short_price")
+        rules.marginPercent = try row.decode(Decimal?.self, column: "margin_percent")
+        rules.maintenancePercent = try row.decode(Decimal?.self, column: "maintenance_percent")
+        rules.debitRatePercent = try row.decode(Decimal.self, column: "debit_rate_percent")
+        rules.creditRatePercent = try row.decode(Decimal.self, column: "credit_rate_percent")
+        rules.borrowFeePercent = try row.decode(Decimal.self, column: "borrow_fee_percent")
         return rules
     }
 
@@ -422,7 +478,9 @@ enum LeagueRulesColumns {
         return """
             \(rules.commission.flat), \(rules.commission.percent), \(rules.allowShortSelling), \(rules.shortMarginPercent),
             \(rules.maxPositionPercent), \(types)::text[], \(symbols)::text[], \(rules.currency), \(rules.fxSpreadPercent),
-            \(rules.fillPrice), \(rules.spreadBps), \(rules.impactCoefficient), \(rules.minPrice), \(rules.minShortPrice)
+            \(rules.fillPrice), \(rules.spreadBps), \(rules.impactCoefficient), \(rules.minPrice), \(rules.minShortPrice),
+            \(rules.marginPercent)::numeric, \(rules.maintenancePercent)::numeric, \(rules.debitRatePercent), \(rules.creditRatePercent),
+            \(rules.borrowFeePercent)
             """
     }
 }
