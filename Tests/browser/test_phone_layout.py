@@ -276,7 +276,9 @@ class PhoneLayoutTest(BrowserTest):
         self.text_in("#standings", self.classmate)
         self.text_in("#news-list", "Diversification week")
         self.text_in("#journal-list", "Consumer staples")
+        self.text_in("#league-margin-rule", "below 25.00% at a close is a margin call")
         self.shot(f"{screen}-league-host")
+        self.assert_inside(self.find("#league-interest-rule"), "the league's interest and fees")
         self.assert_no_sideways_scroll("host's league", screen)
         if screen == "phone":
             self.checked_while_redrawn(self.host_on_phone, False)
@@ -380,6 +382,8 @@ class PhoneLayoutTest(BrowserTest):
         self.find("#league-name").send_keys("Phone host class with a long name")
         Select(self.find("#league-mode")).select_by_value("isolated")
         self.find("#league-resets").send_keys("3")
+        # Realistic fills and margin: its page says them in words.
+        Select(self.find("#rule-preset")).select_by_value("realistic")
         self.click_centered("#create-league button[type='submit']")
         self.find("#host")
         self.host_league_url = driver.current_url

@@ -957,7 +957,31 @@ class WebClientTest(BrowserTest):
         self.text_in("#rules", "20.00% of net worth")
         self.text_in("#rules", "market, limit")
         self.text_in("#rules", "allowed (margin 200.00%)")
+        self.text_in("#league-fills-rule", "at the last price")
+        self.text_in("#league-margin-rule", "cash only")
         self.shot("15-league-rules")
+
+        # The realistic preset fills in the fills and margin; the league page says them in words.
+        self.go("#/leagues")
+        self.find("#league-name").send_keys("Realistic class")
+        Select(self.find("#league-mode")).select_by_value("isolated")
+        Select(self.find("#rule-preset")).select_by_value("realistic")
+        self.assertEqual(self.find("#rule-fill-price").get_attribute("value"), "quote")
+        self.assertEqual(self.find("#rule-spread-bps").get_attribute("value"), "10")
+        self.assertEqual(self.find("#rule-margin-percent").get_attribute("value"), "50")
+        # A preset is a start: the host changes the debit rate.
+        debit = self.find("#rule-debit-rate")
+        debit.clear()
+        debit.send_keys("6")
+        self.shot_of("15b-league-realism-form", "#league-realism")
+        self.click_centered("#create-league button[type='submit']")
+        self.text_in("#league-fills-rule", "at the ask and the bid, 10 basis points apart")
+        self.text_in("#league-fills-rule", "impact 0.1")
+        self.text_in("#rules", "buy from $5.00")
+        self.text_in("#league-margin-rule", "buys may borrow: 50.00% of the positions paid in equity")
+        self.text_in("#league-margin-rule", "below 25.00% at a close is a margin call")
+        self.text_in("#league-interest-rule", "6.00% a year on borrowed cash; 3.00% a year on shorts, charged at each close")
+        self.shot_of("15c-league-realistic-rules", "#rules")
 
 
     def test_league_host(self):

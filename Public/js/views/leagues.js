@@ -150,6 +150,17 @@ function joinForm(context, leagues) {
   return join;
 }
 
+/** The create form's presets of realistic fills and margin (docs/trading.md). */
+const REALISM_PRESETS = {
+  simple: { label: 'Simple — last price, any size, cash only', values: {} },
+  classroom: { label: 'Classroom — a spread, no penny stocks', values: { fillPrice: 'quote', spreadBps: '10', minPrice: '1', minShort: '5' } },
+  realistic: {
+    label: 'Realistic — spread, impact, margin, interest and fees',
+    values: { fillPrice: 'quote', spreadBps: '10', impact: '0.1', minPrice: '5', minShort: '5', lending: '50', maintenance: '25',
+      debit: '8', borrowFee: '3' },
+  },
+};
+
 /** The rules of an isolated league: every field may stay empty for the server's default. */
 function rulesFields() {
   const field = (id, label, attributes = {}) => {
@@ -170,13 +181,46 @@ function rulesFields() {
   const showMargin = () => { marginRow.hidden = !shorts.checked; };
   shorts.addEventListener('change', showMargin);
   showMargin();
+  // Realistic fills and margin (docs/trading.md): a preset fills them in; each may be changed.
+  const fillPrice = h('select', { id: 'rule-fill-price' },
+    h('option', { value: 'last' }, 'At the last price'), h('option', { value: 'quote' }, 'At the ask and the bid'));
+  const fillPriceRow = h('div', {}, h('label', { for: 'rule-fill-price' }, 'Fills'), fillPrice);
+  const [spreadBps, spreadBpsRow] = field('rule-spread-bps', 'Spread (basis points of the price)', { placeholder: '10' });
+  const [impact, impactRow] = field('rule-impact', 'Market impact (coefficient, 0–1)', { placeholder: '0' });
+  const [minPrice, minPriceRow] = field('rule-min-price', 'Lowest price to buy ($)', { placeholder: '0' });
+  const [minShort, minShortRow] = field('rule-min-short-price', 'Lowest price to short ($)', { placeholder: '0' });
+  const [lending, lendingRow] = field('rule-margin-percent', 'Buying on margin (% of a buy paid in equity)', { placeholder: 'cash only' });
+  const [maintenance, maintenanceRow] = field('rule-maintenance', 'Maintenance (% of positions equity must keep)', { placeholder: 'none' });
+  const [debit, debitRow] = field('rule-debit-rate', 'Interest on borrowed cash (% a year)', { placeholder: '0' });
+  const [credit, creditRow] = field('rule-credit-rate', 'Interest on cash (% a year)', { placeholder: '0' });
+  const [borrowFee, borrowFeeRow] = field('rule-borrow-fee', 'Borrow fee on shorts (% a year)', { placeholder: '0' });
+  const realism = { fillPrice, spreadBps, impact, minPrice, minShort, lending, maintenance, debit, credit, borrowFee };
+  const preset = h('select', { id: 'rule-preset' },
+    Object.entries(REALISM_PRESETS).map(([key, { label }]) => h('option', { value: key }, label)));
+  const showSpread = () => { spreadBpsRow.hidden = fillPrice.value !== 'quote'; };
+  fillPrice.addEventListener('change', showSpread);
+  preset.addEventListener('change', () => {
+    const values = REALISM_PRESETS[preset.value].values;
+    for (const [name, input] of Object.entries(realism)) input.value = values[name] ?? (name === 'fillPrice' ? 'last' : '');
+    showSpread();
+  });
+  showSpread();
   const fieldset = h('fieldset', { id: 'league-rules' },
     h('legend', {}, 'House rules (isolated leagues)'),
     h('div', { class: 'pair' }, flatRow, percentRow),
     positionRow,
     h('p', { class: 'label' }, 'Order types allowed'), h('div', { class: 'checks' }, types.map(([, label]) => label)),
     h('label', { for: 'rule-symbols' }, 'Only these symbols (comma-separated, optional)'), symbols,
-    h('label', { class: 'check', for: 'rule-shorts' }, shorts, ' Allow short selling'), marginRow, spreadRow);
+    h('label', { class: 'check', for: 'rule-shorts' }, shorts, ' Allow short selling'), marginRow, spreadRow,
+    h('fieldset', { id: 'league-realism' },
+      h('legend', {}, 'Fills and margin'),
+      h('label', { for: 'rule-preset' }, 'How hard the market is'), preset,
+      h('p', { class: 'hint', id: 'rule-preset-hint' }, 'Simple: every fill at the last price, in any size, cash only. '
+        + 'Classroom: a spread and no penny stocks. Realistic: a spread, market impact, margin with calls, interest and borrow fees.'),
+      h('div', { class: 'pair' }, fillPriceRow, spreadBpsRow), impactRow,
+      h('div', { class: 'pair' }, minPriceRow, minShortRow),
+      h('div', { class: 'pair' }, lendingRow, maintenanceRow),
+      h('div', { class: 'pair' }, debitRow, creditRow), borrowFeeRow));
   const value = (foreign) => {
     const text = (input) => input.value.trim() || undefined;
     const list = symbols.value.split(',').map((s) => s.trim()).filter(Boolean);
@@ -187,6 +231,11 @@ function rulesFields() {
       allowShortSelling: shorts.checked || undefined,
       shortMarginPercent: shorts.checked ? text(margin) : undefined,
       fxSpreadPercent: foreign ? text(spread) : undefined,
+      fillPrice: fillPrice.value === 'quote' ? 'quote' : undefined,
+      spreadBps: fillPrice.value === 'quote' ? text(spreadBps) : undefined,
+      impactCoefficient: text(impact), minPrice: text(minPrice), minShortPrice: text(minShort),
+      marginPercent: text(lending), maintenancePercent: text(maintenance),
+      debitRatePercent: text(debit), creditRatePercent: text(credit), borrowFeePercent: text(borrowFee),
     };
   };
   return { fieldset, value, spreadRow };
@@ -207,8 +256,38 @@ function rulesSummary(rules, currency, journalRequired) {
       h('dt', {}, 'Symbols'), h('dd', {}, rules.allowedSymbols ? rules.allowedSymbols.join(', ') : 'all'),
       h('dt', {}, 'Short selling'), h('dd', {}, rules.allowShortSelling ? `allowed (margin ${rules.shortMarginPercent}%)` : 'not allowed'),
       h('dt', {}, 'Journal'), h('dd', { id: 'league-journal-rule' }, journalRequired ? 'a note on every trade and order' : 'notes optional'),
+      h('dt', {}, 'Fills'), h('dd', { id: 'league-fills-rule' }, fillsText(rules)),
+      rules.minPrice !== '0.00' || rules.minShortPrice !== '0.00' ? [h('dt', {}, 'Lowest prices'),
+        h('dd', {}, [rules.minPrice !== '0.00' ? `buy from ${money(rules.minPrice)}` : null,
+          rules.allowShortSelling && rules.minShortPrice !== '0.00' ? `short from ${money(rules.minShortPrice)}` : null]
+          .filter(Boolean).join('; ') || 'none')] : null,
+      h('dt', {}, 'Margin'), h('dd', { id: 'league-margin-rule' }, marginText(rules)),
+      h('dt', {}, 'Interest and fees'), h('dd', { id: 'league-interest-rule' }, interestText(rules)),
       currency !== 'USD' ? [h('dt', {}, 'Currency'),
         h('dd', { id: 'league-currency-rule' }, `${currency}: dollar stocks at the rate now, ${rules.fxSpreadPercent}% over it for buys and under it for sales`)] : null));
+}
+
+/** How the league prices fills, in words. */
+function fillsText(rules) {
+  const quote = rules.fillPrice === 'quote' ? `at the ask and the bid, ${rules.spreadBps.replace(/\.00$/, '')} basis points apart` : 'at the last price';
+  const impact = rules.impactCoefficient !== '0' ? `; a big order moves its price (impact ${rules.impactCoefficient} × its share of yesterday's volume, squared)` : '';
+  return quote + impact;
+}
+
+/** Margin in words: cash only, or what a buy may borrow and what maintenance asks. */
+function marginText(rules) {
+  const lending = rules.marginPercent ? `buys may borrow: ${rules.marginPercent}% of the positions paid in equity` : 'cash only';
+  const call = rules.maintenancePercent
+    ? `; below ${rules.maintenancePercent}% at a close is a margin call, and positions are sold at the next close if it stands` : '';
+  return lending + call;
+}
+
+/** Interest and borrow fees in words. */
+function interestText(rules) {
+  const parts = [rules.debitRatePercent !== '0.00' ? `${rules.debitRatePercent}% a year on borrowed cash` : null,
+    rules.creditRatePercent !== '0.00' ? `${rules.creditRatePercent}% a year earned on cash` : null,
+    rules.borrowFeePercent !== '0.00' ? `${rules.borrowFeePercent}% a year on shorts` : null].filter(Boolean);
+  return parts.length > 0 ? `${parts.join('; ')}, charged at each close` : 'none';
 }
 
 /** A page offset from the query: a whole number, 0 by default. */

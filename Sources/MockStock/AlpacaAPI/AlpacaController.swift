@@ -34,13 +34,20 @@ struct AlpacaController {
         }
         let record = account.record
         let rules = try await rules.rules(userID: userID, portfolioID: context.botPortfolioID)
-        let buyingPower = account.buyingPower.moneyString, equity = account.netWorth.moneyString
+        let equity = account.netWorth.moneyString
+        let buyingPower = rules.buyingPower(cash: account.buyingPower, equity: account.netWorth, longValue: account.longValue,
+                                            shortValue: -account.shortValue).moneyString
+        // A league that lends or keeps maintenance shows what the positions need; a cash account shows 0, as before.
+        let margins = rules.marginPercent == nil && rules.maintenancePercent == nil
+            ? (initial: Decimal(0), maintenance: Decimal(0)) : rules.margins(longValue: account.longValue, shortValue: -account.shortValue)
         return AlpacaResponse(AlpacaAccount(
             id: record.uuid, accountNumber: String(format: "PA%010d", record.id), currency: account.currency,
             cash: account.cash.moneyString, buyingPower: buyingPower, regtBuyingPower: buyingPower,
-            nonMarginableBuyingPower: buyingPower, portfolioValue: equity, equity: equity,
+            nonMarginableBuyingPower: max(account.buyingPower, 0).moneyString, portfolioValue: equity, equity: equity,
             lastEquity: (account.netWorth - account.dayChange).moneyString, longMarketValue: account.longValue.moneyString,
             shortMarketValue: account.shortValue.moneyString,
+            initialMargin: margins.initial.rounded(2).moneyString, maintenanceMargin: margins.maintenance.rounded(2).moneyString,
+            multiplier: "\(rules.multiplier.rounded(4))",
             tradingBlocked: !record.running, shortingEnabled: rules.allowShortSelling, createdAt: record.createdAt
         ))
     }

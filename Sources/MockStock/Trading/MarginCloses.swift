@@ -86,12 +86,20 @@ struct MarginCloses: Sendable {
             ).first else { break }
             let (symbol, quantity, price) = try largest.decode((String, Int, Decimal).self)
             let side: TradeSide = quantity > 0 ? .sell : .buy
-            guard let order = try await rules.fill(
-                side, quote: price, quotes: quotes, volumes: self.rules.volumes, userID: holder, portfolioID: portfolio,
-                symbol: symbol, quantity: abs(quantity), source: .liquidation
-            ) else { break }
-            let execution = try await trading.execute(side, order)
+            let execution: TradingStore.Execution
+            do {
+                guard let order = try await rules.fill(
+                    side, quote: price, quotes: quotes, volumes: self.rules.volumes, userID: holder, portfolioID: portfolio,
+                    symbol: symbol, quantity: abs(quantity), source: .liquidation
+                ) else { break }
+                execution = try await trading.execute(side, order)
+            } catch let error as FxError {
+                // No rate for the league's currency now: the next run sells, within the lease.
+                logger.warning("a forced sale waits for an exchange rate", metadata: ["portfolio": "\(portfolio)", "error": "\(error)"])
+                return
+            }
             guard execution.outcome == .ok, let trade = execution.trade else {
+                // A frozen or ended league, or a cover the portfolio cannot pay: the call stands.
                 logger.warning("a forced sale was refused", metadata: ["portfolio": "\(portfolio)", "outcome": "\(execution.outcome)"])
                 break
             }

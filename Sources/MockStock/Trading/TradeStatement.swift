@@ -417,7 +417,9 @@ public enum TradeStatement {
     private static func buyCash(_ order: TradeOrder) -> PostgresQuery {
         let cost = order.amount + order.fee
         let released = released(order, "reserved_cash")
-        let affordable: PostgresQuery = "buying_power(p.cash, p.reserved_cash) + \(released)\(incomeAfter(order)) >= \(cost)"
+        // A forced cover of a margin call goes through where the portfolio may borrow.
+        let forced: PostgresQuery = order.source == .liquidation ? " OR p.may_borrow" : ""
+        let affordable: PostgresQuery = "(buying_power(p.cash, p.reserved_cash) + \(released)\(incomeAfter(order)) >= \(cost)\(forced))"
         guard let margin = order.marginPercent else {
             return """
                 cash_after AS (

@@ -54,15 +54,22 @@ struct MarginTests {
         try await TestApp.run { client in
             try await client.seedTradingMarket()
             let token = try await client.register("margin").token
-            let (league, portfolio) = try await client.leagueWithRules(#"{"marginPercent":"50"}"#, token: token)
+            let (league, portfolio) = try await client.leagueWithRules(#"{"marginPercent":"50","maintenancePercent":"30"}"#, token: token)
             #expect(league.id > 0)
             // 100 × 150 = 15,000 with 10,000 of cash: 5,000 borrowed; 50 % of 15,000 = 7,500 ≤ equity 10,000.
             let first = try await client.pricedTrade("buy", "AAPL", 100, portfolio: portfolio, token: token)
             #expect(first.cash == "-5000.00")
-            // 40 more: 50 % of 21,000 = 10,500 > equity 10,000.
+            // A bot reads what is left as Alpaca's margin account shows it: (10,000 − 7,500) × 100 / 50.
+            let key = try await client.apiKey(token: token, portfolioID: portfolio)
+            let account = try #require(try JSONSerialization.jsonObject(with: Data(buffer: try await client.alpaca(.get, "/v2/account", key: key).body))
+                as? [String: Any])
+            #expect(account["buying_power"] as? String == "5000.00" && account["multiplier"] as? String == "2")
+            #expect(account["cash"] as? String == "-5000.00" && account["equity"] as? String == "10000.00")
+            #expect(account["initial_margin"] as? String == "7500.00" && account["maintenance_margin"] as? String == "4500.00")
+            // 40 more (6,000, beyond that 5,000): 50 % of 21,000 = 10,500 > equity 10,000.
             let more = try await client.trade("buy", #"{"symbol":"AAPL","amount":40,"portfolioId":\#(portfolio)}"#, token: token)
             #expect(try more.status == .unprocessableContent && decodeProblem(more).code == "insufficient_margin")
-            // 30 more: 50 % of 19,500 = 9,750 ≤ 10,000.
+            // 30 more (4,500): 50 % of 19,500 = 9,750 ≤ 10,000.
             let third = try await client.pricedTrade("buy", "AAPL", 30, portfolio: portfolio, token: token)
             #expect(third.cash == "-9500.00")
             let money = try await client.decode(PortfolioBody.self, "/api/portfolio?portfolioId=\(portfolio)", token: token)
