@@ -12,7 +12,7 @@ import {
 
 // The words for order types and durations, in the order the dialog offers them; lists
 // use the same words.
-export const ORDER_TYPES = { market: 'Market', limit: 'Limit', stop: 'Stop', stop_limit: 'Stop limit' };
+export const ORDER_TYPES = { market: 'Market', limit: 'Limit', stop: 'Stop', stop_limit: 'Stop limit', trailing_stop: 'Trailing stop' };
 export const DURATIONS = { day: 'Day (until the close)', gtc: 'Good till cancelled', ioc: 'Immediate or cancel', fok: 'Fill or kill' };
 const STATUS = { new: 'Open', filled: 'Filled', canceled: 'Cancelled', expired: 'Expired', rejected: 'Rejected' };
 
@@ -22,6 +22,7 @@ export function orderTerms(order) {
     case 'limit': return `Limit ${price(order.limitPrice)}`;
     case 'stop': return `Stop ${price(order.stopPrice)}`;
     case 'stop_limit': return `Stop ${price(order.stopPrice)}, limit ${price(order.limitPrice)}`;
+    case 'trailing_stop': return `Trailing ${order.trailPercent ? `${order.trailPercent}%` : price(order.trailPrice)}, stop ${price(order.stopPrice)}`;
     default: return 'Market';
   }
 }
@@ -112,6 +113,13 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
   const typesNote = h('p', { id: 'order-types-note', class: 'hint', hidden: true });
   const limitRow = h('div', {}, h('label', { for: 'order-limit' }, 'Limit price'), limitPrice);
   const stopRow = h('div', {}, h('label', { for: 'order-stop' }, 'Stop price'), stopPrice);
+  // A trailing stop trails by a percentage (typed with %) or an amount.
+  const trail = h('input', { id: 'order-trail', inputmode: 'decimal', placeholder: '2% or 3.00' });
+  const trailRow = h('div', {}, h('label', { for: 'order-trail' }, 'Trail (% or $)'), trail);
+  const trailBy = () => {
+    const text = trail.value.trim().replace(/\s+/g, '');
+    return text.endsWith('%') ? { trailPercent: text.slice(0, -1) } : { trailPrice: text.replace(/^\$/, '') };
+  };
   const note = noteField('order-note');
   const explain = h('p', { id: 'order-explain', class: 'hint', 'aria-live': 'polite' });
   const error = h('p', { id: 'order-error', class: 'error', role: 'alert', hidden: true });
@@ -125,6 +133,7 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
     symbol, side: side.value, quantity: Number(quantity.value), type: type.value, timeInForce: duration.value,
     limitPrice: limitRow.hidden ? undefined : limitPrice.value.trim(),
     stopPrice: stopRow.hidden ? undefined : stopPrice.value.trim(),
+    ...(trailRow.hidden ? {} : trailBy()),
     portfolioId: Number(portfolioId),
     note: note.value(),
   });
@@ -132,6 +141,7 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
   const update = () => {
     limitRow.hidden = !['limit', 'stop_limit'].includes(type.value);
     stopRow.hidden = !['stop', 'stop_limit'].includes(type.value);
+    trailRow.hidden = type.value !== 'trailing_stop';
     const buying = side.value === 'buy';
     const shares = Number(quantity.value) || 0;
     const words = {
@@ -139,6 +149,8 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
       limit: `${buying ? 'Buys when the price is at or below' : 'Sells when the price is at or above'} the limit, at that price or better.`,
       stop: `Becomes a market order when the price ${buying ? 'rises to' : 'falls to'} the stop.`,
       stop_limit: `Becomes a limit order when the price ${buying ? 'rises to' : 'falls to'} the stop.`,
+      trailing_stop: `The stop follows the ${buying ? 'lowest' : 'highest'} price since placing by the trail; `
+        + `a market order when the price ${buying ? 'rises to' : 'falls to'} it.`,
     }[type.value];
     explain.textContent = words;
     // What it holds back while open is the server's to say (the rule placing uses); a
@@ -159,7 +171,7 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
       }
     }, 150);
   };
-  for (const input of [side, type, quantity, limitPrice, stopPrice, note.input]) input.addEventListener('input', update);
+  for (const input of [side, type, quantity, limitPrice, stopPrice, trail, note.input]) input.addEventListener('input', update);
   for (const select of [side, type]) select.addEventListener('change', update);
   update();
 
@@ -195,7 +207,7 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
       h('div', {}, h('label', { for: 'order-type' }, 'Type'), type)),
     typesNote,
     h('label', { for: 'order-quantity' }, 'Shares'), quantity,
-    h('div', { class: 'pair' }, limitRow, stopRow),
+    h('div', { class: 'pair' }, limitRow, stopRow), trailRow,
     h('label', { for: 'order-tif' }, 'Lasts'), duration,
     note.row,
     explain, error,
@@ -204,7 +216,9 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
   showModalForm(dialog, form, error, quantity, async () => {
     const body = ticketBody();
     const problem = (body.limitPrice !== undefined && amountProblem(body.limitPrice, 'Limit price', 4))
-      || (body.stopPrice !== undefined && amountProblem(body.stopPrice, 'Stop price', 4));
+      || (body.stopPrice !== undefined && amountProblem(body.stopPrice, 'Stop price', 4))
+      || (body.trailPercent !== undefined && amountProblem(body.trailPercent, 'Trail', 4))
+      || (body.trailPrice !== undefined && amountProblem(body.trailPrice, 'Trail', 4));
     if (problem) throw new Error(problem);
     const signature = JSON.stringify(body);
     if (signature !== ticket) { ticket = signature; clientOrderId = newKey(); }

@@ -25,11 +25,12 @@ from alpaca.trading.stream import TradingStream
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as websocket
 from alpaca.trading.enums import AssetClass, AssetStatus
-from alpaca.trading.enums import OrderSide, OrderStatus, QueryOrderStatus, TimeInForce
+from alpaca.trading.enums import OrderSide, OrderStatus, OrderType, QueryOrderStatus, TimeInForce
 from alpaca.trading.enums import ActivityType, PositionSide
 from alpaca.trading.models import NonTradeActivity, TradeActivity
 from alpaca.trading.requests import (ClosePositionRequest, GetAssetsRequest, GetCalendarRequest, GetOrdersRequest,
-                                     GetPortfolioHistoryRequest, LimitOrderRequest, MarketOrderRequest, ReplaceOrderRequest)
+                                     GetPortfolioHistoryRequest, LimitOrderRequest, MarketOrderRequest, ReplaceOrderRequest,
+                                     TrailingStopOrderRequest)
 
 from common import BASE, call, new_key, player, set_price, wait_for
 
@@ -198,6 +199,25 @@ class OrdersTest(unittest.TestCase):
         self.client.cancel_order_by_id(new.id)
         self.assertEqual(self.client.get_order_by_id(new.id).status, OrderStatus.CANCELED)
         self.assertEqual(self.client.get_account().buying_power, "10000.00")
+
+    def test_trailing_stop_follows_the_price_and_fills(self):
+        self.client.submit_order(MarketOrderRequest(symbol="MSFT", qty=4, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
+        order = self.client.submit_order(TrailingStopOrderRequest(
+            symbol="MSFT", qty=4, side=OrderSide.SELL, time_in_force=TimeInForce.GTC, trail_percent=2))
+        # 300 × 0.98: the stop since placing.
+        self.assertEqual((order.type, order.status, order.trail_percent, order.hwm, order.stop_price),
+                         (OrderType.TRAILING_STOP, OrderStatus.NEW, "2", "300.00", "294.00"))
+        set_price("MSFT", "310.00")
+        moved = wait_for(lambda: (o := self.client.get_order_by_id(order.id)).hwm == "310.00" and o)
+        self.assertTrue(moved, "the stop did not follow the new high")
+        self.assertEqual(moved.stop_price, "303.80")
+        # A new trail keeps its unit (percent): the replacement trails from the price now, 310 × 0.97.
+        replaced = self.client.replace_order_by_id(order.id, ReplaceOrderRequest(trail=3))
+        self.assertEqual((replaced.trail_percent, replaced.stop_price, replaced.replaces), ("3", "300.70", order.id))
+        set_price("MSFT", "300.50")
+        filled = wait_for(lambda: (o := self.client.get_order_by_id(replaced.id)).status == OrderStatus.FILLED and o)
+        self.assertTrue(filled, "the trailing stop did not fill when the price fell to it")
+        self.assertEqual((filled.filled_qty, filled.filled_avg_price), ("4", "300.50"))
 
     def test_refusals_raise_api_errors_with_alpacas_codes(self):
         cases = [

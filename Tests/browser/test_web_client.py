@@ -56,7 +56,7 @@ class WebClientTest(BrowserTest):
         else:
             self.click("#trade-confirm")
 
-    def place_order(self, side, order_type, quantity, limit=None, stop=None, tif="day", holds=None):
+    def place_order(self, side, order_type, quantity, limit=None, stop=None, tif="day", holds=None, trail=None, before_confirm=None):
         """`holds`: what the dialog must say the order holds back (the server's preview)."""
         self.click("#order")
         Select(self.find("#order-side")).select_by_value(side)
@@ -68,9 +68,13 @@ class WebClientTest(BrowserTest):
             self.find("#order-limit").send_keys(limit)
         if stop:
             self.find("#order-stop").send_keys(stop)
+        if trail:
+            self.find("#order-trail").send_keys(trail)
         Select(self.find("#order-tif")).select_by_value(tif)
         if holds:
             self.text_in("#order-explain", f"While open it holds back {holds}.")
+        if before_confirm:
+            before_confirm()
         self.click("#order-confirm")
 
     @staticmethod
@@ -932,6 +936,16 @@ class WebClientTest(BrowserTest):
         self.text_in("#order-explain", "does not hold that many shares")
         self.shot("16-order-refused")
         self.click("#order-form .actions button[type='button']")
+
+        # A trailing stop: the ticket takes a trail in percent; the open order shows its stop
+        # (2 % under MSFT's 249.50 since placing: 244.51).
+        self.place_order("sell", "trailing_stop", 2, trail="2%", tif="gtc", holds="2 shares",
+                         before_confirm=lambda: (self.text_in("#order-explain", "The stop follows the highest price since placing"),
+                                                 self.shot("16b-order-trailing")))
+        self.text_in("#flash", "placed")
+        self.go("#/orders")
+        self.text_in("#open-orders tbody", "Trailing 2%, stop $244.51")
+        self.shot_of("16c-order-trailing-open", "#open-orders")
 
         # A league with house rules shows them.
         self.go("#/leagues")

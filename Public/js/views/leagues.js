@@ -170,7 +170,8 @@ function rulesFields() {
   const [flat, flatRow] = field('rule-commission-flat', 'Commission per trade ($)', { placeholder: 'server default' });
   const [percent, percentRow] = field('rule-commission-percent', 'Commission (% of the amount)', { placeholder: '0' });
   const [position, positionRow] = field('rule-max-position', 'Largest position (% of net worth)', { placeholder: '100' });
-  const types = [['market', 'Market'], ['limit', 'Limit'], ['stop', 'Stop'], ['stop_limit', 'Stop limit']].map(([value, label]) => {
+  const types = [['market', 'Market'], ['limit', 'Limit'], ['stop', 'Stop'], ['stop_limit', 'Stop limit'],
+    ['trailing_stop', 'Trailing stop']].map(([value, label]) => {
     const box = h('input', { type: 'checkbox', id: `rule-type-${value}`, value, checked: true });
     return [box, h('label', { class: 'check', for: `rule-type-${value}` }, box, ` ${label}`)];
   });
@@ -246,7 +247,7 @@ function rulesSummary(rules, currency, journalRequired) {
   const money = (text) => inCurrency(text, currency);
   const commission = [rules.commissionFlat !== '0.00' ? money(rules.commissionFlat) : null,
     rules.commissionPercent !== '0.00' ? `${rules.commissionPercent}%` : null].filter(Boolean).join(' + ') || 'none';
-  const types = { market: 'market', limit: 'limit', stop: 'stop', stop_limit: 'stop limit' };
+  const types = { market: 'market', limit: 'limit', stop: 'stop', stop_limit: 'stop limit', trailing_stop: 'trailing stop' };
   return h('section', { id: 'rules', 'aria-label': 'Rules' },
     h('h2', {}, 'House rules'),
     h('dl', { class: 'rules' },

@@ -156,6 +156,9 @@ struct AlpacaOrder: Encodable, Sendable {
         limitPrice = order.limitPrice
         stopPrice = order.stopPrice
         status = order.status.rawValue
+        trailPercent = order.trailPercent
+        trailPrice = order.trailPrice
+        hwm = order.hwm
     }
 
     /// The order as it was placed, before anything happened to it (its `new` event).
@@ -295,7 +298,7 @@ struct AlpacaOrderRequest: Decodable, Sendable {
     /// Every field the endpoint knows; any other is refused.
     static let fields: Set<String> = [
         "symbol", "qty", "notional", "side", "type", "time_in_force", "limit_price", "stop_price", "client_order_id",
-        "extended_hours", "order_class",
+        "extended_hours", "order_class", "trail_percent", "trail_price",
     ]
 
     let symbol: String
@@ -309,21 +312,29 @@ struct AlpacaOrderRequest: Decodable, Sendable {
     let clientOrderId: String?
     let extendedHours: Bool?
     let orderClass: String?
+    let trailPercent: DecimalInput?
+    let trailPrice: DecimalInput?
 }
 
 /// `PATCH /v2/orders/{id}` as alpaca-py sends it: only the fields that change.
 struct AlpacaReplaceRequest: Decodable, Sendable {
-    /// Every field the endpoint knows; any other is refused (`trail`: no trailing stops).
-    static let fields: Set<String> = ["qty", "time_in_force", "limit_price", "stop_price", "client_order_id"]
+    /// Every field the endpoint knows; any other is refused. `trail` is a trailing stop's
+    /// new trail, in the unit it was placed with (a percentage or an amount).
+    static let fields: Set<String> = ["qty", "time_in_force", "limit_price", "stop_price", "trail", "client_order_id"]
 
     let qty: ShareQuantity?
     let timeInForce: String?
     let limitPrice: DecimalInput?
     let stopPrice: DecimalInput?
+    let trail: DecimalInput?
     let clientOrderId: String?
 
-    var changes: OrderChanges {
-        OrderChanges(quantity: qty, limitPrice: limitPrice, stopPrice: stopPrice, timeInForce: timeInForce, clientOrderId: clientOrderId)
+    /// The changes to `order`: `trail` is its trail percent or amount, whichever it was placed with.
+    func changes(to order: Order) throws -> OrderChanges {
+        if trail != nil && order.type != .trailingStop { throw InvalidInput("trail applies to a trailing_stop order only.") }
+        let percent = order.trailPercent != nil
+        return OrderChanges(quantity: qty, limitPrice: limitPrice, stopPrice: stopPrice, trailPercent: percent ? trail : nil,
+                            trailPrice: percent ? nil : trail, timeInForce: timeInForce, clientOrderId: clientOrderId)
     }
 }
 

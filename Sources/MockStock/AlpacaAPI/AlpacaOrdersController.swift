@@ -34,7 +34,7 @@ struct AlpacaOrdersController {
         }
         var ticket = try OrderTicket(OrderRequest(
             symbol: alpaca.symbol, side: alpaca.side, quantity: qty, type: alpaca.type, limitPrice: alpaca.limitPrice,
-            stopPrice: alpaca.stopPrice, timeInForce: alpaca.timeInForce,
+            stopPrice: alpaca.stopPrice, trailPercent: alpaca.trailPercent, trailPrice: alpaca.trailPrice, timeInForce: alpaca.timeInForce,
             // Alpaca gives every order a client order id; so do we.
             clientOrderId: alpaca.clientOrderId ?? UUID().uuidString.lowercased(), portfolioId: context.botPortfolioID
         ))
@@ -100,8 +100,9 @@ struct AlpacaOrdersController {
     /// longer open is `422`.
     @Sendable func replace(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaOrder> {
         try AlpacaController.refuseParameters(request, except: [])
-        let changes = try await Self.body(request, as: AlpacaReplaceRequest.self, fields: AlpacaReplaceRequest.fields).changes
+        let body = try await Self.body(request, as: AlpacaReplaceRequest.self, fields: AlpacaReplaceRequest.fields)
         let order = try await find(context)
+        let changes = try body.changes(to: order)
         let replacement = try await orders.replace(userID: context.requireIdentity().userID, id: order.id, with: changes)
         return AlpacaResponse(AlpacaOrder(replacement))
     }

@@ -12,8 +12,12 @@ public enum OrderType: String, Codable, Sendable, PostgresCodable, CaseIterable 
     case stop
     /// A limit order once the price crosses the stop price.
     case stopLimit = "stop_limit"
+    /// A stop that follows the best price since placing by a percentage or an amount
+    /// (SQL `trailing_stop`); a market order once the price crosses it.
+    case trailingStop = "trailing_stop"
 
     var needsLimitPrice: Bool { self == .limit || self == .stopLimit }
+    /// Whether the order is sent with a stop price (a trailing stop makes its own).
     var needsStopPrice: Bool { self == .stop || self == .stopLimit }
 }
 
@@ -76,6 +80,10 @@ struct Order: ResponseEncodable, Sendable {
     @NullEncoded var note: String?
     /// Who placed it: the player (or bot) whose request it was.
     @NullEncoded var placedBy: Int?
+    /// A trailing stop's trail and the best price since it was placed (`stopPrice` is the stop now).
+    @NullEncoded var trailPercent: String?
+    @NullEncoded var trailPrice: String?
+    @NullEncoded var hwm: String?
     /// The same two orders' UUIDs, and the instrument's, as `/v2` names them.
     let replacesUUID: String?
     let replacedByUUID: String?
@@ -111,12 +119,15 @@ struct Order: ResponseEncodable, Sendable {
         assetUUID = record.assetUUID
         note = record.note
         placedBy = record.placedBy
+        trailPercent = record.trailPercent.map { "\($0)" }
+        trailPrice = record.trailPrice?.moneyString
+        hwm = record.hwm?.moneyString
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, uuid, clientOrderId, portfolioId, symbol, side, type, quantity, limitPrice, stopPrice, timeInForce, status,
-             filledQuantity, filledAveragePrice, tradeId, createdAt, updatedAt, filledAt, canceledAt, expiredAt, rejectReason,
-             replacesOrderId, replacedByOrderId, replacedAt, note, placedBy
+        case id, uuid, clientOrderId, portfolioId, symbol, side, type, quantity, limitPrice, stopPrice, trailPercent, trailPrice, hwm,
+             timeInForce, status, filledQuantity, filledAveragePrice, tradeId, createdAt, updatedAt, filledAt, canceledAt, expiredAt,
+             rejectReason, replacesOrderId, replacedByOrderId, replacedAt, note, placedBy
     }
 }
 
@@ -126,6 +137,9 @@ struct OrderChanges: Decodable, Sendable {
     var quantity: ShareQuantity?
     var limitPrice: DecimalInput?
     var stopPrice: DecimalInput?
+    /// A trailing stop's new trail (either).
+    var trailPercent: DecimalInput?
+    var trailPrice: DecimalInput?
     var timeInForce: String?
     var clientOrderId: String?
 }
@@ -142,6 +156,9 @@ struct OrderRequest: Decodable, Sendable {
     let type: String?
     let limitPrice: DecimalInput?
     let stopPrice: DecimalInput?
+    /// A trailing stop's trail: a percentage of the best price, or an amount (one of them).
+    var trailPercent: DecimalInput? = nil
+    var trailPrice: DecimalInput? = nil
     let timeInForce: String?
     let clientOrderId: String?
     let portfolioId: Int?
@@ -173,6 +190,9 @@ struct OrderTicket: Sendable {
     let type: OrderType
     let limitPrice: Decimal?
     let stopPrice: Decimal?
+    /// A trailing stop's trail: exactly one of them.
+    let trailPercent: Decimal?
+    let trailPrice: Decimal?
     let timeInForce: TimeInForce
     var clientOrderID: String?
     let portfolioID: Int?
@@ -201,6 +221,7 @@ struct OrderTicket: Sendable {
         self.timeInForce = timeInForce
         limitPrice = try Self.price(request.limitPrice?.value, field: "limitPrice", needed: type.needsLimitPrice, type: type)
         stopPrice = try Self.price(request.stopPrice?.value, field: "stopPrice", needed: type.needsStopPrice, type: type)
+        (trailPercent, trailPrice) = try Self.trail(percent: request.trailPercent?.value, price: request.trailPrice?.value, type: type)
         if let id = request.clientOrderId {
             try TextInput.check(id, field: "clientOrderId", length: 1...128, use: .privateToSender)
         }
@@ -216,16 +237,40 @@ struct OrderTicket: Sendable {
     /// The order that replaces `old` with `changes` applied, checked like a new order. It
     /// rests like `old` did, so it cannot be one that fills at once or never.
     init(replacing old: OrderStore.OrderRecord, with changes: OrderChanges) throws {
+        // A trailing stop keeps its trail unless another is sent; its stop is its own, never sent.
+        let trailing = old.type == .trailingStop
+        let newTrail = changes.trailPercent != nil || changes.trailPrice != nil
         try self.init(OrderRequest(
             symbol: old.symbol, side: old.side.rawValue, quantity: try changes.quantity ?? ShareQuantity(old.quantity),
             type: old.type.rawValue, limitPrice: changes.limitPrice ?? old.limitPrice.map(DecimalInput.init),
-            stopPrice: changes.stopPrice ?? old.stopPrice.map(DecimalInput.init),
+            stopPrice: changes.stopPrice ?? (trailing ? nil : old.stopPrice.map(DecimalInput.init)),
+            trailPercent: newTrail ? changes.trailPercent : old.trailPercent.map(DecimalInput.init),
+            trailPrice: newTrail ? changes.trailPrice : old.trailPrice.map(DecimalInput.init),
             timeInForce: changes.timeInForce ?? old.timeInForce.rawValue, clientOrderId: changes.clientOrderId,
             portfolioId: old.portfolioID, note: old.note
         ))
         journalExempt = true
         if timeInForce.fillsAtOnceOrNever {
             throw InvalidInput("A replacement rests like the order it replaces: timeInForce must be day or gtc.")
+        }
+    }
+
+    /// A trailing stop's trail: a percentage above 0 and below 100, or an amount, never both;
+    /// other types take neither.
+    private static func trail(percent: Decimal?, price: Decimal?, type: OrderType) throws -> (Decimal?, Decimal?) {
+        guard type == .trailingStop else {
+            if percent != nil || price != nil { throw InvalidInput("trailPercent and trailPrice apply to a trailing_stop order only.") }
+            return (nil, nil)
+        }
+        switch (percent, price) {
+        case (nil, nil), (.some, .some): throw InvalidInput("A trailing_stop order needs either trailPercent or trailPrice.")
+        case (let percent?, nil):
+            guard percent > 0, percent < 100, percent.rounded(priceScale) == percent else {
+                throw InvalidInput("trailPercent must be above 0 and below 100, with at most \(priceScale) decimals.")
+            }
+            return (percent, nil)
+        case (nil, let price?):
+            return (nil, try Self.price(price, field: "trailPrice", needed: true, type: type))
         }
     }
 
@@ -245,8 +290,14 @@ struct OrderTicket: Sendable {
     /// The same order sent twice has the same hash; a `clientOrderId` reused for another
     /// order is refused by comparing them.
     var requestHash: String {
-        [symbol, side.rawValue, String(quantity), type.rawValue, limitPrice.map { "\($0)" } ?? "-",
-         stopPrice.map { "\($0)" } ?? "-", timeInForce.rawValue, portfolioID.map(String.init) ?? "personal"]
+        var parts: [String] = [symbol, side.rawValue, String(quantity), type.rawValue, limitPrice.map { "\($0)" } ?? "-",
+                               stopPrice.map { "\($0)" } ?? "-", timeInForce.rawValue, portfolioID.map(String.init) ?? "personal"]
+        if type == .trailingStop {
+            let percent: String = trailPercent.map { "\($0)%" } ?? "-"
+            let amount: String = trailPrice.map { "\($0)" } ?? "-"
+            parts.append("trail \(percent) \(amount)")
+        }
+        return parts
             .joined(separator: "\n").appending(at.map { "\n\($0)" } ?? "").appending(note.map { "\nnote \($0)" } ?? "").sha256Hex
     }
 

@@ -143,8 +143,13 @@ struct OrderService: Sendable {
             most = try await rules.priced(capped, quotes: quotes, userID: userID, portfolioID: ticket.portfolioID,
                                           symbol: ticket.symbol, quantity: ticket.quantity)
         } else {
+            // A trailing buy's stop only falls from where it starts: the most it may cost (one
+            // more round trip, to the stop's one rule, when placing one).
+            let price = ticket.type == .trailingStop && ticket.side == .buy
+                ? try await store.trailingStop(.buy, best: lastPrice, percent: ticket.trailPercent, amount: ticket.trailPrice)
+                : ticket.reservationPrice(lastPrice: lastPrice)
             guard let priced = try await rules.fill(
-                ticket.side, quote: ticket.reservationPrice(lastPrice: lastPrice), quotes: quotes, volumes: self.rules.volumes,
+                ticket.side, quote: price, quotes: quotes, volumes: self.rules.volumes,
                 userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity
             ) else { throw TradingError.incompleteRecord }
             most = priced

@@ -42,6 +42,17 @@ struct OrderStore: Sendable {
         let note: String?
         /// Who placed it (a team's portfolio is traded by its members).
         var placedBy: Int? = nil
+        /// A trailing stop's trail (a percentage or an amount) and the best price since it
+        /// was placed; `stopPrice` is the stop they make now.
+        var trailPercent: Decimal? = nil
+        var trailPrice: Decimal? = nil
+        var hwm: Decimal? = nil
+    }
+
+    /// The stop a trailing stop makes from the best price `best` (SQL `trailing_stop`).
+    func trailingStop(_ side: TradeSide, best: Decimal, percent: Decimal?, amount: Decimal?) async throws -> Decimal {
+        try await pool.query("SELECT trailing_stop(\(side), \(best), \(percent)::numeric, \(amount)::numeric)")
+            .decodeColumn(Decimal.self)[0]
     }
 
     /// What an open order holds back until it fills or closes.
@@ -188,20 +199,30 @@ struct OrderStore: Sendable {
         } else {
             "\(ticket.byKey)"
         }
+        // A trailing stop starts from the price now: its best so far, and the stop it makes.
+        let trail: (columns: PostgresQuery, values: PostgresQuery, stop: PostgresQuery) = if ticket.type == .trailingStop {
+            (", trail_percent, trail_price, hwm",
+             ", \(ticket.trailPercent)::numeric, \(ticket.trailPrice)::numeric, (SELECT price FROM now_price)",
+             "trailing_stop(\(ticket.side), (SELECT price FROM now_price), \(ticket.trailPercent)::numeric, \(ticket.trailPrice)::numeric)")
+        } else {
+            ("", "", "\(ticket.stopPrice)::numeric")
+        }
+        let nowPrice: PostgresQuery = ticket.type == .trailingStop
+            ? "now_price AS (SELECT price FROM current_prices WHERE symbol = \(ticket.symbol)), " : ""
         return """
-            WITH \(TradeStatement.owned(userID: userID, portfolioID: ticket.portfolioID,
+            WITH \(nowPrice)\(TradeStatement.owned(userID: userID, portfolioID: ticket.portfolioID,
                                         noted: ticket.note != nil || ticket.journalExempt,
                                         keyForbidden: ticket.byKey || replaces != nil ? "(\(byKey)) AND \(TradeStatement.keyForbidden)" : "false",
                                         extra: ", l.ends_at")),
             \(reserve), placed AS (
                 INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type, time_in_force,
                                     quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at, replaces, note, by_key,
-                                    placed_by)
+                                    placed_by\(trail.columns))
                 SELECT (SELECT account FROM owned), reserved.id, \(ticket.clientOrderID)::text, \(ticket.requestHash), \(ticket.symbol), \(ticket.side),
                        \(ticket.type), \(ticket.timeInForce), \(ticket.quantity), \(ticket.limitPrice)::numeric,
-                       \(ticket.stopPrice)::numeric, reserved.cash, reserved.shares,
+                       \(trail.stop), reserved.cash, reserved.shares,
                        least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned)), \(replaces)::int8, \(ticket.note)::text,
-                       \(byKey), \(placer)::int8
+                       \(byKey), \(placer)::int8\(trail.values)
                 FROM reserved
                 RETURNING id, symbol, side, type, limit_price, stop_price
             )
@@ -298,6 +319,7 @@ struct OrderStore: Sendable {
         CASE o.type
             WHEN 'market' THEN true
             WHEN 'stop' THEN \(stopCrossed)
+            WHEN 'trailing_stop' THEN \(stopCrossed)
             WHEN 'limit' THEN \(limitCrossed)
             ELSE \(stopLimit) END
         """
@@ -338,6 +360,16 @@ struct OrderStore: Sendable {
                 WHERE \(scope) AND o.type = 'stop_limit' AND o.triggered_at IS NULL AND p.symbol = o.symbol AND \(Self.stopCrossed)
                   AND \(Self.notFrozen) AND \(Self.keyAllowed)
                 RETURNING o.id
+            ), trailed AS (
+                -- A trailing stop follows a new best price (it is then not crossed: the
+                -- crossing below reads the stop before this update).
+                UPDATE orders o SET hwm = p.price, stop_price = trailing_stop(o.side, p.price, o.trail_percent, o.trail_price),
+                                    updated_at = now()
+                FROM current_prices p
+                WHERE \(scope) AND o.type = 'trailing_stop' AND p.symbol = o.symbol
+                  AND CASE o.side WHEN 'sell' THEN p.price > o.hwm ELSE p.price < o.hwm END
+                  AND \(Self.notFrozen) AND \(Self.keyAllowed)
+                RETURNING o.id
             )
             SELECT o.id, o.user_id, o.portfolio_id, o.symbol, o.side, o.quantity, p.price, o.limit_price
             FROM orders o JOIN current_prices p ON p.symbol = o.symbol
@@ -360,7 +392,8 @@ struct OrderStore: Sendable {
         SELECT o.id, o.client_order_id, o.portfolio_id, o.symbol, o.side, o.type, o.quantity, o.limit_price, o.stop_price,
                o.time_in_force, o.status, o.fill_price, o.trade_id, o.created_at, o.updated_at, o.filled_at, o.canceled_at,
                o.expired_at, o.reject_reason, o.request_hash, o.uuid::text, o.replaces, o.replaced_by, o.replaced_at,
-               o.replaces_uuid::text, o.replaced_by_uuid::text, o.asset_uuid::text, o.note, o.placed_by
+               o.replaces_uuid::text, o.replaced_by_uuid::text, o.asset_uuid::text, o.note, o.placed_by,
+               o.trail_percent, o.trail_price, o.hwm
         FROM order_book o
         """
 
@@ -383,7 +416,9 @@ struct OrderStore: Sendable {
             replacesUUID: try row.decode(String?.self, column: "replaces_uuid"),
             replacedByUUID: try row.decode(String?.self, column: "replaced_by_uuid"),
             assetUUID: try row.decode(String?.self, column: "asset_uuid"), note: try row.decode(String?.self, column: "note"),
-            placedBy: try row.decode(Int?.self, column: "placed_by")
+            placedBy: try row.decode(Int?.self, column: "placed_by"),
+            trailPercent: try row.decode(Decimal?.self, column: "trail_percent"),
+            trailPrice: try row.decode(Decimal?.self, column: "trail_price"), hwm: try row.decode(Decimal?.self, column: "hwm")
         )
     }
 

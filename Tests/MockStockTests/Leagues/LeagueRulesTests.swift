@@ -86,7 +86,7 @@ struct LeagueRulesTests {
             let token = try await client.register("strict").token
             for rules in [#"{"commissionPercent":"11"}"#, #"{"commissionFlat":"-1"}"#, #"{"maxPositionPercent":"0"}"#,
                           #"{"maxPositionPercent":"101"}"#, #"{"shortMarginPercent":"99"}"#, #"{"allowedOrderTypes":[]}"#,
-                          #"{"allowedOrderTypes":["trailing_stop"]}"#, #"{"allowedSymbols":["NOPE"]}"#, #"{"allowedSymbols":[]}"#,
+                          #"{"allowedOrderTypes":["iceberg"]}"#, #"{"allowedSymbols":["NOPE"]}"#, #"{"allowedSymbols":[]}"#,
                           #"{"commissionPercent":"0.00001"}"#] {
                 let response = try await client.send(.post, "/api/leagues/create",
                                                      body: #"{"name":"Bad","mode":"isolated","rules":\#(rules)}"#, token: token)
@@ -99,7 +99,7 @@ struct LeagueRulesTests {
             let plain = try await client.leagueWithRules("{}", token: token).0
             #expect(plain.rules == RulesBody(
                 commissionFlat: "0.50", commissionPercent: "0.00", allowShortSelling: false, shortMarginPercent: "150.00",
-                maxPositionPercent: "100.00", allowedOrderTypes: ["market", "limit", "stop", "stop_limit"], allowedSymbols: nil))
+                maxPositionPercent: "100.00", allowedOrderTypes: ["market", "limit", "stop", "stop_limit", "trailing_stop"], allowedSymbols: nil))
         }
     }
 
