@@ -173,14 +173,14 @@ class FormattingTest(BrowserTest):
         """The order dialog offers only the order types the chosen portfolio's league
         allows, says why, and offers every type again for the personal portfolio."""
         self.register(f"otto_{self.suffix}")
-        self.create_league("Two types", forbidden_types=("stop", "stop_limit"))
+        self.create_league("Two types", forbidden_types=("stop", "stop_limit", "trailing_stop"))
         self.text_in("#rules", "market, limit")
 
         self.go("#/stock/AAPL")
         self.text_in("#stock-symbol", "AAPL")
         self.click("#order")
         self.find("#order-portfolio")
-        self.assertEqual(self.options("#order-type"), ["market", "limit", "stop", "stop_limit"])
+        self.assertEqual(self.options("#order-type"), ["market", "limit", "stop", "stop_limit", "trailing_stop"])
         Select(self.find("#order-portfolio")).select_by_visible_text("League: Two types")
         self.shows(lambda: self.options("#order-type"), ["market", "limit"], "The league's order types")
         self.text_in("#order-types-note", "This league allows market and limit orders.")
@@ -189,7 +189,7 @@ class FormattingTest(BrowserTest):
         # Back in the personal portfolio, every type again; a stop order chosen there
         # becomes a market order when the league's portfolio is chosen.
         Select(self.find("#order-portfolio")).select_by_visible_text("Personal portfolio")
-        self.shows(lambda: self.options("#order-type"), ["market", "limit", "stop", "stop_limit"], "The personal portfolio's order types")
+        self.shows(lambda: self.options("#order-type"), ["market", "limit", "stop", "stop_limit", "trailing_stop"], "The personal portfolio's order types")
         self.wait(EC.invisibility_of_element_located((By.ID, "order-types-note")))
         Select(self.find("#order-type")).select_by_value("stop")
         self.find("#order-stop")
