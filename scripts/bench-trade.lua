@@ -1,8 +1,13 @@
 -- wrk script for scripts/bench-trade: random buys (70%) and sales (30%) of one share
 -- of S1..Sn by random players, each with their own token, over keep-alive connections.
 -- BENCH_BUY_SHARE (default 0.7) is the share of buys.
-local tokens = {}
-for line in io.lines(os.getenv("BENCH_TOKENS")) do tokens[#tokens + 1] = line end
+-- A line of BENCH_TOKENS is a token, or a token and the portfolio id it trades (BENCH_RULES).
+local tokens, portfolios = {}, {}
+for line in io.lines(os.getenv("BENCH_TOKENS")) do
+    local token, portfolio = line:match("^(%S+)%s*(%d*)$")
+    tokens[#tokens + 1] = token
+    portfolios[#portfolios + 1] = portfolio
+end
 local symbols = tonumber(os.getenv("BENCH_SYMBOLS") or "50")
 local buy_share = tonumber(os.getenv("BENCH_BUY_SHARE") or "0.7")
 
@@ -12,10 +17,12 @@ end
 
 function request()
     local side = math.random() < buy_share and "buy" or "sell"
-    local body = string.format('{"symbol":"S%d","amount":%d}', math.random(symbols), 1)
+    local player = math.random(#tokens)
+    local seat = portfolios[player] ~= "" and string.format(',"portfolioId":%s', portfolios[player]) or ""
+    local body = string.format('{"symbol":"S%d","amount":%d%s}', math.random(symbols), 1, seat)
     return wrk.format("POST", "/api/stock/" .. side, {
         ["Content-Type"] = "application/json",
-        ["Authorization"] = "Bearer " .. tokens[math.random(#tokens)],
+        ["Authorization"] = "Bearer " .. tokens[player],
     }, body)
 end
 
