@@ -946,6 +946,10 @@ class WebClientTest(BrowserTest):
         self.go("#/orders")
         self.text_in("#open-orders tbody", "Trailing 2%, stop $244.51")
         self.shot_of("16c-order-trailing-open", "#open-orders")
+        # The history says what made each fill: the limit order's.
+        self.go("#/transactions")
+        self.text_in("main tbody", "Order")
+        self.shot("16d-history-how")
 
         # A league with house rules shows them.
         self.go("#/leagues")

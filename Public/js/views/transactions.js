@@ -12,6 +12,20 @@ const ACTIVITY = {
   reward: 'Reward', adjustment: 'Adjustment', deposit: 'Deposit', withdrawal: 'Withdrawal',
 };
 
+const MADE_BY = { trade: 'Trade', order: 'Order', liquidation: 'Forced sale (margin call)' };
+
+/** What made a fill and where its price came from, as the server says (`source`,
+ * `pricing`): "Order", or "Trade: quote $33.33 + spread $0.02" where the league's fills
+ * add a spread or an impact to the quote (a sale's are taken off it). */
+function fillReason(fill, currency) {
+  const sign = fill.side === 'buy' ? '+' : '−';
+  const parts = [['spread', fill.pricing?.spread], ['impact', fill.pricing?.impact]]
+    .filter(([, amount]) => amount && Number(amount) !== 0)
+    .map(([name, amount]) => ` ${sign} ${name} ${priceIn(amount, currency)}`);
+  const made = MADE_BY[fill.source] ?? fill.source ?? '';
+  return parts.length > 0 ? `${made}: quote ${priceIn(fill.pricing.quote, currency)}${parts.join('')}` : made;
+}
+
 /** Trades / everything: the two views of the history. */
 function viewSwitch(chosen, activity) {
   return h('nav', { class: 'ranges', 'aria-label': 'History view' },
@@ -40,7 +54,8 @@ async function activityView(root, context, portfolios, chosen) {
       { title: 'Stock', cell: (a) => (a.symbol ? h('a', { href: `#/stock/${a.symbol}` }, a.symbol) : '') },
       { title: 'Shares', class: 'num', cell: (a) => (a.quantity === null ? '' : String(a.quantity)) },
       { title: 'Cash', class: 'num', cell: (a) => (a.amount === null ? '' : signed(a.amount, signedInCurrency(a.amount, currency))) },
-      { title: 'Note', cell: (a) => a.note ?? (a.type === 'fill' ? `${a.quantity} at ${priceIn(a.price, currency)}, fee ${inCurrency(a.fee, currency)}` : '') },
+      { title: 'Note', cell: (a) => a.note ?? (a.type === 'fill'
+        ? `${a.quantity} at ${priceIn(a.price, currency)}, fee ${inCurrency(a.fee, currency)}; ${fillReason(a, currency)}` : '') },
     ], page.items, { empty: 'Nothing yet.', caption: 'Everything that changed the portfolio, newest first' }))),
     h('nav', { class: 'pager', 'aria-label': 'Pages' },
       before ? h('a', { href: `#/transactions?id=${chosen}&view=activity` }, '← Newest') : null,
@@ -91,6 +106,7 @@ export async function transactionsView(root, context) {
       { title: 'Price', class: 'num', cell: (t) => priceIn(t.price, currency) },
       { title: 'Amount', class: 'num', cell: (t) => inCurrency(t.amount, currency) },
       { title: 'Fee', class: 'num', cell: (t) => inCurrency(t.fee, currency) },
+      { title: 'How', class: 'reason', cell: (t) => fillReason(t, currency) },
       shown?.team ? { title: 'Placed by', class: 'placed-by', cell: (t) => placerName(shown, t.placedBy) } : null,
     ].filter(Boolean), page.items, { empty: before ? 'No older trades.' : 'No trades yet.', caption: 'Trades, newest first' })),
     h('nav', { class: 'pager', 'aria-label': 'Pages' },
