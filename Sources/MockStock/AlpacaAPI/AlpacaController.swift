@@ -35,11 +35,12 @@ struct AlpacaController {
         let record = account.record
         let rules = try await rules.rules(userID: userID, portfolioID: context.botPortfolioID)
         let equity = account.netWorth.moneyString
-        let buyingPower = rules.buyingPower(cash: account.buyingPower, equity: account.netWorth, longValue: account.longValue,
-                                            shortValue: -account.shortValue).moneyString
-        // A league that lends or keeps maintenance shows what the positions need; a cash account shows 0, as before.
+        // A league that lends or keeps maintenance shows what the positions need, and a lending
+        // one what the equity may still buy (one more query, for such accounts only); a cash
+        // account shows 0, as before.
         let margins = rules.marginPercent == nil && rules.maintenancePercent == nil
-            ? (initial: Decimal(0), maintenance: Decimal(0)) : rules.margins(longValue: account.longValue, shortValue: -account.shortValue)
+            ? (initial: Decimal(0), maintenance: Decimal(0), buyingPower: nil) : try await store.marginNeeded(account, rules: rules)
+        let buyingPower = max(account.buyingPower, margins.buyingPower ?? account.buyingPower).moneyString
         return AlpacaResponse(AlpacaAccount(
             id: record.uuid, accountNumber: String(format: "PA%010d", record.id), currency: account.currency,
             cash: account.cash.moneyString, buyingPower: buyingPower, regtBuyingPower: buyingPower,

@@ -85,6 +85,20 @@ struct AlpacaStore: Sendable {
         )
     }
 
+    /// What an account's positions need under its league's margin rules, and what its
+    /// equity may still buy (SQL `margin_needed`); asked for the accounts of leagues that
+    /// lend or keep maintenance only.
+    func marginNeeded(_ account: AccountSummary, rules: TradingRules) async throws -> (initial: Decimal, maintenance: Decimal, buyingPower: Decimal?) {
+        let row = try await stale.query(
+            """
+            SELECT initial, maintenance, buying_power FROM margin_needed(
+                \(account.longValue), \(-account.shortValue), \(rules.marginPercent)::numeric,
+                \(rules.allowShortSelling ? rules.shortMarginPercent : nil)::numeric, \(rules.maintenancePercent)::numeric, \(account.netWorth))
+            """
+        )
+        return try row[0].decode((Decimal, Decimal, Decimal?).self)
+    }
+
     /// Instruments, by symbol; `active` nil for all.
     func assets(active: Bool?) async throws -> [AssetRecord] {
         try await stale.query(

@@ -431,13 +431,14 @@ public enum TradeStatement {
         }
         // Beyond the buying power the buy borrows, while the equity after it (the cash it
         // leaves plus the positions at current prices, the new shares at the quote) covers
-        // the margin of the long positions and the shorts.
+        // the initial margin of the positions after it (SQL margin_needed).
         let bought = FillPricing(side: .buy, price: order.price, spread: order.spread, impact: order.impact).quote * Decimal(order.quantity)
         return """
             margin_after AS (
-                SELECT (net_worth(p.cash, sum(v.value)) - \(cost) + \(bought)) * 100 >=
-                       \(margin) * (coalesce(sum(v.value) FILTER (WHERE v.quantity > 0), 0) + \(bought))
-                       + \(order.shortMarginPercent ?? 0) * coalesce(sum(-v.value) FILTER (WHERE v.quantity < 0), 0) AS covered
+                SELECT net_worth(p.cash, sum(v.value)) - \(cost) + \(bought) >= (margin_needed(
+                           coalesce(sum(v.value) FILTER (WHERE v.quantity > 0), 0) + \(bought),
+                           coalesce(sum(-v.value) FILTER (WHERE v.quantity < 0), 0),
+                           \(margin), \(order.shortMarginPercent)::numeric, NULL, NULL)).initial AS covered
                 FROM owned JOIN portfolios p ON p.id = owned.id LEFT JOIN holding_values v ON v.portfolio_id = p.id
                 GROUP BY p.id, p.cash
             ), cash_after AS (

@@ -120,26 +120,6 @@ struct TradingRules: Sendable, Equatable {
                      shortingRefused: dollars.side == .sell && allowShortSelling && dollars.quote < minShortPrice)
     }
 
-    /// What a portfolio's positions need in equity: the initial margin (long value ×
-    /// marginPercent % — 100 % without margin — plus short value × shortMarginPercent %)
-    /// and what maintenance requires (maintenancePercent % of both; 0 without the rule).
-    /// `shortValue` is the shorts' value as a positive amount.
-    func margins(longValue: Decimal, shortValue: Decimal) -> (initial: Decimal, maintenance: Decimal) {
-        let shortPart = allowShortSelling ? shortValue * shortMarginPercent / 100 : 0
-        return (longValue * (marginPercent ?? 100) / 100 + shortPart,
-                (maintenancePercent ?? 0) * (longValue + shortValue) / 100)
-    }
-
-    /// What the portfolio may still spend on a buy: its cash buying power, or where the
-    /// rules lend, more when its equity beyond the initial margin allows — (equity −
-    /// initial margin) × 100 / marginPercent, the most a buy may cost for the fill
-    /// statement's margin check to pass (fees aside) — never below 0.
-    func buyingPower(cash: Decimal, equity: Decimal, longValue: Decimal, shortValue: Decimal) -> Decimal {
-        guard let marginPercent else { return cash }
-        let excess = (equity - margins(longValue: longValue, shortValue: shortValue).initial) * 100 / marginPercent
-        return max(cash, excess.rounded(2, .down), 0)
-    }
-
     /// Alpaca's account multiplier: how many dollars of stock a dollar of equity buys.
     var multiplier: Decimal { marginPercent.map { 100 / $0 } ?? 1 }
 
