@@ -14,7 +14,7 @@ import {
 // use the same words.
 export const ORDER_TYPES = { market: 'Market', limit: 'Limit', stop: 'Stop', stop_limit: 'Stop limit', trailing_stop: 'Trailing stop' };
 export const DURATIONS = { day: 'Day (until the close)', gtc: 'Good till cancelled', ioc: 'Immediate or cancel', fok: 'Fill or kill' };
-const STATUS = { new: 'Open', filled: 'Filled', canceled: 'Cancelled', expired: 'Expired', rejected: 'Rejected' };
+const STATUS = { new: 'Open', partially_filled: 'Partly filled', filled: 'Filled', canceled: 'Cancelled', expired: 'Expired', rejected: 'Rejected' };
 
 /** "Limit $140.00", "Stop $90.00, limit $85.00", "Market". */
 export function orderTerms(order) {
@@ -37,7 +37,15 @@ function typesInWords(types) {
 /** What happened to an order, in words; a fill's price is in the portfolio's currency. */
 export function orderOutcome(order, currency = 'USD') {
   if (order.status === 'filled') return `Filled at ${priceIn(order.filledAveragePrice, currency)}`;
-  return [STATUS[order.status] ?? order.status, order.rejectReason].filter(Boolean).join(': ');
+  // An order closed after filling in part (a league's volume cap) says how much, at what average.
+  const part = order.filledQuantity > 0
+    ? ` (${filledPart(order)} at ${priceIn(order.filledAveragePrice, currency)})` : '';
+  return [STATUS[order.status] ?? order.status, order.rejectReason].filter(Boolean).join(': ') + part;
+}
+
+/** "6 of 20 filled": an order's shares filled so far. */
+export function filledPart(order) {
+  return `${order.filledQuantity} of ${order.quantity} filled`;
 }
 
 /**

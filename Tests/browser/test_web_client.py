@@ -987,6 +987,7 @@ class WebClientTest(BrowserTest):
         self.assertEqual(self.find("#rule-fill-price").get_attribute("value"), "quote")
         self.assertEqual(self.find("#rule-spread-bps").get_attribute("value"), "10")
         self.assertEqual(self.find("#rule-margin-percent").get_attribute("value"), "50")
+        self.assertEqual(self.find("#rule-volume-cap").get_attribute("value"), "2.5")
         # A preset is a start: the host changes the debit rate.
         debit = self.find("#rule-debit-rate")
         debit.clear()
@@ -995,11 +996,40 @@ class WebClientTest(BrowserTest):
         self.click_centered("#create-league button[type='submit']")
         self.text_in("#league-fills-rule", "at the ask and the bid, 10 basis points apart")
         self.text_in("#league-fills-rule", "impact 0.1")
+        self.text_in("#league-fills-rule", "at most 2.5% of yesterday's volume a day in each symbol")
         self.text_in("#rules", "buy from $5.00")
         self.text_in("#league-margin-rule", "buys may borrow: 50.00% of the positions paid in equity")
         self.text_in("#league-margin-rule", "below 25.00% at a close is a margin call")
         self.text_in("#league-interest-rule", "6.00% a year on borrowed cash; 3.00% a year on shorts, charged at each close")
         self.shot_of("15c-league-realistic-rules", "#rules")
+
+        # Its volume cap: a stock that traded 400 shares yesterday fills 2.5 % of that, 10
+        # shares a day; an order of 25 fills 10 and waits, and the orders page says so.
+        league_id = self.driver.current_url.rsplit("/", 1)[1]
+        token = login(f"carol_{self.suffix}", PASSWORD)
+        portfolio = next(p["id"] for p in call("/api/portfolios", token=token) if str(p.get("leagueId")) == league_id)
+        symbol = f"CQ{self.suffix[:4].upper()}"
+        admin = login(*ADMIN)
+        call("/api/admin/instruments", [{"symbol": symbol, "name": "Capped Quarry Inc."}], admin, method="PUT")
+        yesterday = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=1)).strftime("%Y-%m-%d")
+        bar = f"symbol,date,open,high,low,close,volume\n{symbol},{yesterday},20,20,20,20,400\n".encode()
+        request = urllib.request.Request(f"{BASE}/api/admin/prices", data=bar, method="POST",
+                                         headers={"Content-Type": "text/csv", "Authorization": f"Bearer {admin}"})
+        urllib.request.urlopen(request, timeout=10).read()
+        self.set_price(symbol, "20.00")
+        placed = call("/api/orders", {"symbol": symbol, "side": "buy", "quantity": 25, "type": "limit", "limitPrice": "21",
+                                      "timeInForce": "gtc", "portfolioId": portfolio}, token)
+        self.assertEqual((placed["status"], placed["filledQuantity"]), ("partially_filled", 10))
+        self.go(f"#/orders?id={portfolio}")
+        self.text_in("#open-orders tbody", "10 of 25 filled")
+        self.shot_of("16e-order-partly-filled", "#open-orders")
+        # Cancelled, it says how much had filled, at what price (the ask, 10 basis points over 20).
+        self.click("#open-orders button[data-cancel]")
+        self.wait(EC.alert_is_present()).accept()
+        self.text_in("#order-history tbody", "Cancelled (10 of 25 filled at $20.01)")
+        # Its part is no order of its own: the history holds that one order alone.
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#order-history tbody tr")), 1)
+        self.shot_of("16f-order-partly-filled-closed", "#order-history")
 
 
     def test_league_host(self):

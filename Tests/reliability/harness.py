@@ -330,8 +330,13 @@ SELECT
 + (SELECT count(*) FROM holdings h WHERE h.reserved_quantity <>
       (SELECT coalesce(sum(reserved_quantity), 0) FROM orders o
        WHERE o.portfolio_id = h.portfolio_id AND o.symbol = h.symbol AND o.status = 'new'))
+-- (An order filled in part under a volume cap: its trade is its last fill, of what was left.)
 + (SELECT count(*) FROM orders o JOIN trades t ON t.id = o.trade_id
-   WHERE (t.portfolio_id, t.symbol, t.side, t.quantity) IS DISTINCT FROM (o.portfolio_id, o.symbol, o.side, o.quantity))
+   WHERE (t.portfolio_id, t.symbol, t.side, t.quantity) IS DISTINCT FROM (o.portfolio_id, o.symbol, o.side, o.quantity - o.filled_quantity))
+-- Under a volume cap every fill but a forced sale was counted against it, once.
++ (SELECT count(*) FROM (SELECT portfolio_id, symbol, sum(quantity) AS counted FROM volume_fills GROUP BY 1, 2) v
+   WHERE v.counted <> (SELECT coalesce(sum(t.quantity), 0) FROM trades t
+                       WHERE t.portfolio_id = v.portfolio_id AND t.symbol = v.symbol AND t.source <> 'liquidation'))
 -- A replacement is all or nothing: each replaced order and its successor name each other.
 + (SELECT count(*) FROM orders o WHERE o.status = 'replaced' AND NOT EXISTS (
       SELECT 1 FROM orders n WHERE n.id = o.replaced_by AND n.replaces = o.id))

@@ -250,10 +250,11 @@ async def run(result, client, database, server, log_path):
             {"allowedOrderTypes": []}, {"allowedOrderTypes": ["market", "iceberg"]}, {"allowedOrderTypes": "market"},
             {"allowedSymbols": []}, {"allowedSymbols": ["R1", "NOPE"]}, {"allowedSymbols": ["R1'; DROP TABLE leagues;--"]},
             {"allowedSymbols": ["R1"] * 1001}, {"allowShortSelling": "yes"}, "strict",
-            # Realistic fills: an unknown price rule, spreads, impacts and minimums out of range.
+            # Realistic fills: an unknown price rule, spreads, impacts, volume caps and minimums out of range.
             {"fillPrice": "mid"}, {"fillPrice": "'; DROP TABLE leagues;--"}, {"fillPrice": 1}, {"spreadBps": "500.01"},
             {"spreadBps": "-1"}, {"spreadBps": "NaN"}, {"impactCoefficient": "1.0001"}, {"impactCoefficient": "-0.1"},
             {"impactCoefficient": "1e-9"}, {"minPrice": "-1"}, {"minPrice": "1e400"}, {"minShortPrice": "1000000.01"},
+            {"volumeCapPercent": "0.09"}, {"volumeCapPercent": "100.01"}, {"volumeCapPercent": "ten"}, {"volumeCapPercent": "-5"},
             # Margin: out of range, not numbers, too precise.
             {"marginPercent": "24.99"}, {"marginPercent": "100.01"}, {"marginPercent": True}, {"maintenancePercent": "9"},
             {"maintenancePercent": "1e3"}, {"debitRatePercent": "50.01"}, {"creditRatePercent": "-0.01"},

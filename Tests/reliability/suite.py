@@ -129,6 +129,19 @@ class Setup:
 
 # 1. Conservation under load.
 
+def capped_order(portfolio):
+    """An order of R1 or R2 in the realistic league, often more than its cap of 10 shares a
+    day: a market or marketable limit buy, or a sale of what may be held (else refused)."""
+    symbol = random.choice(["R1", "R2"])
+    side = random.choice(["buy", "buy", "sell"])
+    body = {"symbol": symbol, "side": side, "quantity": random.randint(3, 15), "timeInForce": random.choice(["day", "gtc"]),
+            "portfolioId": portfolio}
+    if random.random() < 0.5:
+        price = float(SYMBOLS[symbol]) * (1.05 if side == "buy" else 0.95)
+        body.update({"type": "limit", "limitPrice": f"{price:.2f}"})
+    return body
+
+
 def resting_order():
     """A random limit order: a buy priced at or above the quote fills at once (at the quote),
     below it rests with its cash reserved; sells rest above the quote with their shares."""
@@ -194,6 +207,7 @@ async def conservation(args, profile):
         deadline = time.monotonic() + profile["load_seconds"]
         latencies = []
         counts = {"trades": 0, "refused": 0, "reads": 0, "joins": 0, "orders": 0, "refused orders": 0, "cancels": 0,
+                  "capped orders": 0, "refused capped orders": 0,
                   "league trades": 0, "refused league trades": 0, "replacements": 0, "refused replacements": 0}
 
         async def player_loop():
@@ -207,7 +221,14 @@ async def conservation(args, profile):
                 elif roll < 0.25:
                     # Short selling: sales beyond the shares held go short, within the margin;
                     # or a fill in euros.
-                    token, portfolio = random.choice(random.choice([short_portfolios, euro_portfolios, realistic_portfolios]))
+                    group = random.choice([short_portfolios, euro_portfolios, realistic_portfolios])
+                    token, portfolio = random.choice(group)
+                    if group is realistic_portfolios and random.random() < 0.4:
+                        # An order beyond the realistic league's volume cap fills in parts, day by day.
+                        status, answer, _ = await client.request("POST", "/api/orders", token, capped_order(portfolio))
+                        counts["capped orders" if status == 201 else "refused capped orders"] += 1
+                        result.check(status in (201, 422), f"capped order answered {status}: {answer}")
+                        continue
                     side, body = order()
                     status, answer, _ = await client.request("POST", f"/api/stock/{side}", token, {**body, "portfolioId": portfolio})
                     counts["league trades" if status == 200 else "refused league trades"] += 1
@@ -308,6 +329,9 @@ async def conservation(args, profile):
             "realistic fills": int(setup.database.scalar("SELECT count(*) FROM trades WHERE spread > 0 OR impact > 0")),
             "realistic fills with impact": int(setup.database.scalar("SELECT count(*) FROM trades WHERE impact > 0")),
             "realistic portfolios borrowing": int(setup.database.scalar("SELECT count(*) FROM portfolios WHERE cash < 0")),
+            "capped orders": counts["capped orders"], "refused capped orders": counts["refused capped orders"],
+            "orders filled in part": int(setup.database.scalar("SELECT count(*) FROM orders WHERE filled_quantity > 0")),
+            "volume caps reached": int(setup.database.scalar("SELECT count(*) FROM volume_fills WHERE quantity = cap")),
             "interest and borrow fees": int(setup.database.scalar(
                 "SELECT count(*) FROM cash_movements WHERE kind IN ('interest', 'borrow_fee')")),
             **closes,
@@ -319,6 +343,7 @@ async def conservation(args, profile):
         })
         result.check(result.figures["fills in euros"] > 0, "no fill in euros")
         result.check(result.figures["realistic fills"] > 0, "no fill at a realistic league's quote")
+        result.check(result.figures["orders filled in part"] > 0, "no order filled in part under the volume cap")
         result.check(closes["closes taken"] == len(realistic_portfolios),
                      f"{closes['closes taken']} closes taken twice at once for {len(realistic_portfolios)} portfolios")
         result.check(snapshots["taken"] >= profile["load_seconds"] // 2, "too few snapshots")
@@ -358,7 +383,9 @@ async def realistic_league(client, players):
         "name": "Realistic", "mode": "isolated", "startingCash": "10000", "rules": {
             "fillPrice": "quote", "spreadBps": "20", "impactCoefficient": "0.1", "minPrice": "15",
             "allowShortSelling": True, "minShortPrice": "25", "marginPercent": "50", "maintenancePercent": "25",
-            "debitRatePercent": "8", "creditRatePercent": "2", "borrowFeePercent": "10"}})
+            "debitRatePercent": "8", "creditRatePercent": "2", "borrowFeePercent": "10",
+            # R1 and R2 traded 100 shares on their last day: 10 a day each for a portfolio.
+            "volumeCapPercent": "10"}})
     assert status == 201 and league["rules"]["marginPercent"] == "50.00", league
     portfolios = []
     for token, _ in players:

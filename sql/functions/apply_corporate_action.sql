@@ -43,11 +43,13 @@ BEGIN
             FROM quotes q WHERE q.symbol = action.symbol;
         END IF;
         paid := round((held.quantity * action.ratio - after) * coalesce(price / action.ratio, 0), 2);
-        -- Open orders: a reverse split can leave one no whole share (cancelled, what it holds released).
+        -- Open orders: a reverse split can leave one no whole share to fill (cancelled, what it holds released).
         PERFORM close_orders(ARRAY(SELECT id FROM orders WHERE portfolio_id = p_portfolio AND symbol = action.symbol
-                                                           AND status = 'new' AND trunc(quantity * action.ratio) < 1),
+                                                           AND status = 'new' AND trunc((quantity - filled_quantity) * action.ratio) < 1),
                              'canceled', 'The ' || split_words(action.ratio) || ' split left the order no whole share.');
-        UPDATE orders SET quantity = trunc(quantity * action.ratio), limit_price = round(limit_price / action.ratio, 4),
+        -- What an order filled in part and what it has left are each split.
+        UPDATE orders SET quantity = trunc(filled_quantity * action.ratio) + trunc((quantity - filled_quantity) * action.ratio),
+                          filled_quantity = trunc(filled_quantity * action.ratio), limit_price = round(limit_price / action.ratio, 4),
                           stop_price = round(stop_price / action.ratio, 4),
                           reserved_quantity = least(trunc(reserved_quantity * action.ratio), trunc(quantity * action.ratio)),
                           updated_at = now()

@@ -153,10 +153,13 @@ function joinForm(context, leagues) {
 /** The create form's presets of realistic fills and margin (docs/trading.md). */
 const REALISM_PRESETS = {
   simple: { label: 'Simple — last price, any size, cash only', values: {} },
-  classroom: { label: 'Classroom — a spread, no penny stocks', values: { fillPrice: 'quote', spreadBps: '10', minPrice: '1', minShort: '5' } },
+  classroom: {
+    label: 'Classroom — a spread, no penny stocks, a tenth of the volume',
+    values: { fillPrice: 'quote', spreadBps: '10', volumeCap: '10', minPrice: '1', minShort: '5' },
+  },
   realistic: {
     label: 'Realistic — spread, impact, margin, interest and fees',
-    values: { fillPrice: 'quote', spreadBps: '10', impact: '0.1', minPrice: '5', minShort: '5', lending: '50', maintenance: '25',
+    values: { fillPrice: 'quote', spreadBps: '10', impact: '0.1', volumeCap: '2.5', minPrice: '5', minShort: '5', lending: '50', maintenance: '25',
       debit: '8', borrowFee: '3' },
   },
 };
@@ -188,6 +191,7 @@ function rulesFields() {
   const fillPriceRow = h('div', {}, h('label', { for: 'rule-fill-price' }, 'Fills'), fillPrice);
   const [spreadBps, spreadBpsRow] = field('rule-spread-bps', 'Spread (basis points of the price)', { placeholder: '10' });
   const [impact, impactRow] = field('rule-impact', 'Market impact (coefficient, 0–1)', { placeholder: '0' });
+  const [volumeCap, volumeCapRow] = field('rule-volume-cap', 'Largest share of a day\'s volume (% a day per symbol)', { placeholder: 'no cap' });
   const [minPrice, minPriceRow] = field('rule-min-price', 'Lowest price to buy ($)', { placeholder: '0' });
   const [minShort, minShortRow] = field('rule-min-short-price', 'Lowest price to short ($)', { placeholder: '0' });
   const [lending, lendingRow] = field('rule-margin-percent', 'Buying on margin (% of a buy paid in equity)', { placeholder: 'cash only' });
@@ -195,7 +199,7 @@ function rulesFields() {
   const [debit, debitRow] = field('rule-debit-rate', 'Interest on borrowed cash (% a year)', { placeholder: '0' });
   const [credit, creditRow] = field('rule-credit-rate', 'Interest on cash (% a year)', { placeholder: '0' });
   const [borrowFee, borrowFeeRow] = field('rule-borrow-fee', 'Borrow fee on shorts (% a year)', { placeholder: '0' });
-  const realism = { fillPrice, spreadBps, impact, minPrice, minShort, lending, maintenance, debit, credit, borrowFee };
+  const realism = { fillPrice, spreadBps, impact, volumeCap, minPrice, minShort, lending, maintenance, debit, credit, borrowFee };
   const preset = h('select', { id: 'rule-preset' },
     Object.entries(REALISM_PRESETS).map(([key, { label }]) => h('option', { value: key }, label)));
   const showSpread = () => { spreadBpsRow.hidden = fillPrice.value !== 'quote'; };
@@ -217,8 +221,8 @@ function rulesFields() {
       h('legend', {}, 'Fills and margin'),
       h('label', { for: 'rule-preset' }, 'How hard the market is'), preset,
       h('p', { class: 'hint', id: 'rule-preset-hint' }, 'Simple: every fill at the last price, in any size, cash only. '
-        + 'Classroom: a spread and no penny stocks. Realistic: a spread, market impact, margin with calls, interest and borrow fees.'),
-      h('div', { class: 'pair' }, fillPriceRow, spreadBpsRow), impactRow,
+        + 'Classroom: a spread, no penny stocks, a tenth of a day\'s volume. Realistic: a spread, market impact, a volume cap, margin with calls, interest and borrow fees.'),
+      h('div', { class: 'pair' }, fillPriceRow, spreadBpsRow), h('div', { class: 'pair' }, impactRow, volumeCapRow),
       h('div', { class: 'pair' }, minPriceRow, minShortRow),
       h('div', { class: 'pair' }, lendingRow, maintenanceRow),
       h('div', { class: 'pair' }, debitRow, creditRow), borrowFeeRow));
@@ -234,7 +238,7 @@ function rulesFields() {
       fxSpreadPercent: foreign ? text(spread) : undefined,
       fillPrice: fillPrice.value === 'quote' ? 'quote' : undefined,
       spreadBps: fillPrice.value === 'quote' ? text(spreadBps) : undefined,
-      impactCoefficient: text(impact), minPrice: text(minPrice), minShortPrice: text(minShort),
+      impactCoefficient: text(impact), volumeCapPercent: text(volumeCap), minPrice: text(minPrice), minShortPrice: text(minShort),
       marginPercent: text(lending), maintenancePercent: text(maintenance),
       debitRatePercent: text(debit), creditRatePercent: text(credit), borrowFeePercent: text(borrowFee),
     };
@@ -272,7 +276,8 @@ function rulesSummary(rules, currency, journalRequired) {
 function fillsText(rules) {
   const quote = rules.fillPrice === 'quote' ? `at the ask and the bid, ${rules.spreadBps.replace(/\.00$/, '')} basis points apart` : 'at the last price';
   const impact = rules.impactCoefficient !== '0' ? `; a big order moves its price (impact ${rules.impactCoefficient} × its share of yesterday's volume, squared)` : '';
-  return quote + impact;
+  const cap = rules.volumeCapPercent ? `; at most ${rules.volumeCapPercent}% of yesterday's volume a day in each symbol, an order's rest filling on later days` : '';
+  return quote + impact + cap;
 }
 
 /** Margin in words: cash only, or what a buy may borrow and what maintenance asks. */

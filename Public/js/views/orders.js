@@ -3,7 +3,7 @@
 // page (js/trading.js).
 import { api } from '../api.js';
 import { h, fill, table, cards, confirmAction } from '../dom.js';
-import { DURATIONS, orderOutcome, orderTerms } from '../trading.js';
+import { DURATIONS, filledPart, orderOutcome, orderTerms } from '../trading.js';
 import { chosenPortfolio, currencyOf, placerName, portfolioById, portfolioChoices, shownPortfolioSelect, VIEWER_WORDS, watchesOnly } from '../portfolios.js';
 
 /** When an order stopped being open: filled, cancelled, expired, replaced or rejected. */
@@ -61,7 +61,7 @@ export async function ordersView(root, context) {
         { title: 'Placed', cell: (o) => new Date(o.createdAt).toLocaleString() },
         { title: 'Stock', cell: (o) => h('a', { href: `#/stock/${o.symbol}` }, o.symbol) },
         { title: 'Side', cell: (o) => (o.side === 'buy' ? 'Buy' : 'Sell') },
-        { title: 'Shares', class: 'num', cell: (o) => String(o.quantity) },
+        { title: 'Shares', class: 'num', cell: (o) => (o.filledQuantity > 0 ? filledPart(o) : String(o.quantity)) },
         { title: 'Terms', cell: (o) => orderTerms(o) },
         { title: 'Lasts', cell: (o) => DURATIONS[o.timeInForce] ?? o.timeInForce },
         placedBy,

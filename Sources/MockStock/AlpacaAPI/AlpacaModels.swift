@@ -269,6 +269,7 @@ struct AlpacaTradeUpdate: Encodable, Sendable {
         let order = change.order
         event = switch change.announced {
         case .new: "new"
+        case .partiallyFilled: "partial_fill"
         case .filled: "fill"
         case .canceled: "canceled"
         case .expired: "expired"
@@ -277,11 +278,21 @@ struct AlpacaTradeUpdate: Encodable, Sendable {
         }
         timestamp = order.updatedAt
         self.order = AlpacaOrder(order)
-        if change.announced == .filled, let tradeID = order.tradeId {
+        switch change.announced {
+        case .filled:
+            guard let tradeID = order.tradeId else { break }
             executionId = UUID(named: "mockstock-execution-\(tradeID)").uuidString.lowercased()
             price = order.filledAveragePrice
-            qty = String(order.quantity)
+            qty = String(change.fillQuantity ?? order.quantity)
             positionQty = change.positionQuantity.map(String.init)
+        case .partiallyFilled:
+            // One execution per part: named by the shares filled so far, the same on every read.
+            executionId = UUID(named: "mockstock-execution-\(order.id)-\(order.filledQuantity)").uuidString.lowercased()
+            price = order.filledAveragePrice
+            qty = change.fillQuantity.map(String.init)
+            positionQty = change.positionQuantity.map(String.init)
+        default:
+            break
         }
     }
 }

@@ -11,6 +11,8 @@ public struct AppError: Error, Sendable, Equatable {
     public var headers: HTTPFields = [:]
     /// For uploads: the line of the file the error is about.
     public var line: Int?
+    /// For `volume_cap`: how many shares could still fill.
+    public var available: Int?
 
     public init(_ status: HTTPResponse.Status, code: String, detail: String) {
         self.status = status
@@ -108,7 +110,8 @@ public struct AppError: Error, Sendable, Equatable {
             detail: detail,
             code: code,
             requestId: requestID,
-            line: line
+            line: line,
+            available: available
         )
         var headers = self.headers
         headers[.contentType] = "application/problem+json"
@@ -126,5 +129,6 @@ public struct AppError: Error, Sendable, Equatable {
         let code: String
         let requestId: String
         let line: Int?
+        let available: Int?
     }
 }

@@ -29,7 +29,7 @@ struct Stores {
         trading = TradingStore(pool: pool, reads: reads)
         orders = OrderStore(pool: pool)
         rules = TradingRulesBook(pool: pool, serverRules: TradingRules(commission: Commission(flat: configuration.tradeFee)),
-                                 volumes: DailyVolumes(reads: reads, clock: market.clock))
+                                 volumes: DailyVolumes(pool: pool, reads: reads, clock: market.clock))
         leagues = LeagueStore(pool: pool, serverRules: rules.serverRules)
         standings = StandingsStore(pool: pool, reads: reads, liveLimit: configuration.standings.liveLimit, clock: market.clock)
         achievements = AchievementStore(pool: pool)

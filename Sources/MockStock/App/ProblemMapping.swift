@@ -165,6 +165,11 @@ extension AppError {
                             detail: shorting
                                 ? "This league's rules do not let you sell short a stock priced below its minimum for shorting (minShortPrice)."
                                 : "This league's rules do not let you buy a stock priced below its minimum (minPrice).")
+        case .volumeCap(let available):
+            var problem = AppError(.unprocessableContent, code: "volume_cap",
+                                   detail: "This league caps a portfolio's fills in a symbol at a share of the previous day's volume (volumeCapPercent); \(available) more shares can fill today.")
+            problem.available = available
+            return problem
         }
     }
 

@@ -1,19 +1,27 @@
 import Foundation
 import Postgres
 
-/// Each symbol's volume on the previous trading day — the latest stored daily bar before
-/// the market's day — which realistic fills measure an order against (`V` in
-/// `TradingRules.pricing`). Remembered per symbol and market day for a minute: a past
-/// day's bar changes only when history is loaded. A symbol without one (or with a volume
-/// of 0) has no known volume.
+/// The volumes realistic fills measure an order against: each symbol's volume on the
+/// previous trading day — the latest stored daily bar before the market's day — (`V` in
+/// `TradingRules.pricing` and `TradingRules.volumeCap`), and what a capped portfolio has
+/// filled of a symbol on the market's day (`volume_fills`, counted by the fill statement).
+/// V is remembered per symbol and market day for a minute: a past day's bar changes only
+/// when history is loaded. A symbol without one (or with a volume of 0) has no known volume.
 final class DailyVolumes: Sendable {
+    private let pool: PostgresConnectionPool
     private let reads: StaleReads
     private let clock: MarketClock
     private let cache = ExpiringCache<String, Int>(lifetime: .seconds(60), capacity: 10_000)
 
-    init(reads: StaleReads, clock: MarketClock) {
+    init(pool: PostgresConnectionPool, reads: StaleReads, clock: MarketClock) {
+        self.pool = pool
         self.reads = reads
         self.clock = clock
+    }
+
+    /// The market's day now (`YYYY-MM-DD`): the day a cap counts fills under.
+    func marketDay() async throws -> String {
+        try await clock.marketDay()
     }
 
     /// The symbol's volume on the trading day before the market's day, nil when unknown.
@@ -26,5 +34,18 @@ final class DailyVolumes: Sendable {
         ).decodeColumn(Int.self).first ?? 0
         cache.store(volume, for: key)
         return volume > 0 ? volume : nil
+    }
+
+    /// The shares the portfolio's fills in the symbol total on `day` under a cap (read from
+    /// the primary: the fill just before counts).
+    func filled(portfolioID: Int, symbol: String, day: String) async throws -> Int {
+        try await Self.filled(portfolioID: portfolioID, symbol: symbol, day: day, run: pool.query)
+    }
+
+    static func filled(
+        portfolioID: Int, symbol: String, day: String, run: (PostgresQuery) async throws -> PostgresRows
+    ) async throws -> Int {
+        try await run("SELECT quantity FROM volume_fills WHERE portfolio_id = \(portfolioID) AND symbol = \(symbol) AND day = \(day)::date")
+            .decodeColumn(Int.self).first ?? 0
     }
 }

@@ -149,6 +149,8 @@ public final class StreamFeed: Service, Sendable {
         /// after a fill, the portfolio's position in the symbol.
         let inserted: Bool?
         let position: Int?
+        /// The shares of an order's fill (a part, or what was left).
+        let fill: Int?
         /// The user's token version after a revocation.
         let version: Int?
         /// API keys revoked (`kind` `keys_revoked`).
@@ -200,7 +202,8 @@ public final class StreamFeed: Service, Sendable {
                 let record = try await orders.orders(ids: [id]).first
             else { return }
             hub.publishOrder(
-                OrderChange(order: Order(record), announced: status, inserted: announcement.inserted ?? false, positionQuantity: announcement.position),
+                OrderChange(order: Order(record), announced: status, inserted: announcement.inserted ?? false, positionQuantity: announcement.position,
+                            fillQuantity: announcement.fill),
                 userID: userID
             )
         case "notification":

@@ -132,6 +132,8 @@ struct OrderChange: Sendable {
     /// Written with this status (a market order filled at once, a refusal), never `new` before.
     let inserted: Bool
     let positionQuantity: Int?
+    /// The shares of the fill announced (`filled`, `partiallyFilled`).
+    var fillQuantity: Int? = nil
 
     /// Whether the order still has the status announced.
     var isCurrent: Bool { order.status == announced }

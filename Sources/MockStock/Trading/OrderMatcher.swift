@@ -34,8 +34,9 @@ struct OrderMatcher: Sendable {
     /// cross, while the market is open. Returns how many filled.
     @discardableResult
     func match(symbols: [String]? = nil, orderID: Int? = nil) async throws -> Int {
-        guard hours.clock(at: now()).isOpen else { return 0 }
-        let candidates = try await orders.fillable(symbols: symbols, orderID: orderID)
+        let moment = now()
+        guard hours.clock(at: moment).isOpen else { return 0 }
+        let candidates = try await orders.fillable(symbols: symbols, orderID: orderID, at: moment)
         guard !candidates.isEmpty else { return 0 }
         return try await withThrowingTaskGroup(of: Bool.self) { group in
             var filled = 0
@@ -60,7 +61,8 @@ struct OrderMatcher: Sendable {
         let rules = try await rules.rules(userID: candidate.userID, portfolioID: candidate.portfolioID)
         let order: TradeOrder
         do {
-            // A limit the last price crossed but the league's quote (its spread and impact) has not: it waits.
+            // A limit the last price crossed but the league's quote (its spread and impact) has
+            // not, or a volume cap with nothing left today: it waits. Under a cap it may fill in part.
             guard let priced = try await rules.fill(
                 candidate.side, quote: candidate.price, quotes: quotes, volumes: self.rules.volumes, userID: candidate.userID,
                 portfolioID: candidate.portfolioID, symbol: candidate.symbol, quantity: candidate.quantity,
@@ -91,6 +93,9 @@ struct OrderMatcher: Sendable {
             // Placed through an API key on a portfolio whose league has come to forbid keys.
             case .botsForbidden: closing = (.canceled, OrderStore.botsForbiddenReason)
             }
+        } catch TradingError.volumeCap {
+            // Other fills of the portfolio took what the cap left today: the rest waits.
+            return false
         } catch TradingError.proceedsBelowFee {
             closing = (.rejected, "The sale's proceeds would not cover its fee.")
         } catch TradingError.positionLimit(let percent) {

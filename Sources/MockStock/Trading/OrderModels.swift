@@ -27,8 +27,8 @@ public enum TimeInForce: String, Codable, Sendable, PostgresCodable, CaseIterabl
     case day
     /// Until cancelled.
     case gtc
-    /// Immediate or cancel: fills at once or is cancelled (orders fill whole, so this is
-    /// the same as `fok`).
+    /// Immediate or cancel: fills at once, what it can, and the rest is cancelled (orders
+    /// fill whole, but for a league's volume cap, so this is mostly the same as `fok`).
     case ioc
     /// Fill or kill: fills at once, whole, or is cancelled.
     case fok
@@ -39,6 +39,9 @@ public enum TimeInForce: String, Codable, Sendable, PostgresCodable, CaseIterabl
 public enum OrderStatus: String, Codable, Sendable, PostgresCodable {
     /// Open: resting until it fills, is cancelled or expires.
     case new
+    /// Shown, never stored: an open order (`new`) that has filled in part (a league's
+    /// `volumeCapPercent`), the rest waiting for later market days.
+    case partiallyFilled = "partially_filled"
     case filled
     case canceled
     case expired
@@ -101,8 +104,8 @@ struct Order: ResponseEncodable, Sendable {
         limitPrice = record.limitPrice?.moneyString
         stopPrice = record.stopPrice?.moneyString
         timeInForce = record.timeInForce
-        status = record.status
-        filledQuantity = record.status == .filled ? record.quantity : 0
+        status = record.status == .new && record.filledQuantity > 0 ? .partiallyFilled : record.status
+        filledQuantity = record.filledQuantity
         filledAveragePrice = record.fillPrice?.moneyString
         tradeId = record.tradeID
         createdAt = record.createdAt

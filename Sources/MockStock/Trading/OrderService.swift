@@ -40,9 +40,15 @@ struct OrderService: Sendable {
         let moment = now()
         let isOpen = hours.clock(at: moment).isOpen
         if ticket.timeInForce.fillsAtOnceOrNever && !isOpen { throw TradingError.marketClosed }
+        // Fill or kill, whole: beyond what a volume cap leaves today it is refused (volume_cap).
+        if ticket.timeInForce == .fok && isOpen && rules.volumeCapPercent != nil {
+            _ = try await rules.fill(ticket.side, quote: quote.price, quotes: quotes, volumes: self.rules.volumes, userID: userID,
+                                     portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity)
+        }
         let id: Int
         do {
-            if ticket.type == .market && isOpen {
+            // Under a volume cap a market order rests, for the matcher to fill what the cap allows.
+            if ticket.type == .market && isOpen && rules.volumeCapPercent == nil {
                 id = try await fillAtOnce(ticket, userID: userID, price: quote.price, rules: rules)
             } else {
                 let placed = try await rest(ticket, userID: userID, lastPrice: quote.price, at: moment, rules: rules)
@@ -150,7 +156,7 @@ struct OrderService: Sendable {
                 : ticket.reservationPrice(lastPrice: lastPrice)
             guard let priced = try await rules.fill(
                 ticket.side, quote: price, quotes: quotes, volumes: self.rules.volumes,
-                userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity
+                userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity, capped: false
             ) else { throw TradingError.incompleteRecord }
             most = priced
         }

@@ -47,6 +47,8 @@ struct OrderStore: Sendable {
         var trailPercent: Decimal? = nil
         var trailPrice: Decimal? = nil
         var hwm: Decimal? = nil
+        /// The shares filled so far (partial fills and the last), at `fillPrice` on average.
+        var filledQuantity = 0
     }
 
     /// The stop a trailing stop makes from the best price `best` (SQL `trailing_stop`).
@@ -332,6 +334,7 @@ struct OrderStore: Sendable {
         let portfolioID: Int
         let symbol: String
         let side: TradeSide
+        /// What it has left to fill.
         let quantity: Int
         let price: Decimal
         /// A limit order's (or a triggered stop-limit's) limit, which the fill's price
@@ -342,7 +345,8 @@ struct OrderStore: Sendable {
     /// The open orders the current prices cross (of these symbols, or this order, or all):
     /// the one definition of when an order fills. Stop-limit orders whose stop is crossed
     /// are marked triggered first: from then on they are limit orders.
-    func fillable(symbols: [String]?, orderID: Int?) async throws -> [Fillable] {
+    /// An order past its expiry at `now` (the sweep expires it next) fills no more.
+    func fillable(symbols: [String]?, orderID: Int?, at now: Date) async throws -> [Fillable] {
         // One statement shape per scope, so each is planned with its own index (a scope
         // written as "($1 IS NULL OR …)" is planned once for every case: a scan of orders).
         let scope: PostgresQuery = if let orderID {
@@ -371,9 +375,9 @@ struct OrderStore: Sendable {
                   AND \(Self.notFrozen) AND \(Self.keyAllowed)
                 RETURNING o.id
             )
-            SELECT o.id, o.user_id, o.portfolio_id, o.symbol, o.side, o.quantity, p.price, o.limit_price
+            SELECT o.id, o.user_id, o.portfolio_id, o.symbol, o.side, o.quantity - o.filled_quantity, p.price, o.limit_price
             FROM orders o JOIN current_prices p ON p.symbol = o.symbol
-            WHERE \(scope) AND p.price IS NOT NULL
+            WHERE \(scope) AND p.price IS NOT NULL AND (o.expires_at IS NULL OR o.expires_at > \(now))
               -- A frozen league's orders wait, unfilled (and untriggered), until it is unfrozen.
               AND \(Self.notFrozen) AND \(Self.keyAllowed)
               AND \(Self.crossed(stopLimit: "(o.triggered_at IS NOT NULL OR o.id IN (SELECT id FROM triggered)) AND \(Self.limitCrossed)"))
@@ -393,7 +397,7 @@ struct OrderStore: Sendable {
                o.time_in_force, o.status, o.fill_price, o.trade_id, o.created_at, o.updated_at, o.filled_at, o.canceled_at,
                o.expired_at, o.reject_reason, o.request_hash, o.uuid::text, o.replaces, o.replaced_by, o.replaced_at,
                o.replaces_uuid::text, o.replaced_by_uuid::text, o.asset_uuid::text, o.note, o.placed_by,
-               o.trail_percent, o.trail_price, o.hwm
+               o.trail_percent, o.trail_price, o.hwm, o.filled_quantity
         FROM order_book o
         """
 
@@ -418,7 +422,8 @@ struct OrderStore: Sendable {
             assetUUID: try row.decode(String?.self, column: "asset_uuid"), note: try row.decode(String?.self, column: "note"),
             placedBy: try row.decode(Int?.self, column: "placed_by"),
             trailPercent: try row.decode(Decimal?.self, column: "trail_percent"),
-            trailPrice: try row.decode(Decimal?.self, column: "trail_price"), hwm: try row.decode(Decimal?.self, column: "hwm")
+            trailPrice: try row.decode(Decimal?.self, column: "trail_price"), hwm: try row.decode(Decimal?.self, column: "hwm"),
+            filledQuantity: try row.decode(Int.self, column: "filled_quantity")
         )
     }
 

@@ -103,6 +103,18 @@ public struct TradeOrder: Sendable {
     /// borrow while the equity after it covers this % of the long positions' value (and
     /// `shortMarginPercent` of the shorts').
     let marginPercent: Decimal?
+    /// Set in a league with a volume cap (`TradingRules.volumeCap`): the fill is counted
+    /// against it (`volume_fills`) and fails whole (`TradingError.volumeCap`) beyond it.
+    var volumeCap: VolumeCap? = nil
+    /// A resting order's fill of part of what it has left (under a volume cap): the order
+    /// stays open, holding back the rest.
+    var partial = false
+
+    /// The most shares the portfolio's fills in the symbol may total on the market's `day`.
+    struct VolumeCap: Sendable {
+        let shares: Int
+        let day: String
+    }
 
     /// Who placed the order: recorded on its order and trade, and the owner of its
     /// idempotency key.
@@ -162,10 +174,13 @@ public struct TradeOrder: Sendable {
     /// The same order placed by its placer on a team's portfolio, run as the team's
     /// account (the portfolio's holder).
     func acting(as account: Int) -> TradeOrder {
-        TradeOrder(userID: account, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price, fee: fee,
+        var acting = TradeOrder(userID: account, portfolioID: portfolioID, symbol: symbol, quantity: quantity, price: price, fee: fee,
                    fill: fill, shortMarginPercent: shortMarginPercent, idempotency: idempotency, backdating: backdating, fxRate: fxRate,
                    note: note, journalExempt: journalExempt, byKey: byKey, placedBy: placer, spread: spread, impact: impact,
                    source: source, shortingRefused: shortingRefused, marginPercent: marginPercent)
+        acting.volumeCap = volumeCap
+        acting.partial = partial
+        return acting
     }
 }
 
@@ -308,10 +323,16 @@ public enum TradeStatement {
         return " - \(backdating.incomeAfter)"
     }
 
-    /// What the claimed order releases (nothing for a market order).
+    /// What the claimed order releases of what it holds back (`column`: its cash or its
+    /// shares; nothing for a market order): all of it, or for a part (`partial`) what the
+    /// part uses of it — its cost, its shares — the rest held for what is left.
     private static func released(_ order: TradeOrder, _ column: String) -> PostgresQuery {
         switch order.fill {
         case .marketTrade, .market: "0"
+        case .resting where order.partial:
+            column == "reserved_cash"
+                ? "least((SELECT reserved_cash FROM claimed), \(order.amount + order.fee))"
+                : "least((SELECT reserved_quantity FROM claimed), \(order.shares))"
         case .resting: "(SELECT \(unescaped: column) FROM claimed)"
         }
     }
@@ -333,6 +354,20 @@ public enum TradeStatement {
                            trade.created_at, trade.created_at, trade.created_at, \(order.note)::text, \(order.placer)
                     FROM trade
                     RETURNING id
+                )
+                """
+        case .resting(let id) where order.partial:
+            // A part: the order stays open with what it has filled so far and holds back the rest.
+            let cash: PostgresQuery = side == .buy ? released(order, "reserved_cash") : "0"
+            let shares: PostgresQuery = side == .sell ? released(order, "reserved_quantity") : "0"
+            return """
+                , order_row AS (
+                    UPDATE orders o SET filled_quantity = o.filled_quantity + \(order.quantity),
+                                        filled_amount = o.filled_amount + \(order.amount),
+                                        reserved_cash = o.reserved_cash - \(cash), reserved_quantity = o.reserved_quantity - \(shares),
+                                        updated_at = trade.created_at
+                    FROM trade WHERE o.id = \(id)
+                    RETURNING o.id
                 )
                 """
         case .resting(let id):
@@ -493,7 +528,21 @@ public enum TradeStatement {
     /// What every fill ends with after its trade row: the order row, the outcome (the
     /// update refused: `refusal`) and what is remembered and reported.
     private static func ending(_ side: TradeSide, _ order: TradeOrder, refusal: PostgresQuery) -> PostgresQuery {
-        "\(orderRow(side, order)), \(outcome(order, refusal: refusal))\(rememberAndReport(order))"
+        "\(orderRow(side, order))\(volumeCounted(order)), \(outcome(order, refusal: refusal))\(rememberAndReport(order))"
+    }
+
+    /// Under a volume cap, the fill's shares counted against it: the upsert locks the
+    /// day's row, so fills at once add up, and one that would pass the cap fails the
+    /// statement whole (constraint `volume_fills_within_cap`). Absent without a cap.
+    private static func volumeCounted(_ order: TradeOrder) -> PostgresQuery {
+        guard let cap = order.volumeCap else { return "" }
+        return """
+            , volume_counted AS (
+                INSERT INTO volume_fills AS v (portfolio_id, symbol, day, quantity, cap)
+                SELECT portfolio_id, \(order.symbol), \(cap.day)::date, \(order.quantity), \(cap.shares) FROM trade
+                ON CONFLICT (portfolio_id, symbol, day) DO UPDATE SET quantity = v.quantity + excluded.quantity, cap = excluded.cap
+            )
+            """
     }
 
     private static func ending(_ side: TradeSide, _ order: TradeOrder, refusal: TradeOutcome) -> PostgresQuery {

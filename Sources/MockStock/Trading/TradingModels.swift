@@ -231,6 +231,9 @@ enum TradingError: Error, Equatable {
     case positionLimit(Decimal)
     /// Buying (or with `shorting`, selling short) a stock priced below the league's minimum.
     case priceTooLow(shorting: Bool)
+    /// Beyond the league's volume cap for the portfolio in the symbol today (`volumeCapPercent`):
+    /// `available` shares could still fill.
+    case volumeCap(available: Int)
 }
 
 /// One thing that changed a portfolio: a fill, a cash movement (dividend, cash in lieu,

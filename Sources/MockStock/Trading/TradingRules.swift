@@ -26,6 +26,9 @@ struct TradingRules: Sendable, Equatable {
     /// How far a fill's size moves its price: coefficient × (shares / V)² × the last
     /// price, V being the symbol's volume on the previous trading day.
     var impactCoefficient: Decimal = 0
+    /// In one market day a portfolio's fills in a symbol total at most this % of V (at
+    /// least a share; `volumeCap`); nil: no cap.
+    var volumeCapPercent: Decimal?
     /// Buying a stock whose last price is below this is refused (`price_too_low`).
     var minPrice: Decimal = 0
     /// Selling short a stock whose last price is below this is refused.
@@ -45,7 +48,15 @@ struct TradingRules: Sendable, Equatable {
     var borrowFeePercent: Decimal = 0
 
     /// Whether pricing a fill needs the symbol's volume on the previous trading day.
-    var usesVolume: Bool { impactCoefficient > 0 }
+    var usesVolume: Bool { impactCoefficient > 0 || volumeCapPercent != nil }
+
+    /// The most shares a portfolio's fills in a symbol may total in one market day:
+    /// ⌊volumeCapPercent % × V⌋, at least 1; nil without a cap or a known V.
+    func volumeCap(volume: Int?) -> Int? {
+        guard let volumeCapPercent, let volume, volume > 0 else { return nil }
+        let cap = (volumeCapPercent * Decimal(volume) / 100).rounded(0, .down)
+        return max(1, NSDecimalNumber(decimal: cap).intValue)
+    }
 
     /// The margin a fill checks short sales against, or nil where shorts are not allowed
     /// (the fill statement then never lets a quantity go below zero).
@@ -89,20 +100,44 @@ struct TradingRules: Sendable, Equatable {
     /// `limit`: a limit price the fill's dollar price may not pass; nil is returned when
     /// the rules' price does (a limit order the last price crossed but the quote has not).
     /// `volumes` is asked only where the rules need the previous day's volume.
+    ///
+    /// Under a volume cap (`volumeCap`) a fill may take what the portfolio has not yet
+    /// filled of the symbol today: a resting order fills that much of its `quantity` (the
+    /// rest waits; nil when nothing is left today), any other fill beyond it is refused
+    /// (`TradingError.volumeCap`). The fill statement counts it against the cap again
+    /// (`volume_fills`), so fills at once never pass it together. `capped` false prices the
+    /// whole quantity without asking (what a resting order reserves).
     func fill(
         _ side: TradeSide, quote: Decimal, quotes: any QuoteProvider, volumes: DailyVolumes, userID: Int, portfolioID: Int?,
         symbol: String, quantity: Int, limit: Decimal? = nil, source: TradeSource = .trade, fill: OrderToFill = .marketTrade,
         idempotency: (key: String, requestHash: String)? = nil, note: String? = nil, journalExempt: Bool = false,
-        byKey: Bool = false
+        byKey: Bool = false, capped: Bool = true
     ) async throws -> TradeOrder? {
         // A forced sale or cover of a margin call is made whatever the price.
         if source != .liquidation { try checkMinimum(side, last: quote) }
         let volume = usesVolume ? try await volumes.previousDay(symbol) : nil
+        let remaining = quantity
+        var quantity = quantity
+        var counted: TradeOrder.VolumeCap?
+        if capped, let cap = volumeCap(volume: volume), let portfolioID, source != .liquidation {
+            let day = try await volumes.marketDay()
+            let available = max(cap - (try await volumes.filled(portfolioID: portfolioID, symbol: symbol, day: day)), 0)
+            if case .resting = fill {
+                guard available > 0 else { return nil }
+                quantity = min(quantity, available)
+            } else if quantity > available {
+                throw TradingError.volumeCap(available: available)
+            }
+            counted = TradeOrder.VolumeCap(shares: cap, day: day)
+        }
         let dollars = pricing(side, last: quote, quantity: quantity, volume: volume)
         if let limit, side == .buy ? dollars.price > limit : dollars.price < limit { return nil }
-        return try await priced(dollars, quotes: quotes, userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
-                                source: source, fill: fill, idempotency: idempotency, note: note, journalExempt: journalExempt,
-                                byKey: byKey)
+        var order = try await priced(dollars, quotes: quotes, userID: userID, portfolioID: portfolioID, symbol: symbol, quantity: quantity,
+                                     source: source, fill: fill, idempotency: idempotency, note: note, journalExempt: journalExempt,
+                                     byKey: byKey)
+        order.volumeCap = counted
+        order.partial = quantity < remaining
+        return order
     }
 
     /// The order of a fill priced at `dollars`, in the portfolio's currency
@@ -246,6 +281,7 @@ struct TradingRulesInput: Decodable, Sendable {
     let impactCoefficient: DecimalInput?
     let minPrice: DecimalInput?
     let minShortPrice: DecimalInput?
+    let volumeCapPercent: DecimalInput?
     let marginPercent: DecimalInput?
     let maintenancePercent: DecimalInput?
     let debitRatePercent: DecimalInput?
@@ -315,6 +351,10 @@ struct TradingRulesInput: Decodable, Sendable {
             try Self.check(price, "rules.minShortPrice", 0...1_000_000)
             rules.minShortPrice = price
         }
+        if let cap = volumeCapPercent?.value {
+            try Self.check(cap, "rules.volumeCapPercent", Decimal(string: "0.1")!...100)
+            rules.volumeCapPercent = cap
+        }
         if let margin = marginPercent?.value {
             try Self.check(margin, "rules.marginPercent", 25...100)
             rules.marginPercent = margin
@@ -360,6 +400,7 @@ struct TradingRulesBody: Encodable, Sendable {
     let impactCoefficient: String
     let minPrice: String
     let minShortPrice: String
+    @NullEncoded var volumeCapPercent: String?
     @NullEncoded var marginPercent: String?
     @NullEncoded var maintenancePercent: String?
     let debitRatePercent: String
@@ -380,6 +421,7 @@ struct TradingRulesBody: Encodable, Sendable {
         impactCoefficient = rules.impactCoefficient.description
         minPrice = rules.minPrice.moneyString
         minShortPrice = rules.minShortPrice.moneyString
+        volumeCapPercent = rules.volumeCapPercent.map { "\($0)" }
         marginPercent = rules.marginPercent?.moneyString
         maintenancePercent = rules.maintenancePercent?.moneyString
         debitRatePercent = rules.debitRatePercent.moneyString
@@ -436,7 +478,7 @@ enum LeagueRulesColumns {
         commission_flat, commission_percent, allow_short_selling, short_margin_percent, max_position_percent, \
         array_to_string(allowed_order_types, ',') AS allowed_order_types, \
         array_to_string(allowed_symbols, ',') AS allowed_symbols, currency, fx_spread_percent, \
-        fill_price, spread_bps, impact_coefficient, min_price, min_short_price, \
+        fill_price, spread_bps, impact_coefficient, min_price, min_short_price, volume_cap_percent, \
         margin_percent, maintenance_percent, debit_rate_percent, credit_rate_percent, borrow_fee_percent
         """
 
@@ -444,7 +486,7 @@ enum LeagueRulesColumns {
     static let names = """
         commission_flat, commission_percent, allow_short_selling, short_margin_percent, max_position_percent, \
         allowed_order_types, allowed_symbols, currency, fx_spread_percent, \
-        fill_price, spread_bps, impact_coefficient, min_price, min_short_price, \
+        fill_price, spread_bps, impact_coefficient, min_price, min_short_price, volume_cap_percent, \
         margin_percent, maintenance_percent, debit_rate_percent, credit_rate_percent, borrow_fee_percent
         """
 
@@ -467,6 +509,7 @@ enum LeagueRulesColumns {
         rules.impactCoefficient = try row.decode(Decimal.self, column: "impact_coefficient")
         rules.minPrice = try row.decode(Decimal.self, column: "min_price")
         rules.minShortPrice = try row.decode(Decimal.self, column: "min_short_price")
+        rules.volumeCapPercent = try row.decode(Decimal?.self, column: "volume_cap_percent")
         rules.marginPercent = try row.decode(Decimal?.self, column: "margin_percent")
         rules.maintenancePercent = try row.decode(Decimal?.self, column: "maintenance_percent")
         rules.debitRatePercent = try row.decode(Decimal.self, column: "debit_rate_percent")
@@ -483,7 +526,7 @@ enum LeagueRulesColumns {
             \(rules.commission.flat), \(rules.commission.percent), \(rules.allowShortSelling), \(rules.shortMarginPercent),
             \(rules.maxPositionPercent), \(types)::text[], \(symbols)::text[], \(rules.currency), \(rules.fxSpreadPercent),
             \(rules.fillPrice), \(rules.spreadBps), \(rules.impactCoefficient), \(rules.minPrice), \(rules.minShortPrice),
-            \(rules.marginPercent)::numeric, \(rules.maintenancePercent)::numeric, \(rules.debitRatePercent), \(rules.creditRatePercent),
+            \(rules.volumeCapPercent)::numeric, \(rules.marginPercent)::numeric, \(rules.maintenancePercent)::numeric, \(rules.debitRatePercent), \(rules.creditRatePercent),
             \(rules.borrowFeePercent)
             """
     }

@@ -80,6 +80,11 @@ struct TradingStore: Sendable {
         } catch let error as PostgresError where error.code == .uniqueViolation
             && (error.constraint == "idempotency_keys_pkey" || error.constraint == "orders_client_order_id") {
             throw TradingError.idempotencyKeyInFlight
+        } catch let error as PostgresError where error.constraint == "volume_fills_within_cap" {
+            // Fills at once passed the day's cap together: this one is refused with what is left.
+            guard let cap = order.volumeCap, let portfolioID = order.portfolioID else { throw error }
+            let filled = try await DailyVolumes.filled(portfolioID: portfolioID, symbol: order.symbol, day: cap.day, run: run)
+            throw TradingError.volumeCap(available: max(cap.shares - filled, 0))
         }
         let (outcome, tradeID, portfolioID, createdAt, cash, position, orderID) =
             try rows[0].decode((TradeOutcome, Int?, Int?, Date?, Decimal?, Int?, Int?).self)

@@ -15,6 +15,8 @@ struct Problem: Decodable {
     let detail: String
     let code: String
     let requestId: String
+    /// Sent with `volume_cap`.
+    var available: Int? = nil
 }
 
 func decodeProblem(_ response: TestResponse) throws -> Problem {
