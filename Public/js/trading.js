@@ -14,10 +14,27 @@ import {
 // use the same words.
 export const ORDER_TYPES = { market: 'Market', limit: 'Limit', stop: 'Stop', stop_limit: 'Stop limit', trailing_stop: 'Trailing stop' };
 export const DURATIONS = { day: 'Day (until the close)', gtc: 'Good till cancelled', ioc: 'Immediate or cancel', fok: 'Fill or kill' };
-const STATUS = { new: 'Open', partially_filled: 'Partly filled', filled: 'Filled', canceled: 'Cancelled', expired: 'Expired', rejected: 'Rejected' };
+/** Orders with legs (docs/trading.md, "Brackets, OCO and OTO"). */
+const ORDER_CLASSES = {
+  simple: 'No exits',
+  bracket: 'Bracket: take-profit and stop-loss',
+  oto: 'One exit: take-profit or stop-loss',
+  oco: 'OCO: take-profit or stop-loss of shares held',
+};
+const STATUS = { new: 'Open', held: 'Waiting for its entry', partially_filled: 'Partly filled', filled: 'Filled', canceled: 'Cancelled', expired: 'Expired', rejected: 'Rejected' };
 
-/** "Limit $140.00", "Stop $90.00, limit $85.00", "Market". */
+/** "Limit $140.00", "Stop $90.00, limit $85.00", "Market"; a leg says which exit it is,
+ * "Take-profit: limit $160.00", "Stop-loss: stop $140.00". */
 export function orderTerms(order) {
+  if (order.parentId != null || order.orderClass === 'oco') {
+    const exit = order.type === 'limit' ? 'Take-profit' : 'Stop-loss';
+    const terms = plainTerms(order);
+    return `${exit}: ${terms.charAt(0).toLowerCase()}${terms.slice(1)}`;
+  }
+  return plainTerms(order);
+}
+
+function plainTerms(order) {
   switch (order.type) {
     case 'limit': return `Limit ${price(order.limitPrice)}`;
     case 'stop': return `Stop ${price(order.stopPrice)}`;
@@ -128,6 +145,14 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
     const text = trail.value.trim().replace(/\s+/g, '');
     return text.endsWith('%') ? { trailPercent: text.slice(0, -1) } : { trailPrice: text.replace(/^\$/, '') };
   };
+  // Exits placed with it: a bracket's take-profit and stop-loss, an OTO's one, an OCO's two.
+  const orderClass = h('select', { id: 'order-class' }, Object.entries(ORDER_CLASSES).map(([value, label]) => h('option', { value }, label)));
+  const classRow = h('div', {}, h('label', { for: 'order-class' }, 'Exits'), orderClass);
+  const takeProfit = h('input', { id: 'order-take-profit', inputmode: 'decimal', placeholder: 'none' });
+  const stopLoss = h('input', { id: 'order-stop-loss', inputmode: 'decimal', placeholder: 'none' });
+  const takeProfitRow = h('div', {}, h('label', { for: 'order-take-profit' }, 'Take-profit price'), takeProfit);
+  const stopLossRow = h('div', {}, h('label', { for: 'order-stop-loss' }, 'Stop-loss price'), stopLoss);
+  let classesAllowed = true;
   const note = noteField('order-note');
   const explain = h('p', { id: 'order-explain', class: 'hint', 'aria-live': 'polite' });
   const error = h('p', { id: 'order-error', class: 'error', role: 'alert', hidden: true });
@@ -137,19 +162,38 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
   let clientOrderId = null;
   let previewed = 0;
   let previewTimer = null;
-  const ticketBody = () => ({
-    symbol, side: side.value, quantity: Number(quantity.value), type: type.value, timeInForce: duration.value,
-    limitPrice: limitRow.hidden ? undefined : limitPrice.value.trim(),
-    stopPrice: stopRow.hidden ? undefined : stopPrice.value.trim(),
-    ...(trailRow.hidden ? {} : trailBy()),
-    portfolioId: Number(portfolioId),
-    note: note.value(),
-  });
+  const exits = () => (classRow.hidden ? 'simple' : orderClass.value);
+  const ticketBody = () => {
+    const chosen = exits();
+    const withExits = chosen === 'simple' ? {} : {
+      orderClass: chosen,
+      takeProfit: takeProfit.value.trim() ? { limitPrice: takeProfit.value.trim() } : undefined,
+      stopLoss: stopLoss.value.trim() ? { stopPrice: stopLoss.value.trim() } : undefined,
+    };
+    return {
+      symbol, side: side.value, quantity: Number(quantity.value), type: type.value, timeInForce: duration.value,
+      // An OCO's limit is its take-profit.
+      limitPrice: limitRow.hidden || chosen === 'oco' ? undefined : limitPrice.value.trim(),
+      stopPrice: stopRow.hidden ? undefined : stopPrice.value.trim(),
+      ...(trailRow.hidden ? {} : trailBy()),
+      ...withExits,
+      portfolioId: Number(portfolioId),
+      note: note.value(),
+    };
+  };
 
   const update = () => {
     limitRow.hidden = !['limit', 'stop_limit'].includes(type.value);
     stopRow.hidden = !['stop', 'stop_limit'].includes(type.value);
     trailRow.hidden = type.value !== 'trailing_stop';
+    // Exits go with a market or limit buy, or (an OCO) a limit sale, where the league allows limit and stop orders.
+    classRow.hidden = !classesAllowed || !(side.value === 'buy' ? ['market', 'limit'] : ['limit']).includes(type.value);
+    for (const option of orderClass.options) option.hidden = (option.value === 'oco') === (side.value === 'buy') && option.value !== 'simple';
+    if (orderClass.selectedOptions[0]?.hidden) orderClass.value = 'simple';
+    const chosen = exits();
+    takeProfitRow.hidden = chosen === 'simple';
+    stopLossRow.hidden = chosen === 'simple';
+    if (chosen === 'oco') limitRow.hidden = true;
     const buying = side.value === 'buy';
     const shares = Number(quantity.value) || 0;
     const words = {
@@ -159,7 +203,11 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
       stop_limit: `Becomes a limit order when the price ${buying ? 'rises to' : 'falls to'} the stop.`,
       trailing_stop: `The stop follows the ${buying ? 'lowest' : 'highest'} price since placing by the trail; `
         + `a market order when the price ${buying ? 'rises to' : 'falls to'} it.`,
-    }[type.value];
+    }[type.value] + ({
+      bracket: ' Once it fills, its shares are sold at the take-profit or the stop-loss, whichever comes first.',
+      oto: ' Once it fills, its shares are sold at the take-profit or the stop-loss you give (one of them).',
+      oco: ' Sells at the take-profit, or at the stop-loss if the price falls to it first (the take-profit is its limit).',
+    }[exits()] ?? '');
     explain.textContent = words;
     // What it holds back while open is the server's to say (the rule placing uses); a
     // ticket placing would refuse says why here, before it is sent.
@@ -179,8 +227,8 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
       }
     }, 150);
   };
-  for (const input of [side, type, quantity, limitPrice, stopPrice, trail, note.input]) input.addEventListener('input', update);
-  for (const select of [side, type]) select.addEventListener('change', update);
+  for (const input of [side, type, quantity, limitPrice, stopPrice, trail, takeProfit, stopLoss, note.input]) input.addEventListener('input', update);
+  for (const select of [side, type, orderClass]) select.addEventListener('change', update);
   update();
 
   // A league's portfolio offers only the order types its rules allow (the server refuses
@@ -197,6 +245,7 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
     const kept = allowed.includes(type.value) ? type.value : allowed[0];
     type.replaceChildren(...allowed.map((value) => h('option', { value }, ORDER_TYPES[value] ?? value)));
     type.value = kept;
+    classesAllowed = allowed.includes('limit') && allowed.includes('stop');
     const limited = allowed.length < everyType.length;
     typesNote.textContent = limited ? `This league allows ${typesInWords(allowed)}.` : '';
     typesNote.hidden = !limited;
@@ -216,6 +265,7 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
     typesNote,
     h('label', { for: 'order-quantity' }, 'Shares'), quantity,
     h('div', { class: 'pair' }, limitRow, stopRow), trailRow,
+    classRow, h('div', { class: 'pair' }, takeProfitRow, stopLossRow),
     h('label', { for: 'order-tif' }, 'Lasts'), duration,
     note.row,
     explain, error,
@@ -226,7 +276,9 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
     const problem = (body.limitPrice !== undefined && amountProblem(body.limitPrice, 'Limit price', 4))
       || (body.stopPrice !== undefined && amountProblem(body.stopPrice, 'Stop price', 4))
       || (body.trailPercent !== undefined && amountProblem(body.trailPercent, 'Trail', 4))
-      || (body.trailPrice !== undefined && amountProblem(body.trailPrice, 'Trail', 4));
+      || (body.trailPrice !== undefined && amountProblem(body.trailPrice, 'Trail', 4))
+      || (body.takeProfit && amountProblem(body.takeProfit.limitPrice, 'Take-profit price', 4))
+      || (body.stopLoss && amountProblem(body.stopLoss.stopPrice, 'Stop-loss price', 4));
     if (problem) throw new Error(problem);
     const signature = JSON.stringify(body);
     if (signature !== ticket) { ticket = signature; clientOrderId = newKey(); }
@@ -239,8 +291,9 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
     dialog.close();
     const what = `${order.side === 'buy' ? 'Buy' : 'Sell'} ${order.quantity} ${symbol} (${orderTerms(order)})`;
     const currency = currencyOf(portfolios, portfolioId);
-    context.flash(order.status === 'filled' ? `${what}: filled at ${priceIn(order.filledAveragePrice, currency)}.`
-      : order.status === 'new' ? `${what}: placed. See it under Orders.` : `${what}: ${orderOutcome(order, currency).toLowerCase()}.`);
+    const legs = order.legs?.length ? ` Its ${order.legs.length === 1 ? 'exit is' : 'exits are'} under Orders.` : '';
+    context.flash((order.status === 'filled' ? `${what}: filled at ${priceIn(order.filledAveragePrice, currency)}.`
+      : order.status === 'new' ? `${what}: placed. See it under Orders.` : `${what}: ${orderOutcome(order, currency).toLowerCase()}.`) + legs);
     onPlaced();
   });
 }

@@ -25,12 +25,12 @@ from alpaca.trading.stream import TradingStream
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as websocket
 from alpaca.trading.enums import AssetClass, AssetStatus
-from alpaca.trading.enums import OrderSide, OrderStatus, OrderType, QueryOrderStatus, TimeInForce
+from alpaca.trading.enums import OrderClass, OrderSide, OrderStatus, OrderType, QueryOrderStatus, TimeInForce
 from alpaca.trading.enums import ActivityType, PositionSide
 from alpaca.trading.models import NonTradeActivity, TradeActivity
 from alpaca.trading.requests import (ClosePositionRequest, GetAssetsRequest, GetCalendarRequest, GetOrdersRequest,
                                      GetPortfolioHistoryRequest, LimitOrderRequest, MarketOrderRequest, ReplaceOrderRequest,
-                                     TrailingStopOrderRequest)
+                                     StopLossRequest, TakeProfitRequest, TrailingStopOrderRequest)
 
 from common import BASE, call, new_key, player, set_price, wait_for
 
@@ -218,6 +218,38 @@ class OrdersTest(unittest.TestCase):
         filled = wait_for(lambda: (o := self.client.get_order_by_id(replaced.id)).status == OrderStatus.FILLED and o)
         self.assertTrue(filled, "the trailing stop did not fill when the price fell to it")
         self.assertEqual((filled.filled_qty, filled.filled_avg_price), ("4", "300.50"))
+
+    def test_bracket_and_oco_with_alpacas_names(self):
+        # A bracket: a market buy whose take-profit and stop-loss open when it fills.
+        order = self.client.submit_order(MarketOrderRequest(
+            symbol="MSFT", qty=5, side=OrderSide.BUY, time_in_force=TimeInForce.GTC, order_class=OrderClass.BRACKET,
+            take_profit=TakeProfitRequest(limit_price=330), stop_loss=StopLossRequest(stop_price=280)))
+        self.assertEqual((order.order_class, order.status, order.filled_avg_price), (OrderClass.BRACKET, OrderStatus.FILLED, "300.00"))
+        self.assertEqual([(leg.type, leg.side, leg.status, leg.qty) for leg in order.legs],
+                         [(OrderType.LIMIT, OrderSide.SELL, OrderStatus.NEW, "5"), (OrderType.STOP, OrderSide.SELL, OrderStatus.NEW, "5")])
+        self.assertEqual((order.legs[0].limit_price, order.legs[1].stop_price), ("330.00", "280.00"))
+        # Listed nested, the legs are under their entry only; flat, they are orders of their own too.
+        nested = self.client.get_orders(GetOrdersRequest(status=QueryOrderStatus.ALL, nested=True))
+        self.assertEqual([o.id for o in nested], [order.id])
+        flat = self.client.get_orders(GetOrdersRequest(status=QueryOrderStatus.OPEN))
+        self.assertEqual(sorted(o.id for o in flat), sorted(leg.id for leg in order.legs))
+        # The price falls through the stop: the stop-loss sells, the take-profit is cancelled.
+        set_price("MSFT", "279.00")
+        stopped = wait_for(lambda: (o := self.client.get_order_by_id(order.id)).legs[1].status == OrderStatus.FILLED and o)
+        self.assertTrue(stopped, "the stop-loss did not fill")
+        self.assertEqual((stopped.legs[1].filled_avg_price, stopped.legs[0].status), ("279.00", OrderStatus.CANCELED))
+        self.assertEqual(self.client.get_all_positions(), [])
+        # An OCO on shares held: a limit sale at the take-profit and a stop below it, the shares held once.
+        self.client.submit_order(MarketOrderRequest(symbol="MSFT", qty=3, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
+        oco = self.client.submit_order(LimitOrderRequest(
+            symbol="MSFT", qty=3, side=OrderSide.SELL, time_in_force=TimeInForce.GTC, order_class=OrderClass.OCO,
+            take_profit=TakeProfitRequest(limit_price=290), stop_loss=StopLossRequest(stop_price=270)))
+        self.assertEqual((oco.order_class, oco.type, oco.limit_price, oco.status), (OrderClass.OCO, OrderType.LIMIT, "290.00", OrderStatus.NEW))
+        self.assertEqual([(leg.type, leg.stop_price, leg.status) for leg in oco.legs], [(OrderType.STOP, "270.00", OrderStatus.NEW)])
+        set_price("MSFT", "291.00")
+        taken = wait_for(lambda: (o := self.client.get_order_by_id(oco.id)).status == OrderStatus.FILLED and o)
+        self.assertTrue(taken, "the take-profit did not fill")
+        self.assertEqual((taken.filled_avg_price, taken.legs[0].status), ("291.00", OrderStatus.CANCELED))
 
     def test_refusals_raise_api_errors_with_alpacas_codes(self):
         cases = [

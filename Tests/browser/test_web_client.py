@@ -951,6 +951,30 @@ class WebClientTest(BrowserTest):
         self.text_in("main tbody", "Order")
         self.shot("16d-history-how")
 
+        # A bracket: a market buy with a take-profit and a stop-loss, which open once it fills.
+        self.go("#/stock/MSFT")
+        self.click("#order")
+        Select(self.find("#order-side")).select_by_value("buy")
+        Select(self.find("#order-type")).select_by_value("market")
+        quantity = self.find("#order-quantity")
+        quantity.clear()
+        quantity.send_keys("2")
+        Select(self.find("#order-class")).select_by_value("bracket")
+        self.find("#order-take-profit").send_keys("260")
+        self.find("#order-stop-loss").send_keys("240")
+        self.text_in("#order-explain", "sold at the take-profit or the stop-loss, whichever comes first")
+        self.shot("16g-order-bracket")
+        self.click("#order-confirm")
+        self.text_in("#flash", "Its exits are under Orders.")
+        self.go("#/orders")
+        self.text_in("#open-orders tbody", "Take-profit: limit $260.00")
+        self.text_in("#open-orders tbody", "Stop-loss: stop $240.00")
+        self.shot_of("16h-order-bracket-exits", "#open-orders")
+        # The price reaches the take-profit: it sells, and the stop-loss is cancelled with it.
+        self.set_price("MSFT", "261.00")
+        self.text_in("#order-history tbody", "Filled at $261.00", timeout=20)
+        self.text_in("#order-history tbody", "The other leg filled.")
+
         # A league with house rules shows them.
         self.go("#/leagues")
         self.find("#league-name").send_keys("Rules class")

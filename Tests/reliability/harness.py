@@ -337,6 +337,10 @@ SELECT
 + (SELECT count(*) FROM (SELECT portfolio_id, symbol, sum(quantity) AS counted FROM volume_fills GROUP BY 1, 2) v
    WHERE v.counted <> (SELECT coalesce(sum(t.quantity), 0) FROM trades t
                        WHERE t.portfolio_id = v.portfolio_id AND t.symbol = v.symbol AND t.source <> 'liquidation'))
+-- Orders with legs: of a pair of legs, a filled one leaves its sibling closed (no two
+-- fills, none left open beside it); no leg still waits once its entry has closed.
++ (SELECT count(*) FROM orders a JOIN orders b ON b.id = a.sibling_id WHERE a.status = 'filled' AND b.status IN ('filled', 'new', 'held'))
++ (SELECT count(*) FROM orders l JOIN orders e ON e.id = l.parent_id WHERE l.status = 'held' AND e.status <> 'new')
 -- A replacement is all or nothing: each replaced order and its successor name each other.
 + (SELECT count(*) FROM orders o WHERE o.status = 'replaced' AND NOT EXISTS (
       SELECT 1 FROM orders n WHERE n.id = o.replaced_by AND n.replaces = o.id))

@@ -198,6 +198,7 @@ async def run(result, client, database, server, log_path):
             await expect("POST", f"/api/stock/{side}", attacker, {404, 422}, body=order)
             cases += 1
     limit = {"symbol": "R1", "side": "buy", "quantity": 1, "type": "limit", "limitPrice": "5"}
+    legs = {"takeProfit": {"limitPrice": "6"}, "stopLoss": {"stopPrice": "4"}}
     bad_resting = [
         {**limit, "limitPrice": None}, {**limit, "type": "market"}, {**limit, "limitPrice": "0"}, {**limit, "limitPrice": "-1"},
         {**limit, "limitPrice": "1e3"}, {**limit, "limitPrice": "5.00001"}, {**limit, "limitPrice": "1000000000"},
@@ -214,6 +215,19 @@ async def run(result, client, database, server, log_path):
         {**limit, "quantity": 0}, {**limit, "quantity": 10 ** 9 + 1}, {**limit, "clientOrderId": ""},
         {**limit, "clientOrderId": "x" * 129}, {**limit, "clientOrderId": 7}, {**limit, "portfolioId": victim_portfolio},
         {**limit, "symbol": "R1'; DROP TABLE orders;--"}, {**limit, "quantity": 10 ** 9}, {**limit, "side": "sell"},
+        # Orders with legs: missing, crossed or junk legs, the wrong side, class or time in force, beyond the cash.
+        {**limit, "orderClass": "bracket"}, {**limit, "orderClass": "oto"}, {**limit, "orderClass": "BRACKET", **legs},
+        {**limit, "orderClass": "bracket", "takeProfit": {"limitPrice": "4"}, "stopLoss": {"stopPrice": "3"}},
+        {**limit, "orderClass": "bracket", "takeProfit": {"limitPrice": "6"}, "stopLoss": {"stopPrice": "7"}},
+        {**limit, "orderClass": "bracket", "takeProfit": "6", "stopLoss": {"stopPrice": "4"}},
+        {**limit, "orderClass": "bracket", "takeProfit": {"limitPrice": "6; DROP TABLE orders"}, "stopLoss": {"stopPrice": "4"}},
+        {**limit, "orderClass": "bracket", "takeProfit": {"limitPrice": "6"}, "stopLoss": {"stopPrice": "4", "limitPrice": "-1"}},
+        {**limit, "orderClass": "bracket", "takeProfit": {"limitPrice": "1e400"}, "stopLoss": {"stopPrice": "4"}},
+        {**limit, "orderClass": "oco", **legs}, {**limit, "orderClass": "oto", **legs}, {**limit, **legs},
+        {**limit, "orderClass": "bracket", "timeInForce": "ioc", **legs}, {**limit, "orderClass": "bracket", "side": "sell", **legs},
+        {**limit, "orderClass": "bracket", "portfolioId": victim_portfolio, **legs},
+        {**limit, "orderClass": "bracket", "quantity": 10 ** 9, **legs}, {**limit, "orderClass": 7, **legs},
+        {**limit, "side": "sell", "orderClass": "oco", "limitPrice": "7", **legs},
     ]
     for order in bad_resting:
         # A preview refuses what placing refuses, and never says what another's portfolio holds.
@@ -382,6 +396,15 @@ async def run(result, client, database, server, log_path):
         {"symbol": "R1", "qty": 1, "side": "buy", "type": "limit", "time_in_force": "gtc", "limit_price": 3, "trail_percent": 1},
         {"symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "opg"},
         {"symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "day", "order_class": "bracket"},
+        {"symbol": "R1", "qty": 1, "side": "sell", "type": "market", "time_in_force": "day", "order_class": "bracket",
+         "take_profit": {"limit_price": 60}, "stop_loss": {"stop_price": 40}},
+        {"symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "day", "order_class": "bracket",
+         "take_profit": {"limit_price": 40}, "stop_loss": {"stop_price": 60}},
+        {"symbol": "R1", "qty": 1, "side": "buy", "type": "limit", "limit_price": 5, "time_in_force": "day", "order_class": "oco",
+         "take_profit": {"limit_price": 6}, "stop_loss": {"stop_price": 4}},
+        {"symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "day", "order_class": "oto",
+         "take_profit": {"price": 6}},
+        {"symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "day", "order_class": "mleg"},
         {"symbol": "R1", "qty": 1, "side": "buy", "type": "market", "time_in_force": "day", "client_order_id": "x" * 200},
         {"symbol": "R1", "qty": 1, "side": "short", "type": "market", "time_in_force": "day"},
         {"symbol": "R1", "qty": 10 ** 6, "side": "buy", "type": "market", "time_in_force": "day"},

@@ -20,7 +20,7 @@ DECLARE
     currency text;
 BEGIN
     SELECT * INTO STRICT action FROM corporate_actions WHERE id = p_action;
-    PERFORM 1 FROM orders WHERE portfolio_id = p_portfolio AND symbol = action.symbol AND status = 'new' ORDER BY id FOR UPDATE;
+    PERFORM 1 FROM orders WHERE portfolio_id = p_portfolio AND symbol = action.symbol AND status IN ('new', 'held') ORDER BY id FOR UPDATE;
     SELECT user_id, cash_currency INTO owner, currency FROM portfolios WHERE id = p_portfolio FOR UPDATE;
     IF NOT FOUND THEN
         -- Deleted meanwhile (its account erased, its bot deleted): nothing to apply.
@@ -53,7 +53,7 @@ BEGIN
                           stop_price = round(stop_price / action.ratio, 4),
                           reserved_quantity = least(trunc(reserved_quantity * action.ratio), trunc(quantity * action.ratio)),
                           updated_at = now()
-        WHERE portfolio_id = p_portfolio AND symbol = action.symbol AND status = 'new';
+        WHERE portfolio_id = p_portfolio AND symbol = action.symbol AND status IN ('new', 'held');
         UPDATE holdings SET quantity = after,
             reserved_quantity = least(greatest(after, 0), (
                 SELECT coalesce(sum(o.reserved_quantity), 0) FROM orders o

@@ -117,7 +117,7 @@ struct AlpacaOrder: Encodable, Sendable {
     let qty: String
     var filledQty: String
     @NullEncoded var filledAvgPrice: String?
-    var orderClass = "simple"
+    let orderClass: String
     let orderType: String
     let type: String
     let side: String
@@ -126,7 +126,8 @@ struct AlpacaOrder: Encodable, Sendable {
     @NullEncoded var stopPrice: String?
     var status: String
     var extendedHours = false
-    @NullEncoded var legs: [String]?
+    /// A bracket's, OTO's or OCO's legs (null for a simple order and for a leg).
+    @NullEncoded var legs: [AlpacaOrder]?
     @NullEncoded var trailPercent: String?
     @NullEncoded var trailPrice: String?
     @NullEncoded var hwm: String?
@@ -159,6 +160,8 @@ struct AlpacaOrder: Encodable, Sendable {
         trailPercent = order.trailPercent
         trailPrice = order.trailPrice
         hwm = order.hwm
+        orderClass = order.orderClass.rawValue
+        legs = order.legs.isEmpty ? nil : order.legs.map(AlpacaOrder.init)
     }
 
     /// The order as it was placed, before anything happened to it (its `new` event).
@@ -252,6 +255,9 @@ struct AlpacaTradeUpdate: Encodable, Sendable {
         switch change.announced {
         case .new:
             return change.inserted ? [AlpacaTradeUpdate(placed: change.order)] : []
+        case .held:
+            // A leg written to wait for its entry: its `new` comes with the entry's.
+            return []
         case .rejected:
             return [AlpacaTradeUpdate(change)]
         default:
@@ -268,7 +274,7 @@ struct AlpacaTradeUpdate: Encodable, Sendable {
     private init(_ change: OrderChange) {
         let order = change.order
         event = switch change.announced {
-        case .new: "new"
+        case .new, .held: "new"
         case .partiallyFilled: "partial_fill"
         case .filled: "fill"
         case .canceled: "canceled"
@@ -309,7 +315,7 @@ struct AlpacaOrderRequest: Decodable, Sendable {
     /// Every field the endpoint knows; any other is refused.
     static let fields: Set<String> = [
         "symbol", "qty", "notional", "side", "type", "time_in_force", "limit_price", "stop_price", "client_order_id",
-        "extended_hours", "order_class", "trail_percent", "trail_price",
+        "extended_hours", "order_class", "trail_percent", "trail_price", "take_profit", "stop_loss",
     ]
 
     let symbol: String
@@ -325,6 +331,9 @@ struct AlpacaOrderRequest: Decodable, Sendable {
     let orderClass: String?
     let trailPercent: DecimalInput?
     let trailPrice: DecimalInput?
+    /// A bracket's, OCO's or OTO's legs: `{"limit_price"}` and `{"stop_price", "limit_price"?}`.
+    let takeProfit: OrderRequest.TakeProfitInput?
+    let stopLoss: OrderRequest.StopLossInput?
 }
 
 /// `PATCH /v2/orders/{id}` as alpaca-py sends it: only the fields that change.

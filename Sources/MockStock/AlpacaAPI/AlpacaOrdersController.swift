@@ -26,9 +26,6 @@ struct AlpacaOrdersController {
         }
         guard let qty = alpaca.qty else { throw InvalidInput("qty is required.") }
         if alpaca.extendedHours == true { throw InvalidInput("extended_hours is not supported: orders trade in the regular session.") }
-        if let orderClass = alpaca.orderClass, orderClass != "simple" {
-            throw InvalidInput("order_class must be simple: brackets, OCO and OTO orders are not supported.")
-        }
         if ["opg", "cls"].contains(alpaca.timeInForce) {
             throw InvalidInput("time_in_force \(alpaca.timeInForce) is not supported: use day, gtc, ioc or fok.")
         }
@@ -36,7 +33,8 @@ struct AlpacaOrdersController {
             symbol: alpaca.symbol, side: alpaca.side, quantity: qty, type: alpaca.type, limitPrice: alpaca.limitPrice,
             stopPrice: alpaca.stopPrice, trailPercent: alpaca.trailPercent, trailPrice: alpaca.trailPrice, timeInForce: alpaca.timeInForce,
             // Alpaca gives every order a client order id; so do we.
-            clientOrderId: alpaca.clientOrderId ?? UUID().uuidString.lowercased(), portfolioId: context.botPortfolioID
+            clientOrderId: alpaca.clientOrderId ?? UUID().uuidString.lowercased(), portfolioId: context.botPortfolioID,
+            orderClass: alpaca.orderClass.flatMap { $0.isEmpty ? nil : $0 }, takeProfit: alpaca.takeProfit, stopLoss: alpaca.stopLoss
         ))
         // A bot keeps no journal: no league's journal rule applies under /v2.
         ticket.journalExempt = true
@@ -78,7 +76,9 @@ struct AlpacaOrdersController {
             after: try Self.moment(parameters.get("after"), "after"), until: try Self.moment(parameters.get("until"), "until"),
             ascending: direction == "asc", limit: limit
         )
-        return AlpacaResponse(records.map { AlpacaOrder(Order($0)) })
+        // Nested: legs only under their parents (every order carries its legs either way).
+        let nested = ["true", "True"].contains(parameters.get("nested") ?? "")
+        return AlpacaResponse(records.filter { !nested || $0.parentID == nil }.map { AlpacaOrder(Order($0)) })
     }
 
     @Sendable func order(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaOrder> {

@@ -59,7 +59,7 @@ struct OrderMatcher: Sendable {
     /// is filling or closing right now is skipped.
     private func fill(_ candidate: OrderStore.Fillable) async throws -> Bool {
         let rules = try await rules.rules(userID: candidate.userID, portfolioID: candidate.portfolioID)
-        let order: TradeOrder
+        var order: TradeOrder
         do {
             // A limit the last price crossed but the league's quote (its spread and impact) has
             // not, or a volume cap with nothing left today: it waits. Under a cap it may fill in part.
@@ -67,8 +67,11 @@ struct OrderMatcher: Sendable {
                 candidate.side, quote: candidate.price, quotes: quotes, volumes: self.rules.volumes, userID: candidate.userID,
                 portfolioID: candidate.portfolioID, symbol: candidate.symbol, quantity: candidate.quantity,
                 limit: candidate.limitPrice, source: .order, fill: .resting(id: candidate.id)
-            ) else { return false }
+            ), !(priced.partial && (candidate.siblingID != nil || candidate.opensLegs)) else { return false }
+            // (An entry with legs, or a leg with a sibling, fills whole: it waits for a day the cap allows it.)
             order = priced
+            order.sibling = candidate.siblingID
+            order.opensLegs = candidate.opensLegs
         } catch let error as FxError {
             // No rate for the portfolio's currency now: the order waits for one.
             logger.warning("order left open without an exchange rate", metadata: ["order": "\(candidate.id)", "error": "\(error)"])

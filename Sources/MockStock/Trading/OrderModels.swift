@@ -21,6 +21,19 @@ public enum OrderType: String, Codable, Sendable, PostgresCodable, CaseIterable 
     var needsStopPrice: Bool { self == .stop || self == .stopLimit }
 }
 
+/// An order of several parts, as Alpaca names them (docs/trading.md, "Brackets, OCO and
+/// OTO"): its legs wait for their entry and cancel each other.
+public enum OrderClass: String, Codable, Sendable, PostgresCodable, CaseIterable {
+    case simple
+    /// A buy with a take-profit and a stop-loss sale, which wait until it fills; the first
+    /// of them to fill cancels the other.
+    case bracket
+    /// A take-profit and a stop-loss sale of shares held: the first to fill cancels the other.
+    case oco
+    /// A buy with one take-profit or stop-loss sale, which waits until it fills.
+    case oto
+}
+
 /// How long an order stays open.
 public enum TimeInForce: String, Codable, Sendable, PostgresCodable, CaseIterable {
     /// Until the session's close.
@@ -39,6 +52,8 @@ public enum TimeInForce: String, Codable, Sendable, PostgresCodable, CaseIterabl
 public enum OrderStatus: String, Codable, Sendable, PostgresCodable {
     /// Open: resting until it fills, is cancelled or expires.
     case new
+    /// A leg waiting for its entry to fill (`OrderClass`): it holds nothing and fills nothing.
+    case held
     /// Shown, never stored: an open order (`new`) that has filled in part (a league's
     /// `volumeCapPercent`), the rest waiting for later market days.
     case partiallyFilled = "partially_filled"
@@ -87,6 +102,10 @@ struct Order: ResponseEncodable, Sendable {
     @NullEncoded var trailPercent: String?
     @NullEncoded var trailPrice: String?
     @NullEncoded var hwm: String?
+    /// Its class; a leg's parent (its entry, or an OCO's take-profit); a parent's legs.
+    let orderClass: OrderClass
+    @NullEncoded var parentId: Int?
+    let legs: [Order]
     /// The same two orders' UUIDs, and the instrument's, as `/v2` names them.
     let replacesUUID: String?
     let replacedByUUID: String?
@@ -125,12 +144,15 @@ struct Order: ResponseEncodable, Sendable {
         trailPercent = record.trailPercent.map { "\($0)" }
         trailPrice = record.trailPrice?.moneyString
         hwm = record.hwm?.moneyString
+        orderClass = record.orderClass
+        parentId = record.parentID
+        legs = record.legs.map(Order.init)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, uuid, clientOrderId, portfolioId, symbol, side, type, quantity, limitPrice, stopPrice, trailPercent, trailPrice, hwm,
              timeInForce, status, filledQuantity, filledAveragePrice, tradeId, createdAt, updatedAt, filledAt, canceledAt, expiredAt,
-             rejectReason, replacesOrderId, replacedByOrderId, replacedAt, note, placedBy
+             rejectReason, replacesOrderId, replacedByOrderId, replacedAt, note, placedBy, orderClass, parentId, legs
     }
 }
 
@@ -169,6 +191,19 @@ struct OrderRequest: Decodable, Sendable {
     var at: String? = nil
     /// The trader's journal note.
     var note: String? = nil
+    /// `simple` (the default), `bracket`, `oco` or `oto`, with the legs' prices.
+    var orderClass: String? = nil
+    var takeProfit: TakeProfitInput? = nil
+    var stopLoss: StopLossInput? = nil
+
+    struct TakeProfitInput: Decodable, Sendable {
+        let limitPrice: DecimalInput
+    }
+
+    struct StopLossInput: Decodable, Sendable {
+        let stopPrice: DecimalInput
+        var limitPrice: DecimalInput? = nil
+    }
 }
 
 /// An order that passed every check that needs no database.
@@ -208,6 +243,22 @@ struct OrderTicket: Sendable {
     var journalExempt = false
     /// Set for orders an API key places (`/v2`): a league forbidding bots stops them.
     var byKey = false
+    /// Its class; `legs` are the sales it places with it (none for a simple order).
+    var orderClass = OrderClass.simple
+    var legs: [Leg] = []
+
+    /// A take-profit (a limit sale) or a stop-loss (a stop or stop-limit sale) of the
+    /// entry's quantity.
+    struct Leg: Sendable, Equatable {
+        let type: OrderType
+        let limitPrice: Decimal?
+        let stopPrice: Decimal?
+
+        static func takeProfit(_ limit: Decimal) -> Leg { Leg(type: .limit, limitPrice: limit, stopPrice: nil) }
+        static func stopLoss(_ stop: Decimal, limit: Decimal?) -> Leg {
+            Leg(type: limit == nil ? .stop : .stopLimit, limitPrice: limit, stopPrice: stop)
+        }
+    }
 
     init(_ request: OrderRequest) throws {
         symbol = Symbol.normalize(request.symbol)
@@ -222,7 +273,22 @@ struct OrderTicket: Sendable {
             throw InvalidInput("timeInForce must be one of \(TimeInForce.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         self.timeInForce = timeInForce
-        limitPrice = try Self.price(request.limitPrice?.value, field: "limitPrice", needed: type.needsLimitPrice, type: type)
+        guard let orderClass = OrderClass(rawValue: request.orderClass ?? "simple") else {
+            throw InvalidInput("orderClass must be one of \(OrderClass.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        self.orderClass = orderClass
+        let takeProfit = try request.takeProfit.map { try Self.price($0.limitPrice.value, field: "takeProfit.limitPrice", needed: true, type: .limit)! }
+        let stopLoss = try request.stopLoss.map { loss in
+            (stop: try Self.price(loss.stopPrice.value, field: "stopLoss.stopPrice", needed: true, type: .stop)!,
+             limit: try loss.limitPrice.map { try Self.price($0.value, field: "stopLoss.limitPrice", needed: true, type: .stopLimit)! })
+        }
+        // An OCO is its take-profit: a limit sale at takeProfit.limitPrice (limitPrice, if sent, the same).
+        var limitInput = request.limitPrice?.value
+        if orderClass == .oco, let takeProfit {
+            if let limitInput, limitInput != takeProfit { throw InvalidInput("An oco order's limitPrice is its takeProfit.limitPrice.") }
+            limitInput = takeProfit
+        }
+        limitPrice = try Self.price(limitInput, field: "limitPrice", needed: type.needsLimitPrice, type: type)
         stopPrice = try Self.price(request.stopPrice?.value, field: "stopPrice", needed: type.needsStopPrice, type: type)
         (trailPercent, trailPrice) = try Self.trail(percent: request.trailPercent?.value, price: request.trailPrice?.value, type: type)
         if let id = request.clientOrderId {
@@ -235,6 +301,56 @@ struct OrderTicket: Sendable {
         if request.at != nil && type != .market { throw InvalidInput("at back-dates market orders only: they fill at that day's close.") }
         at = request.at
         note = try JournalNote.parse(request.note)
+        legs = try Self.legs(orderClass, side: side, type: type, timeInForce: timeInForce, limitPrice: limitPrice,
+                             takeProfit: takeProfit, stopLoss: stopLoss)
+        if orderClass != .simple && at != nil { throw InvalidInput("at back-dates simple market orders only.") }
+    }
+
+    /// The legs an order of `orderClass` places, checked as Alpaca checks them: a bracket's
+    /// entry is a market or limit buy lasting a day or until cancelled, with a take-profit
+    /// above its stop-loss (and a limit entry between them); an OTO's has one of them; an
+    /// OCO is a limit sale (the take-profit) with a stop-loss below it.
+    private static func legs(
+        _ orderClass: OrderClass, side: TradeSide, type: OrderType, timeInForce: TimeInForce, limitPrice: Decimal?,
+        takeProfit: Decimal?, stopLoss: (stop: Decimal, limit: Decimal?)?
+    ) throws -> [Leg] {
+        if orderClass == .simple {
+            if takeProfit != nil || stopLoss != nil { throw InvalidInput("takeProfit and stopLoss go with orderClass bracket, oco or oto.") }
+            return []
+        }
+        guard timeInForce == .day || timeInForce == .gtc else {
+            throw InvalidInput("An order with legs lasts a day or until cancelled: timeInForce must be day or gtc.")
+        }
+        if let takeProfit, let stopLoss, stopLoss.stop >= takeProfit {
+            throw InvalidInput("takeProfit.limitPrice must be above stopLoss.stopPrice.")
+        }
+        let loss = stopLoss.map { Leg.stopLoss($0.stop, limit: $0.limit) }
+        switch orderClass {
+        case .simple:
+            return []
+        case .bracket, .oto:
+            guard side == .buy else { throw InvalidInput("A \(orderClass.rawValue) order's entry is a buy; its legs sell what it bought.") }
+            guard type == .market || type == .limit else {
+                throw InvalidInput("A \(orderClass.rawValue) order's entry is a market or limit order.")
+            }
+            if let limitPrice {
+                if let takeProfit, takeProfit <= limitPrice { throw InvalidInput("takeProfit.limitPrice must be above the entry's limitPrice.") }
+                if let stopLoss, stopLoss.stop >= limitPrice { throw InvalidInput("stopLoss.stopPrice must be below the entry's limitPrice.") }
+            }
+            if orderClass == .bracket {
+                guard let takeProfit, let loss else { throw InvalidInput("A bracket order needs both takeProfit and stopLoss.") }
+                return [.takeProfit(takeProfit), loss]
+            }
+            switch (takeProfit, loss) {
+            case (let takeProfit?, nil): return [.takeProfit(takeProfit)]
+            case (nil, let loss?): return [loss]
+            default: throw InvalidInput("An oto order needs either takeProfit or stopLoss.")
+            }
+        case .oco:
+            guard side == .sell, type == .limit else { throw InvalidInput("An oco order is a limit sale (its take-profit) of shares held.") }
+            guard takeProfit != nil, let loss else { throw InvalidInput("An oco order needs both takeProfit and stopLoss.") }
+            return [loss]
+        }
     }
 
     /// The order that replaces `old` with `changes` applied, checked like a new order. It
@@ -299,6 +415,10 @@ struct OrderTicket: Sendable {
             let percent: String = trailPercent.map { "\($0)%" } ?? "-"
             let amount: String = trailPrice.map { "\($0)" } ?? "-"
             parts.append("trail \(percent) \(amount)")
+        }
+        if orderClass != .simple {
+            parts.append(([orderClass.rawValue] + legs.map { "\($0.type.rawValue) \($0.limitPrice.map { "\($0)" } ?? "-") \($0.stopPrice.map { "\($0)" } ?? "-")" })
+                .joined(separator: " "))
         }
         return parts
             .joined(separator: "\n").appending(at.map { "\n\($0)" } ?? "").appending(note.map { "\nnote \($0)" } ?? "").sha256Hex

@@ -37,6 +37,7 @@ struct OrderService: Sendable {
         let quote = try await quotes.quote(for: ticket.symbol, knownIn: market)
         let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
         try rules.check(type: ticket.type, symbol: ticket.symbol)
+        for leg in ticket.legs { try rules.check(type: leg.type, symbol: ticket.symbol) }
         let moment = now()
         let isOpen = hours.clock(at: moment).isOpen
         if ticket.timeInForce.fillsAtOnceOrNever && !isOpen { throw TradingError.marketClosed }
@@ -48,12 +49,15 @@ struct OrderService: Sendable {
         let id: Int
         do {
             // Under a volume cap a market order rests, for the matcher to fill what the cap allows.
-            if ticket.type == .market && isOpen && rules.volumeCapPercent == nil {
+            // An order with legs rests too, written with them, for the matcher to fill.
+            if ticket.type == .market && isOpen && rules.volumeCapPercent == nil && ticket.legs.isEmpty {
                 id = try await fillAtOnce(ticket, userID: userID, price: quote.price, rules: rules)
             } else {
                 let placed = try await rest(ticket, userID: userID, lastPrice: quote.price, at: moment, rules: rules)
                 id = placed.id
                 if isOpen && placed.mayFillNow { try await matcher.match(orderID: id) }
+                // An OCO's stop-loss is open at once: the price may already cross it.
+                if isOpen && ticket.orderClass == .oco { for leg in placed.legs { try await matcher.match(orderID: leg) } }
                 if ticket.timeInForce.fillsAtOnceOrNever {
                     try await store.close(.one(id: id), as: .canceled, reason: "Not filled at once.")
                 }
@@ -127,10 +131,10 @@ struct OrderService: Sendable {
     /// Returns the order and whether the current price may fill it at once.
     private func rest(
         _ ticket: OrderTicket, userID: Int, lastPrice: Decimal, at moment: Date, rules: TradingRules
-    ) async throws -> (id: Int, mayFillNow: Bool) {
+    ) async throws -> (id: Int, mayFillNow: Bool, legs: [Int]) {
         let (reservation, expiresAt) = try await reservation(ticket, userID: userID, lastPrice: lastPrice, at: moment, rules: rules)
         let placed = try await store.place(ticket, userID: userID, reservation: reservation, expiresAt: expiresAt)
-        return (try Self.placed(placed), placed.mayFillNow)
+        return (try Self.placed(placed), placed.mayFillNow, placed.legs)
     }
 
     /// What a resting order holds back: the most its fill may cost (price × quantity plus
@@ -183,6 +187,9 @@ struct OrderService: Sendable {
         guard old.status == .new else {
             // A team's viewer replaces nothing, open or not.
             throw try await store.orderHolder(id: id, userID: userID, trading: true) == nil ? TradingError.notATrader : TradingError.orderNotOpen
+        }
+        guard old.orderClass == .simple else {
+            throw InvalidInput("An order with legs (a \(old.orderClass.rawValue) order, or one of its legs) is not replaced: cancel it and place another.")
         }
         let ticket = try OrderTicket(replacing: old, with: changes)
         if let clientOrderID = ticket.clientOrderID, try await store.order(userID: userID, clientOrderID: clientOrderID) != nil {

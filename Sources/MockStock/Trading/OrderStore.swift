@@ -49,6 +49,10 @@ struct OrderStore: Sendable {
         var hwm: Decimal? = nil
         /// The shares filled so far (partial fills and the last), at `fillPrice` on average.
         var filledQuantity = 0
+        /// Its class; a leg's parent; a parent's legs (read with it).
+        var orderClass = OrderClass.simple
+        var parentID: Int? = nil
+        var legs: [OrderRecord] = []
     }
 
     /// The stop a trailing stop makes from the best price `best` (SQL `trailing_stop`).
@@ -71,6 +75,8 @@ struct OrderStore: Sendable {
         let outcome: TradeOutcome
         let id: Int?
         let mayFillNow: Bool
+        /// The legs written with it.
+        var legs: [Int] = []
     }
 
     /// Opens an order in one statement: the reservation is added only if the buying power
@@ -79,12 +85,56 @@ struct OrderStore: Sendable {
     /// (A sale that may go short holds back the free shares it has; its fill checks the
     /// margin for the rest.)
     /// A league portfolio's orders expire at the latest when its league ends.
+    ///
+    /// An order with legs (`OrderTicket.legs`) writes them in the same transaction, after it.
     func place(_ ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?) async throws -> Placed {
-        try await placing(ticket, userID: userID) { account in
-            try Placed(await pool.queryRetryingTransientFailures(
-                Self.placement(ticket, userID: account, placer: userID, reservation: reservation, expiresAt: expiresAt, replaces: nil)
-            )[0])
+        guard !ticket.legs.isEmpty else {
+            return try await placing(ticket, userID: userID) { account in
+                try Placed(await pool.queryRetryingTransientFailures(
+                    Self.placement(ticket, userID: account, placer: userID, reservation: reservation, expiresAt: expiresAt, replaces: nil)
+                )[0])
+            }
         }
+        return try await placing(ticket, userID: userID) { account in
+            try await pool.withTransaction { session in
+                var placed = try Placed(await session.query(
+                    Self.placement(ticket, userID: account, placer: userID, reservation: reservation, expiresAt: expiresAt, replaces: nil)
+                )[0])
+                guard placed.outcome == .ok, let id = placed.id else { return placed }
+                placed.legs = try await Self.writeLegs(ticket, parentID: id, in: session)
+                return placed
+            }
+        }
+    }
+
+    /// Writes the legs of the order `parentID` (placed from `ticket`): sales of its
+    /// quantity, with its time in force and expiry, note and placer. A bracket's and an
+    /// OTO's wait (`held`) until it fills; an OCO's stop-loss is open at once, holding
+    /// nothing (its take-profit, the order itself, holds the shares). A pair — a bracket's
+    /// two legs, an OCO's take-profit and stop-loss — name each other. Returns the legs' ids.
+    private static func writeLegs(_ ticket: OrderTicket, parentID: Int, in session: PostgresSession) async throws -> [Int] {
+        let status: OrderStatus = ticket.orderClass == .oco ? .new : .held
+        var ids: [Int] = []
+        for leg in ticket.legs {
+            ids += try await session.query(
+                """
+                INSERT INTO orders (user_id, portfolio_id, symbol, side, type, time_in_force, quantity, limit_price, stop_price, status,
+                                    expires_at, note, by_key, placed_by, order_class, parent_id)
+                SELECT p.user_id, p.portfolio_id, p.symbol, \(TradeSide.sell), \(leg.type), p.time_in_force, p.quantity,
+                       \(leg.limitPrice)::numeric, \(leg.stopPrice)::numeric, \(status), p.expires_at, p.note, p.by_key, p.placed_by,
+                       p.order_class, p.id
+                FROM orders p WHERE p.id = \(parentID)
+                RETURNING id
+                """
+            ).decodeColumn(Int.self)
+        }
+        let pair = ticket.orderClass == .oco ? [parentID] + ids : ids
+        if pair.count == 2 {
+            try await session.execute(
+                "UPDATE orders SET sibling_id = CASE id WHEN \(pair[0]) THEN \(pair[1]) ELSE \(pair[0]) END WHERE id IN (\(pair[0]), \(pair[1]))"
+            )
+        }
+        return ids
     }
 
     /// How placing `ticket` with `reservation` would turn out now: the placing statement
@@ -219,12 +269,12 @@ struct OrderStore: Sendable {
             \(reserve), placed AS (
                 INSERT INTO orders (user_id, portfolio_id, client_order_id, request_hash, symbol, side, type, time_in_force,
                                     quantity, limit_price, stop_price, reserved_cash, reserved_quantity, expires_at, replaces, note, by_key,
-                                    placed_by\(trail.columns))
+                                    placed_by, order_class\(trail.columns))
                 SELECT (SELECT account FROM owned), reserved.id, \(ticket.clientOrderID)::text, \(ticket.requestHash), \(ticket.symbol), \(ticket.side),
                        \(ticket.type), \(ticket.timeInForce), \(ticket.quantity), \(ticket.limitPrice)::numeric,
                        \(trail.stop), reserved.cash, reserved.shares,
                        least(\(expiresAt)::timestamptz, (SELECT ends_at FROM owned)), \(replaces)::int8, \(ticket.note)::text,
-                       \(byKey), \(placer)::int8\(trail.values)
+                       \(byKey), \(placer)::int8, \(ticket.orderClass)\(trail.values)
                 FROM reserved
                 RETURNING id, symbol, side, type, limit_price, stop_price
             )
@@ -284,13 +334,19 @@ struct OrderStore: Sendable {
         }
         // The orders are picked and locked here; SQL `close_orders` closes them and releases
         // what they hold.
+        // An order closes with the legs that wait for it and the sibling it would cancel.
         return """
-            WITH claimed AS (
-                SELECT o.id FROM orders o
+            WITH picked AS (
+                SELECT o.id, o.sibling_id FROM orders o
                 WHERE o.status = 'new' AND \(criteria)
                 ORDER BY o.id \(lock)
+            ), related AS (
+                SELECT r.id FROM orders r
+                WHERE r.status IN ('new', 'held') AND r.id NOT IN (SELECT id FROM picked)
+                  AND (r.parent_id IN (SELECT id FROM picked) OR r.id IN (SELECT sibling_id FROM picked))
+                ORDER BY r.id FOR UPDATE
             )
-            SELECT id FROM close_orders(ARRAY(SELECT id FROM claimed), \(status), \(reason)::text) AS id
+            SELECT id FROM close_orders(ARRAY(SELECT id FROM picked UNION ALL SELECT id FROM related), \(status), \(reason)::text) AS id
             """
     }
 
@@ -340,6 +396,9 @@ struct OrderStore: Sendable {
         /// A limit order's (or a triggered stop-limit's) limit, which the fill's price
         /// under the league's rules may not pass either.
         let limitPrice: Decimal?
+        /// A leg's sibling, which its fill cancels; whether it is an entry whose fill opens its legs.
+        var siblingID: Int? = nil
+        var opensLegs = false
     }
 
     /// The open orders the current prices cross (of these symbols, or this order, or all):
@@ -375,7 +434,8 @@ struct OrderStore: Sendable {
                   AND \(Self.notFrozen) AND \(Self.keyAllowed)
                 RETURNING o.id
             )
-            SELECT o.id, o.user_id, o.portfolio_id, o.symbol, o.side, o.quantity - o.filled_quantity, p.price, o.limit_price
+            SELECT o.id, o.user_id, o.portfolio_id, o.symbol, o.side, o.quantity - o.filled_quantity, p.price, o.limit_price,
+                   o.sibling_id, o.order_class IN ('bracket', 'oto') AND o.parent_id IS NULL
             FROM orders o JOIN current_prices p ON p.symbol = o.symbol
             WHERE \(scope) AND p.price IS NOT NULL AND (o.expires_at IS NULL OR o.expires_at > \(now))
               -- A frozen league's orders wait, unfilled (and untriggered), until it is unfrozen.
@@ -384,8 +444,9 @@ struct OrderStore: Sendable {
             ORDER BY o.id
             """
         )
-        return try rows.decode((Int, Int, Int, String, TradeSide, Int, Decimal, Decimal?).self).map {
-            Fillable(id: $0.0, userID: $0.1, portfolioID: $0.2, symbol: $0.3, side: $0.4, quantity: $0.5, price: $0.6, limitPrice: $0.7)
+        return try rows.decode((Int, Int, Int, String, TradeSide, Int, Decimal, Decimal?, Int?, Bool).self).map {
+            Fillable(id: $0.0, userID: $0.1, portfolioID: $0.2, symbol: $0.3, side: $0.4, quantity: $0.5, price: $0.6, limitPrice: $0.7,
+                     siblingID: $0.8, opensLegs: $0.9)
         }
     }
 
@@ -397,7 +458,7 @@ struct OrderStore: Sendable {
                o.time_in_force, o.status, o.fill_price, o.trade_id, o.created_at, o.updated_at, o.filled_at, o.canceled_at,
                o.expired_at, o.reject_reason, o.request_hash, o.uuid::text, o.replaces, o.replaced_by, o.replaced_at,
                o.replaces_uuid::text, o.replaced_by_uuid::text, o.asset_uuid::text, o.note, o.placed_by,
-               o.trail_percent, o.trail_price, o.hwm, o.filled_quantity
+               o.trail_percent, o.trail_price, o.hwm, o.filled_quantity, o.order_class, o.parent_id
         FROM order_book o
         """
 
@@ -423,14 +484,33 @@ struct OrderStore: Sendable {
             placedBy: try row.decode(Int?.self, column: "placed_by"),
             trailPercent: try row.decode(Decimal?.self, column: "trail_percent"),
             trailPrice: try row.decode(Decimal?.self, column: "trail_price"), hwm: try row.decode(Decimal?.self, column: "hwm"),
-            filledQuantity: try row.decode(Int.self, column: "filled_quantity")
+            filledQuantity: try row.decode(Int.self, column: "filled_quantity"),
+            orderClass: try row.decode(OrderClass.self, column: "order_class"), parentID: try row.decode(Int?.self, column: "parent_id")
         )
+    }
+
+    /// `records` with the legs of those that have legs (a bracket's or OTO's entry, an
+    /// OCO's take-profit): one more query, only when some have.
+    func withLegs(_ records: [OrderRecord]) async throws -> [OrderRecord] {
+        let parents = records.filter { $0.orderClass != .simple && $0.parentID == nil }.map(\.id)
+        guard !parents.isEmpty else { return records }
+        let legs = try await pool.query("\(Self.columns) WHERE o.parent_id = ANY(\(parents)) ORDER BY o.id").map(Self.record)
+        return records.map { record in
+            var record = record
+            record.legs = legs.filter { $0.parentID == record.id }
+            return record
+        }
+    }
+
+    private func withLegs(_ record: OrderRecord?) async throws -> OrderRecord? {
+        guard let record else { return nil }
+        return try await withLegs([record])[0]
     }
 
     /// One of the orders the user sees (with `trading`, of those they trade: `PortfolioAccess`).
     func order(userID: Int, id: Int, trading: Bool = false) async throws -> OrderRecord? {
         try await holder(ofOrder: id, userID: userID, trading: trading) { holder in
-            try await pool.query("\(Self.columns) WHERE o.id = \(id) AND o.user_id = \(holder)").first.map(Self.record)
+            try await withLegs(pool.query("\(Self.columns) WHERE o.id = \(id) AND o.user_id = \(holder)").first.map(Self.record))
         }
     }
 
@@ -459,26 +539,26 @@ struct OrderStore: Sendable {
 
     func order(userID: Int, clientOrderID: String) async throws -> OrderRecord? {
         // Its placer's: on their own portfolios or a team's they trade for.
-        try await pool.query(
+        try await withLegs(pool.query(
             "\(Self.columns) WHERE \(PortfolioAccess.traded("o.user_id", userID: userID)) AND o.placed_by = \(userID) AND o.client_order_id = \(clientOrderID)"
         )
-            .first.map(Self.record)
+            .first.map(Self.record))
     }
 
     func orders(ids: [Int]) async throws -> [OrderRecord] {
-        try await pool.query("\(Self.columns) WHERE o.id = ANY(\(ids)) ORDER BY o.id DESC").map(Self.record)
+        try await withLegs(pool.query("\(Self.columns) WHERE o.id = ANY(\(ids)) ORDER BY o.id DESC").map(Self.record))
     }
 
     /// The user's open orders in every portfolio, newest first.
     func openOrders(userID: Int) async throws -> [OrderRecord] {
-        try await pool.query("\(Self.columns) WHERE o.user_id = \(userID) AND o.status = 'new' ORDER BY o.id DESC LIMIT 500")
-            .map(Self.record)
+        try await withLegs(pool.query("\(Self.columns) WHERE o.user_id = \(userID) AND o.status IN ('new', 'held') ORDER BY o.id DESC LIMIT 500")
+            .map(Self.record))
     }
 
     /// One of the user's orders by its UUID.
     func order(userID: Int, uuid: UUID) async throws -> OrderRecord? {
-        try await pool.query("\(Self.columns) WHERE o.uuid = \(uuid.uuidString.lowercased())::uuid AND o.user_id = \(userID)")
-            .first.map(Self.record)
+        try await withLegs(pool.query("\(Self.columns) WHERE o.uuid = \(uuid.uuidString.lowercased())::uuid AND o.user_id = \(userID)")
+            .first.map(Self.record))
     }
 
     /// Which orders a listing shows.
@@ -492,8 +572,8 @@ struct OrderStore: Sendable {
         portfolioID: Int, listing: Listing, symbols: [String]?, side: TradeSide?, after: Date?, until: Date?, ascending: Bool, limit: Int
     ) async throws -> [OrderRecord] {
         let status: PostgresQuery = switch listing {
-        case .open: "AND o.status = 'new'"
-        case .closed: "AND o.status <> 'new'"
+        case .open: "AND o.status IN ('new', 'held')"
+        case .closed: "AND o.status NOT IN ('new', 'held')"
         case .all: ""
         }
         let order: PostgresQuery = ascending ? "ORDER BY o.created_at, o.id" : "ORDER BY o.created_at DESC, o.id DESC"
@@ -507,14 +587,14 @@ struct OrderStore: Sendable {
               AND (\(until)::timestamptz IS NULL OR o.created_at < \(until)::timestamptz)
             \(order) LIMIT \(limit)
             """
-        ).map(Self.record)
+        ).map(Self.record).withLegs(self)
     }
 
     /// Orders of one portfolio, newest first, with ids below `before`.
     func orders(portfolioID: Int, listing: Listing, symbol: String?, before: Int?, limit: Int) async throws -> [OrderRecord] {
         let status: PostgresQuery = switch listing {
-        case .open: "AND o.status = 'new'"
-        case .closed: "AND o.status <> 'new'"
+        case .open: "AND o.status IN ('new', 'held')"
+        case .closed: "AND o.status NOT IN ('new', 'held')"
         case .all: ""
         }
         return try await pool.query(
@@ -525,12 +605,18 @@ struct OrderStore: Sendable {
               AND (\(before)::int8 IS NULL OR o.id < \(before)::int8)
             ORDER BY o.id DESC LIMIT \(limit)
             """
-        ).map(Self.record)
+        ).map(Self.record).withLegs(self)
     }
 }
 
 extension OrderStore.Placed {
     init(_ row: PostgresRow) throws {
         (outcome, id, mayFillNow) = try row.decode((TradeOutcome, Int?, Bool).self)
+    }
+}
+
+private extension Array where Element == OrderStore.OrderRecord {
+    func withLegs(_ store: OrderStore) async throws -> [OrderStore.OrderRecord] {
+        try await store.withLegs(self)
     }
 }

@@ -109,6 +109,12 @@ public struct TradeOrder: Sendable {
     /// A resting order's fill of part of what it has left (under a volume cap): the order
     /// stays open, holding back the rest.
     var partial = false
+    /// A resting leg's sibling (`OrderClass`): claimed with it, its hold released with the
+    /// fill's, and cancelled by it.
+    var sibling: Int? = nil
+    /// A resting entry with legs waiting for it: its fill opens them, and their shares
+    /// (the ones it bought) are held once.
+    var opensLegs = false
 
     /// The most shares the portfolio's fills in the symbol may total on the market's `day`.
     struct VolumeCap: Sendable {
@@ -180,6 +186,8 @@ public struct TradeOrder: Sendable {
                    source: source, shortingRefused: shortingRefused, marginPercent: marginPercent)
         acting.volumeCap = volumeCap
         acting.partial = partial
+        acting.sibling = sibling
+        acting.opensLegs = opensLegs
         return acting
     }
 }
@@ -236,11 +244,7 @@ public enum TradeStatement {
                          noted: order.note != nil || order.journalExempt, keyForbidden: order.byKey ? keyForbidden : "false")
         case .resting(let id):
             return """
-                claimed AS (
-                    SELECT o.id, o.portfolio_id, o.reserved_cash, o.reserved_quantity, o.note, o.by_key, o.placed_by FROM orders o
-                    WHERE o.id = \(id) AND o.status = 'new'
-                    FOR UPDATE SKIP LOCKED
-                ), owned AS (
+                \(claimed(id, order)), owned AS (
                     SELECT p.id, trade_gate(l, now(), true, claimed.by_key AND \(keyForbidden)) AS gate
                     FROM claimed JOIN portfolios p ON p.id = claimed.portfolio_id LEFT JOIN leagues l ON l.id = p.league_id
                     WHERE p.archived_at IS NULL
@@ -248,6 +252,40 @@ public enum TradeStatement {
                 )
                 """
         }
+    }
+
+    /// The CTE `claimed`: the open order `id`, locked unless another process holds it. A leg
+    /// with an open sibling is claimed only with it (`pair`, both locked in id order, the
+    /// lock order of orders), so of two legs filling at once on two processes one fills
+    /// and cancels the other, or neither does now. An entry locks the legs it opens (`legs`).
+    private static func claimed(_ id: Int, _ order: TradeOrder) -> PostgresQuery {
+        let columns: PostgresQuery = "o.id, o.portfolio_id, o.reserved_cash, o.reserved_quantity, o.note, o.by_key, o.placed_by"
+        let legs: PostgresQuery = order.opensLegs ? """
+            , legs AS (
+                SELECT l.id FROM orders l WHERE l.parent_id = \(id) AND l.status = 'held'
+                ORDER BY l.id FOR UPDATE
+            )
+            """ : ""
+        guard let sibling = order.sibling else {
+            return """
+                claimed AS (
+                    SELECT \(columns) FROM orders o
+                    WHERE o.id = \(id) AND o.status = 'new'
+                    FOR UPDATE SKIP LOCKED
+                )\(legs)
+                """
+        }
+        return """
+            pair AS (
+                SELECT \(columns) FROM orders o
+                WHERE o.id IN (\(id), \(sibling)) AND o.status = 'new'
+                ORDER BY o.id FOR UPDATE SKIP LOCKED
+            ), claimed AS (
+                SELECT * FROM pair WHERE pair.id = \(id)
+                  AND (EXISTS (SELECT 1 FROM pair WHERE pair.id = \(sibling))
+                       OR NOT EXISTS (SELECT 1 FROM orders s WHERE s.id = \(sibling) AND s.status = 'new'))
+            )\(legs)
+            """
     }
 
     /// Whether the gate of `owned` lets the portfolio trade: the condition of every update
@@ -333,7 +371,13 @@ public enum TradeStatement {
             column == "reserved_cash"
                 ? "least((SELECT reserved_cash FROM claimed), \(order.amount + order.fee))"
                 : "least((SELECT reserved_quantity FROM claimed), \(order.shares))"
-        case .resting: "(SELECT \(unescaped: column) FROM claimed)"
+        case .resting:
+            if let sibling = order.sibling {
+                // A leg's fill releases the hold of its pair (their shares are held once).
+                "((SELECT \(unescaped: column) FROM claimed) + coalesce((SELECT \(unescaped: column) FROM pair WHERE id = \(sibling)), 0))"
+            } else {
+                "(SELECT \(unescaped: column) FROM claimed)"
+            }
         }
     }
 
@@ -421,11 +465,14 @@ public enum TradeStatement {
         case .marketTrade: "NULL::int8"
         case .market, .resting: "(SELECT id FROM order_row)"
         }
+        // A leg's sibling is closed by a function, in a CTE that runs only when its column is
+        // read (not by count(*), nor by a join the planner may drop).
+        let siblingClosed: PostgresQuery = order.sibling == nil ? "" : " WHERE (SELECT count(closed) FROM sibling_closed) >= 0"
         return """
             \(remembered)
             SELECT outcome.outcome, trade.id, trade.portfolio_id, trade.created_at,
                    (SELECT cash FROM cash_after), (SELECT quantity FROM position_after), \(orderID)
-            FROM outcome LEFT JOIN trade ON true
+            FROM outcome LEFT JOIN trade ON true\(siblingClosed)
             """
     }
 
@@ -434,15 +481,24 @@ public enum TradeStatement {
     /// checked by the row update itself, so no interleaving can overspend — then the
     /// holding, the trade row and the order row are written.
     private static func buy(_ order: TradeOrder) -> PostgresQuery {
-        """
+        let held = heldForLegs(order)
+        return """
         WITH \(ownedPortfolio(order)), \(buyCash(order)), position_after AS (
-            INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
-            SELECT id, \(order.symbol), \(order.shares), \(order.amount) FROM cash_after
+            INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis\(held.column))
+            SELECT id, \(order.symbol), \(order.shares), \(order.amount)\(held.value) FROM cash_after
             ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
-                quantity = h.quantity + excluded.quantity, cost_basis = h.cost_basis + excluded.cost_basis
+                quantity = h.quantity + excluded.quantity, cost_basis = h.cost_basis + excluded.cost_basis\(held.update)
             RETURNING quantity
         ), \(tradeRow(.buy, order, realizedGain: nil, from: "cash_after"))\(ending(.buy, order, refusal: buyRefusal(order)))
         """
+    }
+
+    /// The holding's held shares an entry adds for its legs (`legsHeld`), in a buy's
+    /// upsert of the holding: none for any other buy (the statement is then as before).
+    private static func heldForLegs(_ order: TradeOrder) -> (column: PostgresQuery, value: PostgresQuery, update: PostgresQuery) {
+        guard order.opensLegs else { return ("", "", "") }
+        return (", reserved_quantity", ", \(legsHeld(order, after: "\(order.quantity)"))",
+                ", reserved_quantity = h.reserved_quantity + \(legsHeld(order, after: "h.quantity + excluded.quantity"))")
     }
 
     /// A buy's cash: taken only if the buying power (cash not reserved by other open
@@ -528,7 +584,41 @@ public enum TradeStatement {
     /// What every fill ends with after its trade row: the order row, the outcome (the
     /// update refused: `refusal`) and what is remembered and reported.
     private static func ending(_ side: TradeSide, _ order: TradeOrder, refusal: PostgresQuery) -> PostgresQuery {
-        "\(orderRow(side, order))\(volumeCounted(order)), \(outcome(order, refusal: refusal))\(rememberAndReport(order))"
+        "\(orderRow(side, order))\(volumeCounted(order))\(legsMoved(order)), \(outcome(order, refusal: refusal))\(rememberAndReport(order))"
+    }
+
+    /// A leg's fill cancels its sibling; an entry's fill opens its legs, the first of them
+    /// holding the shares it bought (as many as the position after it has: `legsHeld`).
+    private static func legsMoved(_ order: TradeOrder) -> PostgresQuery {
+        var moved: PostgresQuery = ""
+        if let sibling = order.sibling {
+            // (Its hold went with the fill's: `released`.)
+            moved = """
+                , sibling_closed AS (
+                    SELECT close_orders(ARRAY(SELECT id FROM pair WHERE id = \(sibling)), \(OrderStatus.canceled),
+                                        'The other leg filled.', false) AS closed
+                    FROM trade
+                )
+                """
+        }
+        if order.opensLegs {
+            moved = """
+                \(moved), legs_opened AS (
+                    UPDATE orders l SET status = 'new', updated_at = trade.created_at,
+                        reserved_quantity = CASE WHEN l.id = (SELECT min(id) FROM legs)
+                                                 THEN least(\(order.quantity), greatest((SELECT quantity FROM position_after), 0)) ELSE 0 END
+                    FROM trade WHERE l.id IN (SELECT id FROM legs)
+                )
+                """
+        }
+        return moved
+    }
+
+    /// What an entry's fill adds to its holding's held shares for the legs it opens: the
+    /// shares it bought, at most the position after it (a buy that covers a short keeps
+    /// less); nothing once its legs are gone. `after` is the position after the fill.
+    private static func legsHeld(_ order: TradeOrder, after: PostgresQuery) -> PostgresQuery {
+        "CASE WHEN EXISTS (SELECT 1 FROM legs) THEN least(\(order.quantity), greatest(\(after), 0)) ELSE 0 END"
     }
 
     /// Under a volume cap, the fill's shares counted against it: the upsert locks the
@@ -599,6 +689,7 @@ public enum TradeStatement {
     /// bought beyond the short open a long position at the price.
     private static func buyWithShorts(_ order: TradeOrder) -> PostgresQuery {
         let quantity = order.quantity
+        let held = heldForLegs(order)
         let gain: PostgresQuery = """
             CASE WHEN b.quantity < 0 THEN
                 cost_basis_kept(b.cost_basis, b.quantity, least(b.quantity + \(quantity), 0)) - b.cost_basis
@@ -607,10 +698,10 @@ public enum TradeStatement {
             """
         return """
             WITH \(ownedPortfolio(order)), \(positionBefore(order)), \(buyCash(order)), position_after AS (
-                INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis)
-                SELECT id, \(order.symbol), \(quantity), \(order.amount) FROM cash_after
+                INSERT INTO holdings AS h (portfolio_id, symbol, quantity, cost_basis\(held.column))
+                SELECT id, \(order.symbol), \(quantity), \(order.amount)\(held.value) FROM cash_after
                 ON CONFLICT (portfolio_id, symbol) DO UPDATE SET
-                    quantity = h.quantity + excluded.quantity,
+                    quantity = h.quantity + excluded.quantity\(held.update),
                     cost_basis = CASE WHEN h.quantity >= 0 THEN h.cost_basis + excluded.cost_basis
                                       WHEN h.quantity + excluded.quantity <= 0
                                           THEN cost_basis_kept(h.cost_basis, h.quantity, h.quantity + excluded.quantity)
