@@ -200,6 +200,28 @@ class PhoneLayoutTest(BrowserTest):
                        "#allocation canvas", "#allocation-symbols td"]
             self.assert_on_screen([e for css in figures for e in self.driver.find_elements(By.CSS_SELECTOR, css)], "the figure")
 
+    def order_ticket(self, screen):
+        """The order ticket with exits (a bracket's take-profit and stop-loss): every field on
+        the screen, nothing wider than it."""
+        symbol = next(iter(BOUGHT))
+        self.go(f"#/stock/{symbol}")
+        self.text_in("#stock-symbol", symbol)
+        self.click("#order")
+        Select(self.find("#order-class")).select_by_value("bracket")
+        self.find("#order-take-profit").send_keys("1000")
+        self.find("#order-stop-loss").send_keys("1")
+        self.text_in("#order-explain", "whichever comes first")
+        self.shot(f"{screen}-order-exits")
+        self.assert_no_sideways_scroll("order ticket", screen)
+        if screen == "phone":
+            for css in ("#order-class", "#order-take-profit", "#order-stop-loss", "#order-confirm"):
+                # (The ticket scrolls within itself on a phone, as the player would.)
+                field = self.find(css)
+                self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", field)
+                self.assert_on_screen([field], "the order ticket's field")
+            self.assert_inside(self.find("#order-form"), "the order ticket")
+        self.click("#order-form .actions button[type='button']")
+
     def portfolio_select_page(self, screen, route, name, heading, select):
         """A page with a portfolio select showing the league of the long name: no wider
         than the screen, the select on it (its name cut with an ellipsis on a phone)."""
@@ -432,7 +454,8 @@ class PhoneLayoutTest(BrowserTest):
         for screen in ("phone", "desktop"):
             if screen == "desktop":
                 self.desktop()
-            for name, page in (("portfolio", self.portfolio), ("market", self.market), ("analytics", self.analytics)):
+            for name, page in (("portfolio", self.portfolio), ("market", self.market), ("analytics", self.analytics),
+                               ("order ticket", self.order_ticket)):
                 with self.subTest(f"the {name} page on a {screen}"):
                     page(screen)
             for route, name, heading, select in (("#/orders", "orders", "Orders", "#portfolio-select"),

@@ -13,7 +13,7 @@ import os
 import random
 import sys
 import time
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (ADMIN, NEGATIVE, REPLAY, ROOT, WORTH_DRIFT, Client, Database, Server,  # noqa: E402
@@ -190,6 +190,10 @@ async def conservation(args, profile):
         # Ten play a realistic league: fills at a quote with a spread and an impact, margin,
         # interest and borrow fees; mid-run every portfolio's close is taken twice at once.
         realistic_portfolios = await realistic_league(client, players[45:55])
+        # Two borrow to buy MARG in a league with maintenance; mid-run MARG falls below it and
+        # two closes find it so: the server's processes sell them out once (margin_call_flow).
+        margin_portfolios = await margin_call_league(client, admin, players[55:57])
+        margin_ids = [portfolio for _, portfolio in margin_portfolios]
         # Six more players each own a bot trading through /v2 on either of two server
         # processes while they trade their own portfolios; keys are revoked and bots deleted
         # mid-run (bots.BotPlay).
@@ -276,7 +280,8 @@ async def conservation(args, profile):
 
         async def snapshot_loop():
             while time.monotonic() < deadline:
-                drift = await setup.database.scalar_async(bots.keys_at_cost(hosting.WORTH_DRIFT_HOST_AT_COST))  # HOST and KEYS move meanwhile
+                # HOST and KEYS move meanwhile; MARG falls (the margin call's portfolios are left out).
+                drift = await setup.database.scalar_async(worth_except(bots.keys_at_cost(hosting.WORTH_DRIFT_HOST_AT_COST), margin_ids))
                 negative = await setup.database.scalar_async(NEGATIVE)
                 if drift is not None and negative is not None:
                     snapshots["taken"] += 1
@@ -303,7 +308,10 @@ async def conservation(args, profile):
             closes["closes taken"] = sum(int(n or 0) for n in taken)
 
         backdated = {"back-dated trades": 0, "back-dated refused": 0}
-        await asyncio.gather(snapshot_loop(), dividend_loop(), close_loop(), *(player_loop() for _ in range(profile["clients"])),
+        margin_calls = {}
+        await asyncio.gather(snapshot_loop(), dividend_loop(), close_loop(),
+                             margin_call_flow(client, admin, setup.database, margin_ids, profile["load_seconds"] / 3, margin_calls),
+                             *(player_loop() for _ in range(profile["clients"])),
                              *(backdated_flow(result, client, practice, deadline, backdated) for _ in range(4)),
                              *play.tasks(deadline, profile["load_seconds"]), *hosted.tasks(deadline, profile["load_seconds"]),
                              *teamed.tasks(deadline, profile["load_seconds"]),
@@ -324,7 +332,7 @@ async def conservation(args, profile):
         for _, watcher in watchers:
             await watcher.stop()
         replay = int(setup.database.scalar(REPLAY))
-        final = int(setup.database.scalar(WORTH_DRIFT)) + int(setup.database.scalar(NEGATIVE))
+        final = int(setup.database.scalar(worth_except(WORTH_DRIFT, margin_ids))) + int(setup.database.scalar(NEGATIVE))
         server_errors = sum(n for c in (client, second) for status, n in c.statuses.items() if status >= 500 or status == 0)
         latencies.sort()
         result.figures.update({
@@ -356,6 +364,7 @@ async def conservation(args, profile):
         result.check(result.figures["fills in euros"] > 0, "no fill in euros")
         result.check(result.figures["realistic fills"] > 0, "no fill at a realistic league's quote")
         result.check(result.figures["orders filled in part"] > 0, "no order filled in part under the volume cap")
+        result.figures.update(await check_margin_calls(result, setup.database, margin_portfolios, margin_calls))
         result.check(closes["closes taken"] == len(realistic_portfolios),
                      f"{closes['closes taken']} closes taken twice at once for {len(realistic_portfolios)} portfolios")
         result.check(snapshots["taken"] >= profile["load_seconds"] // 2, "too few snapshots")
@@ -369,6 +378,83 @@ async def conservation(args, profile):
 
 # Reference rates for a league in euros: 1.10 dollars a euro.
 EURO_RATES = "Date,USD,GBP\n2024-01-02,1.10,0.86\n"
+
+
+def worth_except(query, portfolio_ids):
+    """A worth-drift query leaving out `portfolio_ids` (whose holdings were bought at
+    another price than the one they are valued at)."""
+    if not portfolio_ids:
+        return query
+    changed = query.replace("WHERE p.kind <> 'practice'", f"WHERE p.kind <> 'practice' AND p.id NOT IN ({','.join(map(str, portfolio_ids))})")
+    assert changed != query
+    return changed
+
+
+async def margin_call_league(client, admin, players):
+    """A league that lends (50 %) with a 25 % maintenance and 8 % debit interest, whose
+    members each borrow 5,000 to buy 1,500 MARG at 10.00."""
+    status, body, _ = await client.request("PUT", "/api/admin/instruments", admin, [{"symbol": "MARG", "name": "Margin Corp"}])
+    assert status == 200, body
+    status, body, _ = await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "MARG", "price": "10.00"}])
+    assert status == 200, body
+    owner = players[0][0]
+    status, league, _ = await client.request("POST", "/api/leagues/create", owner, {
+        "name": "Margin call", "mode": "isolated", "startingCash": "10000",
+        "rules": {"marginPercent": "50", "maintenancePercent": "25", "debitRatePercent": "8"}})
+    assert status == 201, league
+    portfolios = []
+    for token, _ in players:
+        if token != owner:
+            await client.request("POST", f"/api/leagues/join/{league['code']}", token)
+        mine = (await client.request("GET", "/api/portfolios", token))[1]
+        portfolio = next(p["id"] for p in mine if p["leagueId"] == league["id"])
+        status, bought, _ = await client.request("POST", "/api/stock/buy", token, {"symbol": "MARG", "amount": 1500, "portfolioId": portfolio})
+        assert status == 200 and bought["cash"].startswith("-5000."), bought
+        portfolios.append((token, portfolio))
+    return portfolios
+
+
+async def margin_call_flow(client, admin, database, portfolio_ids, after, figures):
+    """After `after` seconds MARG falls to 4.00: equity 1,000 against 25 % of 6,000. Two
+    closes find it so — the market day before the server's last close, then that close
+    (`MarginCloses.lastClose`: 16:00 UTC under the `always` schedule), each taken by two
+    connections at once through `margin_close` (the server's own chore never takes them: the
+    league began after that close) — so the servers' chores sell the positions, once."""
+    await asyncio.sleep(after)
+    status, body, _ = await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "MARG", "price": "4.00"}])
+    assert status == 200, body
+    now = datetime.now(timezone.utc)
+    last = now.date() if now.hour >= 16 else now.date() - timedelta(days=1)
+    taken = 0
+    for day in (last - timedelta(days=1), last):
+        take = f"SELECT count(*) FROM unnest(ARRAY[{','.join(map(str, portfolio_ids))}]::int8[]) p, margin_close(p, '{day}', '{day}T16:00:00Z') m"
+        taken += sum(int(n or 0) for n in await asyncio.gather(database.scalar_async(take), database.scalar_async(take)))
+    figures["margin closes staged"] = taken
+    figures["staged at"] = time.monotonic()
+
+
+async def check_margin_calls(result, database, portfolios, staged):
+    """Each margin-call portfolio was called once and sold out once, by whichever process
+    came first, within 20 s of its second close: no MARG left, one forced sale, one notice."""
+    ids = ",".join(str(portfolio) for _, portfolio in portfolios)
+    query = f"""
+        SELECT (SELECT count(*) FROM holdings WHERE portfolio_id IN ({ids}) AND quantity <> 0),
+               (SELECT count(*) FROM trades WHERE portfolio_id IN ({ids}) AND source = 'liquidation'),
+               (SELECT count(*) FROM notifications n JOIN portfolios p ON p.user_id = n.user_id
+                WHERE p.id IN ({ids}) AND n.kind = 'liquidated'),
+               (SELECT count(*) FROM notifications n JOIN portfolios p ON p.user_id = n.user_id
+                WHERE p.id IN ({ids}) AND n.kind = 'margin_call')"""
+    for _ in range(40):
+        held, sales, sold_notices, calls = (int(n) for n in database.query(query)[0])
+        if held == 0 and sold_notices == len(portfolios):
+            break
+        await asyncio.sleep(0.5)
+    figures = {"margin closes staged": staged.get("margin closes staged"), "positions left after the forced sales": held,
+               "forced sales": sales, "'liquidated' notices": sold_notices, "'margin_call' notices": calls}
+    result.check(staged.get("margin closes staged") == 2 * len(portfolios), f"margin closes: {figures}")
+    result.check(held == 0 and sales == len(portfolios) and sold_notices == len(portfolios) and calls == len(portfolios),
+                 f"each margin call sold out once and told once: {figures}")
+    return figures
 
 
 async def euro_league(client, admin, players):

@@ -186,7 +186,9 @@ struct OrderService: Sendable {
         guard let old = try await store.order(userID: userID, id: id) else { throw TradingError.noSuchOrder }
         guard old.status == .new else {
             // A team's viewer replaces nothing, open or not.
-            throw try await store.orderHolder(id: id, userID: userID, trading: true) == nil ? TradingError.notATrader : TradingError.orderNotOpen
+            // (One whose seat went meanwhile no longer sees it at all.)
+            if try await store.orderHolder(id: id, userID: userID, trading: true) != nil { throw TradingError.orderNotOpen }
+            throw try await store.order(userID: userID, id: id) == nil ? TradingError.noSuchOrder : TradingError.notATrader
         }
         guard old.orderClass == .simple else {
             throw InvalidInput("An order with legs (a \(old.orderClass.rawValue) order, or one of its legs) is not replaced: cancel it and place another.")
