@@ -173,16 +173,9 @@ async def conservation(args, profile):
             status, league, _ = await client.request("POST", "/api/leagues/create", players[index][0], {"name": f"League {index}", "maxMembers": 40})
             leagues.append(league["code"])
         # An isolated league with short selling and a commission; its members also trade there.
-        status, shorts, _ = await client.request("POST", "/api/leagues/create", players[5][0], {
+        _, short_portfolios = await league_seats(client, players[5:25], {
             "name": "Shorts", "mode": "isolated", "startingCash": "20000",
             "rules": {"allowShortSelling": True, "shortMarginPercent": "150", "commissionPercent": "0.1"}})
-        assert status == 201, shorts
-        short_portfolios = []
-        for token, _ in players[5:25]:
-            if token != players[5][0]:
-                await client.request("POST", f"/api/leagues/join/{shorts['code']}", token)
-            mine = (await client.request("GET", "/api/portfolios", token))[1]
-            short_portfolios.append((token, next(p["id"] for p in mine if p["leagueId"] == shorts["id"])))
         # Ten players also replay January 2024 in practice portfolios, back-dating trades.
         practice = await practice_portfolios(client, admin, players[25:35], imported=True)
         # Ten play a league in euros, paying a spread on every fill.
@@ -380,6 +373,21 @@ async def conservation(args, profile):
 EURO_RATES = "Date,USD,GBP\n2024-01-02,1.10,0.86\n"
 
 
+async def league_seats(client, players, body):
+    """An isolated league created by the first of `players` with `body`, which the others
+    join: the league, and each player's (token, league portfolio id)."""
+    owner = players[0][0]
+    status, league, _ = await client.request("POST", "/api/leagues/create", owner, body)
+    assert status == 201, league
+    portfolios = []
+    for token, _ in players:
+        if token != owner:
+            await client.request("POST", f"/api/leagues/join/{league['code']}", token)
+        mine = (await client.request("GET", "/api/portfolios", token))[1]
+        portfolios.append((token, next(p["id"] for p in mine if p["leagueId"] == league["id"])))
+    return league, portfolios
+
+
 def worth_except(query, portfolio_ids):
     """A worth-drift query leaving out `portfolio_ids` (whose holdings were bought at
     another price than the one they are valued at)."""
@@ -397,20 +405,12 @@ async def margin_call_league(client, admin, players):
     assert status == 200, body
     status, body, _ = await client.request("POST", "/api/admin/quotes", admin, [{"symbol": "MARG", "price": "10.00"}])
     assert status == 200, body
-    owner = players[0][0]
-    status, league, _ = await client.request("POST", "/api/leagues/create", owner, {
+    _, portfolios = await league_seats(client, players, {
         "name": "Margin call", "mode": "isolated", "startingCash": "10000",
         "rules": {"marginPercent": "50", "maintenancePercent": "25", "debitRatePercent": "8"}})
-    assert status == 201, league
-    portfolios = []
-    for token, _ in players:
-        if token != owner:
-            await client.request("POST", f"/api/leagues/join/{league['code']}", token)
-        mine = (await client.request("GET", "/api/portfolios", token))[1]
-        portfolio = next(p["id"] for p in mine if p["leagueId"] == league["id"])
+    for token, portfolio in portfolios:
         status, bought, _ = await client.request("POST", "/api/stock/buy", token, {"symbol": "MARG", "amount": 1500, "portfolioId": portfolio})
         assert status == 200 and bought["cash"].startswith("-5000."), bought
-        portfolios.append((token, portfolio))
     return portfolios
 
 
@@ -461,36 +461,22 @@ async def euro_league(client, admin, players):
     """An isolated league in euros with a 0.5 % spread; the members' league portfolios."""
     status, body, _ = await client.request("POST", "/api/admin/fx", admin, raw=EURO_RATES.encode(), content_type="text/csv")
     assert status == 200, body
-    owner = players[0][0]
-    status, league, _ = await client.request("POST", "/api/leagues/create", owner, {
+    league, portfolios = await league_seats(client, players, {
         "name": "Euros", "mode": "isolated", "startingCash": "15000", "currency": "EUR", "rules": {"fxSpreadPercent": "0.5"}})
-    assert status == 201 and league["currency"] == "EUR", league
-    portfolios = []
-    for token, _ in players:
-        if token != owner:
-            await client.request("POST", f"/api/leagues/join/{league['code']}", token)
-        mine = (await client.request("GET", "/api/portfolios", token))[1]
-        portfolios.append((token, next(p["id"] for p in mine if p["leagueId"] == league["id"])))
+    assert league["currency"] == "EUR", league
     return portfolios
 
 
 async def realistic_league(client, players):
     """An isolated league with realistic fills and margin; the members' league portfolios."""
-    owner = players[0][0]
-    status, league, _ = await client.request("POST", "/api/leagues/create", owner, {
+    league, portfolios = await league_seats(client, players, {
         "name": "Realistic", "mode": "isolated", "startingCash": "10000", "rules": {
             "fillPrice": "quote", "spreadBps": "20", "impactCoefficient": "0.1", "minPrice": "15",
             "allowShortSelling": True, "minShortPrice": "25", "marginPercent": "50", "maintenancePercent": "25",
             "debitRatePercent": "8", "creditRatePercent": "2", "borrowFeePercent": "10",
             # R1 and R2 traded 100 shares on their last day: 10 a day each for a portfolio.
             "volumeCapPercent": "10"}})
-    assert status == 201 and league["rules"]["marginPercent"] == "50.00", league
-    portfolios = []
-    for token, _ in players:
-        if token != owner:
-            await client.request("POST", f"/api/leagues/join/{league['code']}", token)
-        mine = (await client.request("GET", "/api/portfolios", token))[1]
-        portfolios.append((token, next(p["id"] for p in mine if p["leagueId"] == league["id"])))
+    assert league["rules"]["marginPercent"] == "50.00", league
     return portfolios
 
 

@@ -491,7 +491,7 @@ struct OrderStore: Sendable {
 
     /// `records` with the legs of those that have legs (a bracket's or OTO's entry, an
     /// OCO's take-profit): one more query, only when some have.
-    func withLegs(_ records: [OrderRecord]) async throws -> [OrderRecord] {
+    private func withLegs(_ records: [OrderRecord]) async throws -> [OrderRecord] {
         let parents = records.filter { $0.orderClass != .simple && $0.parentID == nil }.map(\.id)
         guard !parents.isEmpty else { return records }
         let legs = try await pool.query("\(Self.columns) WHERE o.parent_id = ANY(\(parents)) ORDER BY o.id").map(Self.record)
@@ -577,7 +577,7 @@ struct OrderStore: Sendable {
         case .all: ""
         }
         let order: PostgresQuery = ascending ? "ORDER BY o.created_at, o.id" : "ORDER BY o.created_at DESC, o.id DESC"
-        return try await pool.query(
+        return try await withLegs(pool.query(
             """
             \(Self.columns)
             WHERE o.portfolio_id = \(portfolioID) \(status)
@@ -587,7 +587,7 @@ struct OrderStore: Sendable {
               AND (\(until)::timestamptz IS NULL OR o.created_at < \(until)::timestamptz)
             \(order) LIMIT \(limit)
             """
-        ).map(Self.record).withLegs(self)
+        ).map(Self.record))
     }
 
     /// Orders of one portfolio, newest first, with ids below `before`.
@@ -597,7 +597,7 @@ struct OrderStore: Sendable {
         case .closed: "AND o.status NOT IN ('new', 'held')"
         case .all: ""
         }
-        return try await pool.query(
+        return try await withLegs(pool.query(
             """
             \(Self.columns)
             WHERE o.portfolio_id = \(portfolioID) \(status)
@@ -605,18 +605,12 @@ struct OrderStore: Sendable {
               AND (\(before)::int8 IS NULL OR o.id < \(before)::int8)
             ORDER BY o.id DESC LIMIT \(limit)
             """
-        ).map(Self.record).withLegs(self)
+        ).map(Self.record))
     }
 }
 
 extension OrderStore.Placed {
     init(_ row: PostgresRow) throws {
         (outcome, id, mayFillNow) = try row.decode((TradeOutcome, Int?, Bool).self)
-    }
-}
-
-private extension Array where Element == OrderStore.OrderRecord {
-    func withLegs(_ store: OrderStore) async throws -> [OrderStore.OrderRecord] {
-        try await store.withLegs(self)
     }
 }

@@ -606,7 +606,7 @@ public enum TradeStatement {
                 \(moved), legs_opened AS (
                     UPDATE orders l SET status = 'new', updated_at = trade.created_at,
                         reserved_quantity = CASE WHEN l.id = (SELECT min(id) FROM legs)
-                                                 THEN least(\(order.quantity), greatest((SELECT quantity FROM position_after), 0)) ELSE 0 END
+                                                 THEN \(legsHeld(order, after: "(SELECT quantity FROM position_after)")) ELSE 0 END
                     FROM trade WHERE l.id IN (SELECT id FROM legs)
                 )
                 """

@@ -291,19 +291,10 @@ struct TradingRulesInput: Decodable, Sendable {
     /// The checked rules, over `defaults`; symbols are normalised but not looked up.
     func rules(over defaults: TradingRules) throws -> TradingRules {
         var rules = defaults
-        if let flat = commissionFlat?.value {
-            try Self.check(flat, "rules.commissionFlat", 0...1_000_000)
-            rules.commission.flat = flat
-        }
-        if let percent = commissionPercent?.value {
-            try Self.check(percent, "rules.commissionPercent", 0...10)
-            rules.commission.percent = percent
-        }
+        try Self.set(&rules.commission.flat, commissionFlat, "rules.commissionFlat", 0...1_000_000)
+        try Self.set(&rules.commission.percent, commissionPercent, "rules.commissionPercent", 0...10)
         rules.allowShortSelling = allowShortSelling ?? rules.allowShortSelling
-        if let margin = shortMarginPercent?.value {
-            try Self.check(margin, "rules.shortMarginPercent", 100...1000)
-            rules.shortMarginPercent = margin
-        }
+        try Self.set(&rules.shortMarginPercent, shortMarginPercent, "rules.shortMarginPercent", 100...1000)
         if let limit = maxPositionPercent?.value {
             try Self.check(limit, "rules.maxPositionPercent", 0...100)
             guard limit > 0 else { throw InvalidInput("rules.maxPositionPercent must be above 0.") }
@@ -327,55 +318,35 @@ struct TradingRulesInput: Decodable, Sendable {
             }
             rules.allowedSymbols = Set(normalized)
         }
-        if let spread = fxSpreadPercent?.value {
-            try Self.check(spread, "rules.fxSpreadPercent", 0...10)
-            rules.fxSpreadPercent = spread
-        }
+        try Self.set(&rules.fxSpreadPercent, fxSpreadPercent, "rules.fxSpreadPercent", 0...10)
         if let fillPrice {
             guard let rule = FillPriceRule(rawValue: fillPrice) else { throw InvalidInput("rules.fillPrice must be last or quote.") }
             rules.fillPrice = rule
         }
-        if let bps = spreadBps?.value {
-            try Self.check(bps, "rules.spreadBps", 0...500)
-            rules.spreadBps = bps
-        }
-        if let coefficient = impactCoefficient?.value {
-            try Self.check(coefficient, "rules.impactCoefficient", 0...1)
-            rules.impactCoefficient = coefficient
-        }
-        if let price = minPrice?.value {
-            try Self.check(price, "rules.minPrice", 0...1_000_000)
-            rules.minPrice = price
-        }
-        if let price = minShortPrice?.value {
-            try Self.check(price, "rules.minShortPrice", 0...1_000_000)
-            rules.minShortPrice = price
-        }
-        if let cap = volumeCapPercent?.value {
-            try Self.check(cap, "rules.volumeCapPercent", Decimal(string: "0.1")!...100)
-            rules.volumeCapPercent = cap
-        }
-        if let margin = marginPercent?.value {
-            try Self.check(margin, "rules.marginPercent", 25...100)
-            rules.marginPercent = margin
-        }
-        if let maintenance = maintenancePercent?.value {
-            try Self.check(maintenance, "rules.maintenancePercent", 10...100)
-            rules.maintenancePercent = maintenance
-        }
-        if let rate = debitRatePercent?.value {
-            try Self.check(rate, "rules.debitRatePercent", 0...50)
-            rules.debitRatePercent = rate
-        }
-        if let rate = creditRatePercent?.value {
-            try Self.check(rate, "rules.creditRatePercent", 0...20)
-            rules.creditRatePercent = rate
-        }
-        if let rate = borrowFeePercent?.value {
-            try Self.check(rate, "rules.borrowFeePercent", 0...100)
-            rules.borrowFeePercent = rate
-        }
+        try Self.set(&rules.spreadBps, spreadBps, "rules.spreadBps", 0...500)
+        try Self.set(&rules.impactCoefficient, impactCoefficient, "rules.impactCoefficient", 0...1)
+        try Self.set(&rules.minPrice, minPrice, "rules.minPrice", 0...1_000_000)
+        try Self.set(&rules.minShortPrice, minShortPrice, "rules.minShortPrice", 0...1_000_000)
+        try Self.set(&rules.volumeCapPercent, volumeCapPercent, "rules.volumeCapPercent", Decimal(string: "0.1")!...100)
+        try Self.set(&rules.marginPercent, marginPercent, "rules.marginPercent", 25...100)
+        try Self.set(&rules.maintenancePercent, maintenancePercent, "rules.maintenancePercent", 10...100)
+        try Self.set(&rules.debitRatePercent, debitRatePercent, "rules.debitRatePercent", 0...50)
+        try Self.set(&rules.creditRatePercent, creditRatePercent, "rules.creditRatePercent", 0...20)
+        try Self.set(&rules.borrowFeePercent, borrowFeePercent, "rules.borrowFeePercent", 0...100)
         return rules
+    }
+
+    /// Sets `target` to `input` when it was sent, checked against `range`.
+    private static func set(_ target: inout Decimal, _ input: DecimalInput?, _ field: String, _ range: ClosedRange<Decimal>) throws {
+        guard let value = input?.value else { return }
+        try check(value, field, range)
+        target = value
+    }
+
+    private static func set(_ target: inout Decimal?, _ input: DecimalInput?, _ field: String, _ range: ClosedRange<Decimal>) throws {
+        guard let value = input?.value else { return }
+        try check(value, field, range)
+        target = value
     }
 
     private static func check(_ value: Decimal, _ field: String, _ range: ClosedRange<Decimal>) throws {
