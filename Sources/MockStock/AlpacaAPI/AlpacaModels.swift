@@ -564,7 +564,7 @@ struct AlpacaActivity: Encodable, Sendable {
         id = record.cursor
         accountId = accountID
         activityType = Self.types.first { $0.value.contains(record.type) }?.key ?? "MA"
-        symbol = record.symbol
+        symbol = record.symbol.map(Symbol.shown)
         if record.type == "fill" {
             transactionTime = record.at
             type = "fill"

@@ -104,7 +104,7 @@ struct AlpacaStore: Sendable {
         try await stale.query(
             """
             SELECT uuid::text, symbol, name, active FROM instruments
-            WHERE \(active)::bool IS NULL OR active = \(active)::bool ORDER BY symbol
+            WHERE (\(active)::bool IS NULL OR active = \(active)::bool) AND league_id IS NULL ORDER BY symbol
             """
         ).map(Self.assetRecord)
     }

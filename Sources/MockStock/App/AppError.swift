@@ -37,7 +37,7 @@ public struct AppError: Error, Sendable, Equatable {
     }
 
     public static func unknownSymbol(_ symbol: String) -> AppError {
-        AppError(.notFound, code: "unknown_symbol", detail: "No instrument has the symbol \(symbol).")
+        AppError(.notFound, code: "unknown_symbol", detail: "No instrument has the symbol \(Symbol.shown(symbol)).")
     }
 
     public static func quoteUnavailable(_ detail: String = "No current price can be had right now; try again shortly.") -> AppError {

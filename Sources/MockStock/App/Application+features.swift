@@ -13,6 +13,8 @@ struct Features {
     /// A portfolio's value over time; the league risk figures read it too.
     let history: ValueHistoryService
     let leagues: LeagueService
+    /// Scenario leagues' own markets and scripted events.
+    let markets: LeagueMarketService
     let gradebook: Gradebook
     let journal: JournalStore
     let news: LeagueNewsStore
@@ -48,7 +50,10 @@ struct Features {
             startingCash: configuration.startingCash
         )
         self.history = history
-        leagues = LeagueService(store: stores.leagues, standings: stores.standings, market: market.store, quotes: market.quotes)
+        markets = LeagueMarketService(
+            store: LeagueMarketStore(pool: database.pool), hours: market.hours, pricesStored: market.pricesStored, now: configuration.clock
+        )
+        leagues = LeagueService(store: stores.leagues, standings: stores.standings, market: market.store, quotes: market.quotes, markets: markets)
         gradebook = Gradebook(leagues: stores.leagues, standings: stores.standings)
         journal = stores.journal
         news = stores.news

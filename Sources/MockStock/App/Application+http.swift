@@ -115,6 +115,7 @@ func addPlayerRoutes(to json: RouterGroup<AppRequestContext>, admin: RouterGroup
     AuditController(store: features.audit, leagues: features.leagues).addRoutes(to: json)
     RosterController(rosters: features.rosters, leagues: features.leagues).addRoutes(to: json)
     TeamController(teams: features.teams, leagues: features.leagues).addRoutes(to: json)
+    LeagueMarketController(markets: features.markets, leagues: features.leagues).addRoutes(to: json)
     JournalController(leagues: features.leagues, store: features.journal).addRoutes(to: json)
     LeagueNewsController(leagues: features.leagues, store: features.news).addRoutes(to: json)
     BotsController(bots: features.bots).addRoutes(to: json)

@@ -45,6 +45,7 @@ func housekeeping(
                 .init(name: "corporate actions") { try await corporateActions.process() },
                 .init(name: "order sweep") { try await matcher.sweep() },
                 .init(name: "margin closes") { try await marginCloses.run() },
+                .init(name: "scenario league clocks") { [markets = features.markets] in try await markets.advanceDue() },
             ],
             interval: configuration.orderSweepInterval, logger: logger, started: started
         ),

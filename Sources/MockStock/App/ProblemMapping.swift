@@ -37,6 +37,19 @@ extension AppError {
             case .adminAccount:
                 return .forbidden("An admin's account is not erased by another admin; make it a player's first.")
             }
+        case let error as LeagueMarketError:
+            switch error {
+            case .noMarket:
+                return AppError(.notFound, code: "no_league_market", detail: "This league trades the real market: it has no market of its own.")
+            case .onClock:
+                return AppError(.conflict, code: "market_on_clock", detail: "This league's days pass on its clock (dayMinutes); its host does not advance them.")
+            case .lastDay:
+                return AppError(.conflict, code: "market_last_day", detail: "This league's market has reached the last day of its window.")
+            case .dayPassed(let today):
+                return AppError(.conflict, code: "event_day_passed", detail: "The league has reached day \(today); an event is scripted for a later day.")
+            case .beyondWindow(let days):
+                return AppError(.unprocessableContent, code: "validation_failed", detail: "day must be within the league's \(days) days.")
+            }
         case let error as TeamError:
             switch error {
             case .noSuchTeam: return .notFound("No such team in this league.")

@@ -16,6 +16,8 @@ enum AuditAction: String, Sendable, CaseIterable {
     case leagueTeamCreate = "league.team_create"
     case leagueTeamMember = "league.team_member"
     case leagueMemberDelete = "league.member_delete"
+    case leagueMarketAdvance = "league.market_advance"
+    case leagueEventCreate = "league.event_create"
     case accountDelete = "account.delete"
     case adminPrices = "admin.prices"
     case adminQuotes = "admin.quotes"

@@ -21,7 +21,7 @@ struct JournalStore: Sendable {
             ORDER BY o.id DESC LIMIT \(limit)
             """
         ).decode((Int, String, Int, String, TradeSide, Int, String, Date).self).map {
-            JournalEntry(userId: $0.0, username: $0.1, orderId: $0.2, symbol: $0.3, side: $0.4, quantity: $0.5, note: $0.6, createdAt: $0.7)
+            JournalEntry(userId: $0.0, username: $0.1, orderId: $0.2, symbol: Symbol.shown($0.3), side: $0.4, quantity: $0.5, note: $0.6, createdAt: $0.7)
         }
     }
 }

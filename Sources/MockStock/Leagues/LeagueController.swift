@@ -45,6 +45,8 @@ struct LeagueController {
         let benchmark: String?
         let deleteManagedAfterDays: Int?
         let teams: Bool?
+        /// A scenario league: a market of its own (docs/leagues.md, "Scenario leagues").
+        var market: LeagueMarketRequest?
     }
 
     /// `POST /api/leagues/{id}/freeze`: an optional reason members are told.
@@ -104,7 +106,7 @@ struct LeagueController {
             endsAt: body.endsAt, maxMembers: body.maxMembers, rules: body.rules, bots: body.bots, joinUntil: body.joinUntil,
             ownerPlays: body.ownerPlays ?? true, resetsAllowed: body.resetsAllowed ?? 0, journalRequired: body.journalRequired ?? false,
             rankBy: body.rankBy, benchmark: body.benchmark, deleteManagedAfterDays: body.deleteManagedAfterDays,
-            teams: body.teams ?? false, ownerID: identity.userID
+            teams: body.teams ?? false, market: body.market, ownerID: identity.userID
         )
         return EditedResponse(status: .created, response: League(record: league))
     }

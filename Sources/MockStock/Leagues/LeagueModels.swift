@@ -38,6 +38,8 @@ struct League: ResponseEncodable {
     @NullEncoded var deleteManagedAfterDays: Int?
     /// A team league: members trade their team's portfolio, and the standings rank teams.
     let teams: Bool
+    /// A scenario league's own market (null: the league trades the real market).
+    @NullEncoded var market: LeagueMarketSummary?
     var members: [Standing]?
     /// For its host: the links to hand out (`ReachableAddresses`); empty when the server
     /// is reachable on this machine only.
@@ -81,6 +83,7 @@ struct League: ResponseEncodable {
         benchmark = record.benchmark
         deleteManagedAfterDays = record.deleteManagedAfterDays
         teams = record.teams
+        market = record.market
         self.members = members
     }
 }

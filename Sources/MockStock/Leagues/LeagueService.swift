@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// The rules of leagues: what a league may be, who may join, leave, kick and delete.
 struct LeagueService: Sendable {
@@ -7,6 +8,8 @@ struct LeagueService: Sendable {
     let market: MarketStore
     /// For the rate now of a league's own currency.
     let quotes: any QuoteProvider
+    /// Makes a scenario league's own market.
+    let markets: LeagueMarketService
 
     static let defaultStartingCash = Decimal(string: "100000.00")!
 
@@ -14,7 +17,8 @@ struct LeagueService: Sendable {
         name rawName: String, mode rawMode: String?, startingCash: Decimal?, currency rawCurrency: String? = nil, startsAt: Date?, endsAt: Date?,
         maxMembers: Int?, rules rulesInput: TradingRulesInput? = nil, bots: String? = nil, joinUntil: Date? = nil,
         ownerPlays: Bool = true, resetsAllowed: Int = 0, journalRequired: Bool = false, rankBy: String? = nil,
-        benchmark: String? = nil, deleteManagedAfterDays: Int? = nil, teams: Bool = false, ownerID: Int
+        benchmark: String? = nil, deleteManagedAfterDays: Int? = nil, teams: Bool = false, market marketRequest: LeagueMarketRequest? = nil,
+        ownerID: Int
     ) async throws -> LeagueStore.LeagueRecord {
         try Self.checkRetention(deleteManagedAfterDays)
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -42,6 +46,16 @@ struct LeagueService: Sendable {
         if rules != store.serverRules && mode == .shared {
             throw InvalidInput("rules apply to the league portfolios of an isolated league; in a shared league members trade their personal portfolios.")
         }
+        var openMarket: (@Sendable (Int, PostgresSession) async throws -> Void)?
+        if let marketRequest {
+            guard mode == .isolated else {
+                throw InvalidInput("market applies to an isolated league: its league portfolios trade the league's own market.")
+            }
+            guard rules.allowedSymbols == nil else {
+                throw InvalidInput("rules.allowedSymbols does not apply to a league with a market of its own: it trades the instruments of its window.")
+            }
+            openMarket = try await markets.prepare(marketRequest, startsAt: startsAt)
+        }
         if let symbols = rules.allowedSymbols?.sorted() {
             let known = try await market.names(for: symbols)
             if let unknown = symbols.first(where: { known[$0] == nil }) {
@@ -54,7 +68,7 @@ struct LeagueService: Sendable {
                   resetsAllowed: resetsAllowed, journalRequired: journalRequired, rankBy: try RankBy.parse(rankBy) ?? .netWorth,
                   benchmark: try await BenchmarkStore.named(benchmark ?? "market", in: market),
                   deleteManagedAfterDays: deleteManagedAfterDays, teams: teams),
-            ownerID: ownerID
+            ownerID: ownerID, then: openMarket
         )
     }
 

@@ -42,6 +42,8 @@ struct LeagueStore: Sendable {
         var deleteManagedAfterDays: Int? = nil
         /// A team league: members trade their team's portfolio, and teams are ranked.
         var teams: Bool = false
+        /// A scenario league's market (nil: the league trades the real market).
+        var market: LeagueMarketSummary? = nil
     }
 
     struct NewLeague: Sendable {
@@ -87,40 +89,53 @@ struct LeagueStore: Sendable {
     }
 
     static let columns = "id, name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, created_at, finished_at, bots, join_until, owner_plays, frozen_at, frozen_reason, resets_allowed, journal_required, rank_by, benchmark, delete_managed_after_days, teams, "
-        + LeagueRulesColumns.select
+        + LeagueMarketStore.leagueColumn + ", " + LeagueRulesColumns.select
 
     /// Creates the league with its owner as first member (and, for an isolated league,
     /// the owner's league portfolio with its starting cash), in one statement; a host who
-    /// does not play takes no seat.
-    func create(_ league: NewLeague, ownerID: Int) async throws -> LeagueRecord {
+    /// does not play takes no seat. `then` runs in the same transaction with the new
+    /// league's id (a scenario league's market is made there), and the league is read
+    /// again after it.
+    func create(
+        _ league: NewLeague, ownerID: Int, then: (@Sendable (_ leagueID: Int, _ session: PostgresSession) async throws -> Void)? = nil
+    ) async throws -> LeagueRecord {
         for _ in 0..<5 {
             do {
-                let rows = try await pool.query(
-                    """
-                    WITH league AS (
-                        INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, bots,
-                                             join_until, owner_plays, resets_allowed, journal_required, rank_by, benchmark,
-                                             delete_managed_after_days, teams, \(unescaped: LeagueRulesColumns.names))
-                        VALUES (\(league.name), \(JoinCode.generate()), \(ownerID), \(league.mode), \(league.startingCash),
-                                \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)),
-                                \(league.ownerPlays ? 1 : 0), \(league.bots), \(league.joinUntil), \(league.ownerPlays),
-                                \(Int32(league.resetsAllowed)), \(league.journalRequired), \(league.rankBy), \(league.benchmark),
-                                \(league.deleteManagedAfterDays.map(Int32.init)), \(league.teams), \(LeagueRulesColumns.values(league.rules)))
-                        RETURNING \(unescaped: Self.columns)
-                    ), seated AS (
-                        SELECT * FROM league WHERE owner_plays
-                    ), member AS (
-                        INSERT INTO league_members (league_id, user_id) SELECT id, owner_id FROM seated
-                    ), \(Self.fundIsolated(from: "seated", userID: "owner_id"))
-                    SELECT * FROM league
-                    """
-                )
-                return try record(rows[0])
+                return try await pool.withTransaction { session in
+                    let made = try await insert(league, ownerID: ownerID, in: session)
+                    guard let then else { return made }
+                    try await then(made.id, session)
+                    return try record(try await session.query("SELECT \(unescaped: Self.columns) FROM leagues WHERE id = \(made.id)")[0])
+                }
             } catch let error as PostgresError where error.code == .uniqueViolation && error.constraint == "leagues_code_key" {
                 continue
             }
         }
         throw LeagueError.noFreeJoinCode
+    }
+
+    private func insert(_ league: NewLeague, ownerID: Int, in session: PostgresSession) async throws -> LeagueRecord {
+        let rows = try await session.query(
+            """
+            WITH league AS (
+                INSERT INTO leagues (name, code, owner_id, mode, starting_cash, starts_at, ends_at, max_members, member_count, bots,
+                                     join_until, owner_plays, resets_allowed, journal_required, rank_by, benchmark,
+                                     delete_managed_after_days, teams, \(unescaped: LeagueRulesColumns.names))
+                VALUES (\(league.name), \(JoinCode.generate()), \(ownerID), \(league.mode), \(league.startingCash),
+                        \(league.startsAt), \(league.endsAt), \(league.maxMembers.map(Int32.init)),
+                        \(league.ownerPlays ? 1 : 0), \(league.bots), \(league.joinUntil), \(league.ownerPlays),
+                        \(Int32(league.resetsAllowed)), \(league.journalRequired), \(league.rankBy), \(league.benchmark),
+                        \(league.deleteManagedAfterDays.map(Int32.init)), \(league.teams), \(LeagueRulesColumns.values(league.rules)))
+                RETURNING \(unescaped: Self.columns)
+            ), seated AS (
+                SELECT * FROM league WHERE owner_plays
+            ), member AS (
+                INSERT INTO league_members (league_id, user_id) SELECT id, owner_id FROM seated
+            ), \(Self.fundIsolated(from: "seated", userID: "owner_id"))
+            SELECT * FROM league
+            """
+        )
+        return try record(rows[0])
     }
 
     /// For an isolated league, a league portfolio with the starting cash (in the league's
@@ -549,7 +564,8 @@ struct LeagueStore: Sendable {
             journalRequired: try row.decode(Bool.self, column: "journal_required"),
             rankBy: try row.decode(RankBy.self, column: "rank_by"), benchmark: try row.decode(String.self, column: "benchmark"),
             deleteManagedAfterDays: try row.decode(Int?.self, column: "delete_managed_after_days"),
-            teams: try row.decode(Bool.self, column: "teams")
+            teams: try row.decode(Bool.self, column: "teams"),
+            market: try LeagueMarketStore.summary(row)
         )
     }
 }

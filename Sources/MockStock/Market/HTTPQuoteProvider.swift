@@ -59,9 +59,12 @@ final class HTTPQuoteProvider: QuoteProvider {
     }
 
     func quotes(for symbols: [String]) async throws -> [String: PriceQuote] {
-        let names = try await store.names(for: symbols)
+        // A scenario league's instruments are priced by the league's clock, never fetched.
+        let leagues = symbols.filter(Symbol.isLeagues)
+        var result = leagues.isEmpty ? [:] : try await store.prices(for: leagues)
+        let names = try await store.names(for: symbols.filter { !Symbol.isLeagues($0) })
         let known = symbols.filter { names[$0] != nil }
-        var result = cache.values(for: known)
+        result.merge(cache.values(for: known)) { $1 }
         let missing = known.filter { result[$0] == nil }
         guard !missing.isEmpty else { return result }
 

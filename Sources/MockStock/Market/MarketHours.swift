@@ -115,6 +115,13 @@ public struct MarketHours: Sendable, Equatable {
         return sessions(from: first, through: last).suffix(count).map { self.day(of: $0.open) }
     }
 
+    /// The first `count` days with a session on or after `day` (`YYYY-MM-DD`), oldest first.
+    public func tradingDays(count: Int, from day: String) -> [String] {
+        guard count > 0, let first = midday(of: day) else { return [] }
+        let last = calendar.date(byAdding: .day, value: count * 8 / 5 + 30, to: first)!
+        return sessions(from: first, through: last).prefix(count).map { self.day(of: $0.open) }
+    }
+
     /// Where sessions are counted: New York for `nyse`, UTC for `always`.
     public var timeZone: TimeZone {
         schedule == .always ? TimeZone(identifier: "UTC")! : Self.newYork

@@ -110,7 +110,7 @@ struct MarketStore: Sendable {
             WITH matched AS (
                 SELECT *, (price - coalesce(previous_close, price)) / coalesce(previous_close, price) AS change_ratio
                 FROM instrument_prices
-                WHERE active AND price IS NOT NULL
+                WHERE active AND price IS NOT NULL AND league_id IS NULL
                   AND (\(term) = '' OR lower(symbol) LIKE \(pattern)
                        OR EXISTS (SELECT 1 FROM regexp_split_to_table(lower(name), '[^[:alnum:]]+') AS word
                                   WHERE word LIKE \(pattern)))
@@ -135,7 +135,7 @@ struct MarketStore: Sendable {
             let rows = try await stale.query(
                 """
                 SELECT \(unescaped: Self.pricedColumns) FROM instrument_prices
-                WHERE active AND price IS NOT NULL AND previous_close IS NOT NULL AND \(unescaped: condition)
+                WHERE active AND price IS NOT NULL AND previous_close IS NOT NULL AND league_id IS NULL AND \(unescaped: condition)
                 ORDER BY (price - previous_close) / previous_close \(unescaped: order), symbol
                 LIMIT \(limit)
                 """
@@ -170,6 +170,7 @@ struct MarketStore: Sendable {
             CROSS JOIN LATERAL (SELECT day FROM daily_bars d WHERE d.symbol = i.symbol ORDER BY day LIMIT 1) f
             CROSS JOIN LATERAL (SELECT day FROM daily_bars d WHERE d.symbol = i.symbol
                                   AND (\(end)::date IS NULL OR d.day <= \(end)::date) ORDER BY day DESC LIMIT 1) l
+            WHERE i.league_id IS NULL
             """
         ).decode((String?, String?).self)
         guard let (from, through) = rows.first, let from, let through else { return nil }

@@ -62,10 +62,11 @@ extension QuoteProvider {
         return quote
     }
 
-    /// The quote to trade a symbol at: `unknownSymbol` when no instrument has it,
-    /// `noPrice` for one without a price yet (the instruments are read only then).
+    /// The quote to trade a symbol at (a stored symbol: a scenario league's instrument
+    /// too): `unknownSymbol` when no instrument has it, `noPrice` for one without a price
+    /// yet (the instruments are read only then).
     func quote(for symbol: String, knownIn market: MarketStore) async throws -> PriceQuote {
-        guard Symbol.isValid(symbol) else { throw MarketError.unknownSymbol(symbol) }
+        guard Symbol.isValid(Symbol.shown(symbol)) else { throw MarketError.unknownSymbol(symbol) }
         guard let quote = try await quotes(for: [symbol])[symbol] else {
             if try await market.names(for: [symbol])[symbol] == nil { throw MarketError.unknownSymbol(symbol) }
             throw MarketError.noPrice(symbol)

@@ -69,6 +69,8 @@ public final class ReplayMarket: Service, Sendable {
                 SELECT day, close FROM daily_bars d WHERE d.symbol = i.symbol AND d.day <= \(day)::date
                 ORDER BY d.day DESC LIMIT 1
             ) last
+            -- A scenario league's instruments keep the league's clock.
+            WHERE i.league_id IS NULL
             ON CONFLICT (symbol) DO UPDATE SET
                 price = excluded.price, previous_close = excluded.previous_close,
                 as_of = excluded.as_of, source = 'replay'

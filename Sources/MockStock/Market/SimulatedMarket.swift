@@ -83,7 +83,7 @@ public final class SimulatedMarket: Service, Sendable {
                 """
                 SELECT i.symbol, q.price, q.previous_close FROM instruments i
                 LEFT JOIN quotes q ON q.symbol = i.symbol
-                WHERE i.active
+                WHERE i.active AND i.league_id IS NULL
                 """
             )
             var symbols: [String] = []

@@ -31,12 +31,14 @@ struct OrderMatcher: Sendable {
     }
 
     /// Fills the open orders (of these symbols, or this one order) that the current prices
-    /// cross, while the market is open. Returns how many filled.
+    /// cross, while the market is open; a scenario league's orders at any time (its market
+    /// keeps the league's clock). Returns how many filled.
     @discardableResult
     func match(symbols: [String]? = nil, orderID: Int? = nil) async throws -> Int {
         let moment = now()
-        guard hours.clock(at: moment).isOpen else { return 0 }
-        let candidates = try await orders.fillable(symbols: symbols, orderID: orderID, at: moment)
+        let candidates = try await orders.fillable(
+            symbols: symbols, orderID: orderID, at: moment, leaguesOnly: !hours.clock(at: moment).isOpen
+        )
         guard !candidates.isEmpty else { return 0 }
         return try await withThrowingTaskGroup(of: Bool.self) { group in
             var filled = 0

@@ -116,7 +116,7 @@ struct Order: ResponseEncodable, Sendable {
         uuid = record.uuid
         clientOrderId = record.clientOrderID
         portfolioId = record.portfolioID
-        symbol = record.symbol
+        symbol = Symbol.shown(record.symbol)
         side = record.side
         type = record.type
         quantity = record.quantity
@@ -222,7 +222,9 @@ struct OrderTicket: Sendable {
     static let maximumPrice = Decimal(1_000_000_000)
     static let priceScale = 4
 
-    let symbol: String
+    /// As sent; once the portfolio's rules are read, the instrument it names there
+    /// (`TradingRules.instrument`: a scenario league's own).
+    var symbol: String
     let side: TradeSide
     let quantity: Int
     let type: OrderType

@@ -34,12 +34,10 @@ struct OrderService: Sendable {
 
     private func placeNew(_ ticket: OrderTicket, userID: Int) async throws -> Order {
         if let day = ticket.at { return try await fillBackdated(ticket, userID: userID, on: day) }
+        let (ticket, rules) = try await ruled(ticket, userID: userID)
         let quote = try await quotes.quote(for: ticket.symbol, knownIn: market)
-        let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
-        try rules.check(type: ticket.type, symbol: ticket.symbol)
-        for leg in ticket.legs { try rules.check(type: leg.type, symbol: ticket.symbol) }
         let moment = now()
-        let isOpen = hours.clock(at: moment).isOpen
+        let isOpen = self.isOpen(at: moment, rules: rules)
         if ticket.timeInForce.fillsAtOnceOrNever && !isOpen { throw TradingError.marketClosed }
         // Fill or kill, whole: beyond what a volume cap leaves today it is refused (volume_cap).
         if ticket.timeInForce == .fok && isOpen && rules.volumeCapPercent != nil {
@@ -69,6 +67,27 @@ struct OrderService: Sendable {
         return Order(record)
     }
 
+    /// The rules of the ticket's portfolio, with the ticket's order types and symbol
+    /// checked against them, and the ticket naming the instrument it trades there (a
+    /// scenario league's own, `TradingRules.instrument`; a replacement's ticket names the
+    /// stored one already).
+    private func ruled(_ ticket: OrderTicket, userID: Int) async throws -> (OrderTicket, TradingRules) {
+        let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
+        var ticket = ticket
+        ticket.symbol = Symbol.shown(ticket.symbol)
+        try rules.check(type: ticket.type, symbol: ticket.symbol)
+        for leg in ticket.legs { try rules.check(type: leg.type, symbol: ticket.symbol) }
+        ticket.symbol = try rules.instrument(ticket.symbol)
+        return (ticket, rules)
+    }
+
+    /// Whether orders under `rules` trade at `moment`: in the market's hours, or at any
+    /// moment in a scenario league, whose market keeps the league's clock (its `day`
+    /// orders expire when the league's day ends, `league_market_advance`).
+    private func isOpen(at moment: Date, rules: TradingRules) -> Bool {
+        rules.market != nil || hours.clock(at: moment).isOpen
+    }
+
     /// The order placed before under the ticket's `clientOrderId`, if the body was the same.
     private func earlierOrder(_ ticket: OrderTicket, userID: Int) async throws -> Order? {
         guard let clientOrderID = ticket.clientOrderID,
@@ -95,8 +114,7 @@ struct OrderService: Sendable {
 
     /// A back-dated market order in a practice portfolio: filled at the close of `day`.
     private func fillBackdated(_ ticket: OrderTicket, userID: Int, on day: String) async throws -> Order {
-        let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
-        try rules.check(type: ticket.type, symbol: ticket.symbol)
+        let (ticket, rules) = try await ruled(ticket, userID: userID)
         let execution = try await backdating.fill(ticket.side, symbol: ticket.symbol, on: day) { price in
             let order = rules.order(
                 userID: userID, portfolioID: ticket.portfolioID, symbol: ticket.symbol, quantity: ticket.quantity, price: price,
@@ -118,9 +136,8 @@ struct OrderService: Sendable {
     /// refused the same way (the placing statement is run and rolled back). Nothing is
     /// kept.
     func hold(_ ticket: OrderTicket, userID: Int) async throws -> (reservation: OrderStore.Reservation, currency: String) {
+        let (ticket, rules) = try await ruled(ticket, userID: userID)
         let quote = try await quotes.quote(for: ticket.symbol, knownIn: market)
-        let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
-        try rules.check(type: ticket.type, symbol: ticket.symbol)
         let (reservation, _) = try await reservation(ticket, userID: userID, lastPrice: quote.price, at: now(), rules: rules)
         let outcome = try await store.wouldPlace(ticket, userID: userID, reservation: reservation)
         if outcome != .ok { _ = try Self.placed(.init(outcome: outcome, id: nil, mayFillNow: false)) }
@@ -169,7 +186,8 @@ struct OrderService: Sendable {
         case .buy: .init(cash: most.amount + most.fee, shares: 0)
         case .sell: .init(cash: 0, shares: ticket.quantity, sharesFreeOnly: rules.allowShortSelling)
         }
-        return (reservation, ticket.timeInForce == .gtc ? nil : hours.session(endingAfter: moment).close)
+        // A scenario league's day order expires when the league's day ends, not at a session's close.
+        return (reservation, ticket.timeInForce == .gtc || rules.market != nil ? nil : hours.session(endingAfter: moment).close)
     }
 
     private static func placed(_ placed: OrderStore.Placed) throws -> Int {
@@ -193,18 +211,17 @@ struct OrderService: Sendable {
         guard old.orderClass == .simple else {
             throw InvalidInput("An order with legs (a \(old.orderClass.rawValue) order, or one of its legs) is not replaced: cancel it and place another.")
         }
-        let ticket = try OrderTicket(replacing: old, with: changes)
-        if let clientOrderID = ticket.clientOrderID, try await store.order(userID: userID, clientOrderID: clientOrderID) != nil {
+        let changed = try OrderTicket(replacing: old, with: changes)
+        if let clientOrderID = changed.clientOrderID, try await store.order(userID: userID, clientOrderID: clientOrderID) != nil {
             throw TradingError.idempotencyKeyReused
         }
+        let (ticket, rules) = try await ruled(changed, userID: userID)
         let quote = try await quotes.quote(for: ticket.symbol, knownIn: market)
-        let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
-        try rules.check(type: ticket.type, symbol: ticket.symbol)
         let moment = now()
         let (reservation, expiresAt) = try await reservation(ticket, userID: userID, lastPrice: quote.price, at: moment, rules: rules)
         let placed = try await store.replace(id, with: ticket, userID: userID, reservation: reservation, expiresAt: expiresAt)
         let placedID = try Self.placed(placed)
-        if placed.mayFillNow && hours.clock(at: moment).isOpen { try await matcher.match(orderID: placedID) }
+        if placed.mayFillNow && isOpen(at: moment, rules: rules) { try await matcher.match(orderID: placedID) }
         guard let record = try await store.orders(ids: [placedID]).first else { throw TradingError.noSuchOrder }
         return Order(record)
     }

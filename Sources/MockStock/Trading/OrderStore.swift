@@ -405,16 +405,18 @@ struct OrderStore: Sendable {
     /// the one definition of when an order fills. Stop-limit orders whose stop is crossed
     /// are marked triggered first: from then on they are limit orders.
     /// An order past its expiry at `now` (the sweep expires it next) fills no more.
-    func fillable(symbols: [String]?, orderID: Int?, at now: Date) async throws -> [Fillable] {
+    /// `leaguesOnly`: only scenario leagues' orders (`Symbol.isLeagues`), while the market is closed.
+    func fillable(symbols: [String]?, orderID: Int?, at now: Date, leaguesOnly: Bool = false) async throws -> [Fillable] {
         // One statement shape per scope, so each is planned with its own index (a scope
         // written as "($1 IS NULL OR …)" is planned once for every case: a scan of orders).
-        let scope: PostgresQuery = if let orderID {
+        let all: PostgresQuery = if let orderID {
             "o.status = 'new' AND o.id = \(orderID)"
         } else if let symbols {
             "o.status = 'new' AND o.symbol = ANY(\(symbols)::text[])"
         } else {
             "o.status = 'new'"
         }
+        let scope: PostgresQuery = leaguesOnly ? "\(all) AND strpos(o.symbol, '@') > 0" : all
         let rows = try await pool.queryRetryingTransientFailures(
             """
             WITH triggered AS (

@@ -63,7 +63,7 @@ extension Portfolio {
             holdingsValue: valuation.holdingsValue.moneyString, netWorth: valuation.netWorth.moneyString,
             holdings: valuation.holdings.map {
                 Holding(
-                    symbol: $0.symbol, name: $0.name, quantity: $0.quantity, price: $0.price.moneyString,
+                    symbol: Symbol.shown($0.symbol), name: $0.name, quantity: $0.quantity, price: $0.price.moneyString,
                     value: $0.value.moneyString, averageCost: $0.averageCost.moneyString,
                     unrealizedGain: $0.unrealizedGain.moneyString, dayChange: $0.dayChange.moneyString
                 )

@@ -42,7 +42,7 @@ struct Trade: Codable, Sendable, Equatable {
     init(_ record: TradingStore.TradeRecord) {
         id = record.id
         portfolioId = record.portfolioID
-        symbol = record.symbol
+        symbol = Symbol.shown(record.symbol)
         side = record.side
         quantity = record.quantity
         price = record.price.moneyString
@@ -256,7 +256,7 @@ struct Activity: Encodable, Sendable {
     init(_ record: TradingStore.ActivityRecord) {
         id = record.id
         type = record.type
-        symbol = record.symbol
+        symbol = record.symbol.map(Symbol.shown)
         side = record.side
         quantity = record.quantity
         price = record.price?.moneyString

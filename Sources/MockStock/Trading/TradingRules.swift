@@ -46,6 +46,17 @@ struct TradingRules: Sendable, Equatable {
     var debitRatePercent: Decimal = 0
     var creditRatePercent: Decimal = 0
     var borrowFeePercent: Decimal = 0
+    /// A scenario league's own market: the league whose instruments its portfolios trade
+    /// (`Symbol.stored`); nil, the real market.
+    var market: Int?
+
+    /// The stored symbol a client's `symbol` names under these rules: in a scenario
+    /// league, that league's instrument. A symbol with '@' names nothing a client may
+    /// trade (only the server writes scenario leagues' stored symbols).
+    func instrument(_ symbol: String) throws -> String {
+        guard !Symbol.isLeagues(symbol) else { throw MarketError.unknownSymbol(symbol) }
+        return Symbol.stored(symbol, inLeague: market)
+    }
 
     /// Whether pricing a fill needs the symbol's volume on the previous trading day.
     var usesVolume: Bool { impactCoefficient > 0 || volumeCapPercent != nil }
@@ -450,7 +461,8 @@ enum LeagueRulesColumns {
         array_to_string(allowed_order_types, ',') AS allowed_order_types, \
         array_to_string(allowed_symbols, ',') AS allowed_symbols, currency, fx_spread_percent, \
         fill_price, spread_bps, impact_coefficient, min_price, min_short_price, volume_cap_percent, \
-        margin_percent, maintenance_percent, debit_rate_percent, credit_rate_percent, borrow_fee_percent
+        margin_percent, maintenance_percent, debit_rate_percent, credit_rate_percent, borrow_fee_percent, \
+        (SELECT m.league_id FROM league_markets m WHERE m.league_id = leagues.id) AS market_league
         """
 
     /// The columns `values` fills, in its order.
@@ -486,6 +498,7 @@ enum LeagueRulesColumns {
         rules.debitRatePercent = try row.decode(Decimal.self, column: "debit_rate_percent")
         rules.creditRatePercent = try row.decode(Decimal.self, column: "credit_rate_percent")
         rules.borrowFeePercent = try row.decode(Decimal.self, column: "borrow_fee_percent")
+        rules.market = try row.decode(Int?.self, column: "market_league")
         return rules
     }
 

@@ -21,18 +21,20 @@ struct TradingService: Sendable {
         _ side: TradeSide, userID: Int, symbol rawSymbol: String, quantity: Int, portfolioID: Int?,
         at: String? = nil, note rawNote: String? = nil, idempotencyKey: String?
     ) async throws -> TradeResult {
-        let symbol = Symbol.normalize(rawSymbol)
+        let shown = Symbol.normalize(rawSymbol)
         try BackdatedTrades.check(at)
         let note = try JournalNote.parse(rawNote)
-        let requestHash = Self.hash(side, symbol, quantity, portfolioID, at, note)
+        let requestHash = Self.hash(side, shown, quantity, portfolioID, at, note)
         let idempotency = idempotencyKey.map { key in (key: key, requestHash: requestHash) }
         // A trade with a journal note is written with its order row, where the journal reads it.
         let fill: OrderToFill = note == nil ? .marketTrade : .market(clientOrderID: nil, requestHash: requestHash, timeInForce: .day)
         if let idempotency, let earlier = try await store.remembered(userID: userID, key: idempotency.key) {
-            return try replay(earlier, idempotency.requestHash, symbol: symbol)
+            return try replay(earlier, idempotency.requestHash, symbol: shown)
         }
         let rules = try await rules.rules(userID: userID, portfolioID: portfolioID)
-        try rules.check(type: .market, symbol: symbol)
+        try rules.check(type: .market, symbol: shown)
+        // In a scenario league, the league's own instrument of that name.
+        let symbol = try rules.instrument(shown)
         let checked = { (order: TradeOrder) async throws -> TradeOrder in
             try await rules.checkFill(side, order, in: store)
             return order
@@ -70,7 +72,7 @@ struct TradingService: Sendable {
         guard let trade = execution.trade, let cash = execution.cash, let position = execution.position else {
             throw TradingError.incompleteRecord
         }
-        return TradeResult(trade: Trade(trade), cash: cash.moneyString, position: .init(symbol: symbol, quantity: position))
+        return TradeResult(trade: Trade(trade), cash: cash.moneyString, position: .init(symbol: Symbol.shown(symbol), quantity: position))
     }
 
     private static func hash(_ side: TradeSide, _ symbol: String, _ quantity: Int, _ portfolioID: Int?, _ at: String?, _ note: String?) -> String {

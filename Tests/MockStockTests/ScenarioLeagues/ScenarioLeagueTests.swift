@@ -1,0 +1,291 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+@testable import MockStock
+import Testing
+import TestSupport
+
+struct LeagueMarketBody: Decodable, Equatable {
+    struct Instrument: Decodable, Equatable {
+        let symbol: String
+        let name: String
+        let price: String?
+        let firstPrice: String?
+        let realSymbol: String?
+        let realName: String?
+    }
+
+    let kind: String
+    let day: Int
+    let days: Int
+    let blind: Bool
+    let ended: Bool
+    let from: String?
+    let to: String?
+    let dayMinutes: Int?
+    let nextDayAt: String?
+    let marketReturnPercent: String
+    let symbols: [Instrument]
+
+    func price(_ symbol: String) -> String? { symbols.first { $0.symbol == symbol }?.price }
+}
+
+struct ScenarioEventBody: Decodable, Equatable {
+    let id: Int
+    let day: Int
+    let symbols: [String]?
+    let changePercent: String
+    let headline: String
+    let body: String?
+    let applied: Bool
+}
+
+struct MadeBody: Decodable { let id: Int }
+
+/// Two real instruments over five trading days of February 2020: CRSH falls by 60 %, BOOM
+/// rises by 30 %.
+enum ScenarioFixture {
+    static let days = ["2020-02-18", "2020-02-19", "2020-02-20", "2020-02-21", "2020-02-24"]
+    static let crash = ["50", "40", "30", "35", "20"]
+    static let boom = ["10", "11", "12", "12", "13"]
+
+    static var csv: String {
+        var lines = ["symbol,date,open,high,low,close,volume,dividend,split"]
+        for (index, day) in days.enumerated() {
+            lines.append("CRSH,\(day),\(crash[index]),\(crash[index]),\(crash[index]),\(crash[index]),100000,0,1")
+            lines.append("BOOM,\(day),\(boom[index]),\(boom[index]),\(boom[index]),\(boom[index]),50000,0,1")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension TestClientProtocol {
+    func seedScenarioHistory() async throws {
+        let admin = try await adminToken()
+        let instruments = #"[{"symbol":"CRSH","name":"Crash Corp","sector":"Airlines"},{"symbol":"BOOM","name":"Boom Inc.","sector":"Software"}]"#
+        #expect(try await send(.put, "/api/admin/instruments", body: instruments, token: admin).status == .ok)
+        let prices = try await send(.post, "/api/admin/prices", body: ScenarioFixture.csv, contentType: "text/csv", token: admin)
+        #expect(prices.status == .ok, "\(String(buffer: prices.body))")
+    }
+
+    /// Creates an isolated league with a market of its own; returns its id and the owner's league portfolio.
+    func scenarioLeague(_ market: String, extra: String = "", token: String) async throws -> (id: Int, portfolio: Int, body: String) {
+        let response = try await send(.post, "/api/leagues/create",
+                                      body: #"{"name":"Scenario","mode":"isolated","startingCash":"10000","market":\#(market)\#(extra)}"#, token: token)
+        #expect(response.status == .created, "\(String(buffer: response.body))")
+        let id = try JSONDecoder().decode(MadeBody.self, from: Data(buffer: response.body)).id
+        let portfolios = try await decode([PortfolioSummaryBody].self, "/api/portfolios", token: token)
+        return (id, try #require(portfolios.first { $0.leagueId == id }).id, String(buffer: response.body))
+    }
+
+    func leagueMarket(_ league: Int, token: String) async throws -> LeagueMarketBody {
+        try await decode(LeagueMarketBody.self, "/api/leagues/\(league)/market", token: token)
+    }
+
+    func advance(_ league: Int, days: Int? = nil, token: String) async throws -> LeagueMarketBody {
+        let response = try await send(.post, "/api/leagues/\(league)/market/advance", body: days.map { #"{"days":\#($0)}"# } ?? "", token: token)
+        #expect(response.status == .ok, "\(String(buffer: response.body))")
+        try await waitForPriceFollowUps()
+        return try JSONDecoder().decode(LeagueMarketBody.self, from: Data(buffer: response.body))
+    }
+}
+
+@Suite("Scenario leagues")
+struct ScenarioLeagueTests {
+    static let window = #"{"kind":"replay","from":"2020-02-18","to":"2020-02-24"}"#
+
+    @Test("a replay league trades, fills orders and values at its own day's closes while every other portfolio sees today's market; the host advances it to the window's last day")
+    func replayLeague() async throws {
+        try await TestApp.run { client in
+            try await client.seedScenarioHistory()
+            let host = try await client.register("host").token
+            let (league, portfolio, created) = try await client.scenarioLeague(Self.window, token: host)
+            #expect(created.contains(#""market":{"#) && created.contains(#""from":"2020-02-18""#))
+            var market = try await client.leagueMarket(league, token: host)
+            #expect(market.day == 1 && market.days == 5 && !market.blind && market.from == "2020-02-18" && market.to == "2020-02-24")
+            #expect(market.symbols.map(\.symbol) == ["BOOM", "CRSH"] && market.price("CRSH") == "50.00" && market.price("BOOM") == "10.00")
+            #expect(market.symbols.first { $0.symbol == "CRSH" }?.realName == "Crash Corp")
+
+            // The league buys at day 1's close; a personal portfolio at the real market's last close.
+            let bought = try await client.tradeOK("buy", "CRSH", 10, token: host, portfolioID: portfolio)
+            #expect(bought.trade.price == "50.00" && bought.position.symbol == "CRSH" && bought.trade.symbol == "CRSH")
+            let personal = try await client.tradeOK("buy", "CRSH", 1, token: host)
+            #expect(personal.trade.price == "20.00")
+            // A stop sale waits for the league's next day: CRSH closes at 40 on day 2.
+            let stop = try await client.placeOrderOK(
+                #"{"symbol":"CRSH","side":"sell","quantity":10,"type":"stop","stopPrice":"45","timeInForce":"gtc","portfolioId":\#(portfolio)}"#,
+                token: host)
+            #expect(stop.status == "new" && stop.symbol == "CRSH")
+            market = try await client.advance(league, token: host)
+            #expect(market.day == 2 && market.price("CRSH") == "40.00")
+            let filled = try await client.eventually({ try await client.order(stop.id, token: host) }) { $0.status == "filled" }
+            #expect(filled.filledAveragePrice == "40.00")
+            let valued = try await client.decode(PortfolioBody.self, "/api/portfolio?portfolioId=\(portfolio)", token: host)
+            #expect(valued.cash == "9900.00" && valued.holdings.isEmpty)
+
+            // The host scripts a shock for day 4; members see it only once it has happened.
+            let player = try await client.register("player").token
+            let code = try #require(created.firstMatch(of: /"code":"([A-Z0-9]+)"/)?.1)
+            #expect(try await client.post("/api/leagues/join/\(code)", json: "", token: player).status == .ok)
+            let scheduled = try await client.send(.post, "/api/leagues/\(league)/events",
+                body: #"{"day":4,"symbols":["boom"],"changePercent":"50","headline":"BOOM wins the contract"}"#, token: host)
+            #expect(scheduled.status == .created, "\(String(buffer: scheduled.body))")
+            let event = try JSONDecoder().decode(ScenarioEventBody.self, from: Data(buffer: scheduled.body))
+            #expect(event.symbols == ["BOOM"] && event.changePercent == "50" && !event.applied)
+            #expect(try await client.decode([ScenarioEventBody].self, "/api/leagues/\(league)/events", token: player).isEmpty)
+            #expect(try await client.decode([ScenarioEventBody].self, "/api/leagues/\(league)/events", token: host).map(\.id) == [event.id])
+            market = try await client.advance(league, days: 2, token: host)
+            #expect(market.day == 4 && market.price("BOOM") == "18.00" && market.price("CRSH") == "35.00")
+            let seen = try await client.decode([ScenarioEventBody].self, "/api/leagues/\(league)/events", token: player)
+            #expect(seen.map(\.applied) == [true])
+            let news = String(buffer: try await client.get("/api/leagues/\(league)/news", token: player).body)
+            #expect(news.contains("BOOM wins the contract"))
+            // An event for a day the league has reached is refused.
+            let late = try await client.send(.post, "/api/leagues/\(league)/events",
+                body: #"{"day":4,"changePercent":"-10","headline":"Too late"}"#, token: host)
+            #expect(late.status == .conflict && String(buffer: late.body).contains("event_day_passed"))
+
+            // To the last day, and no further.
+            market = try await client.advance(league, days: 10, token: host)
+            #expect(market.day == 5 && market.price("CRSH") == "20.00" && market.price("BOOM") == "19.50")
+            // Equal amounts of both from day 1: CRSH 20/50, BOOM 19.5/10 → (0.4 + 1.95) / 2 = +17.5 %.
+            #expect(market.marketReturnPercent == "17.50")
+            let past = try await client.send(.post, "/api/leagues/\(league)/market/advance", body: "", token: host)
+            #expect(past.status == .conflict && String(buffer: past.body).contains("market_last_day"))
+
+            // The real market's listing never shows a league's instruments.
+            let listing = String(buffer: try await client.get("/api/stock/market?limit=100", token: player).body)
+            #expect(!listing.contains("@"))
+        }
+    }
+
+    @Test("a replay is deterministic: the same window and events give the same prices in another league")
+    func deterministic() async throws {
+        try await TestApp.run { client in
+            try await client.seedScenarioHistory()
+            let host = try await client.register("twice").token
+            var seen: [[String?]] = []
+            for _ in 0..<2 {
+                let (league, _, _) = try await client.scenarioLeague(Self.window, token: host)
+                let scheduled = try await client.send(.post, "/api/leagues/\(league)/events",
+                    body: #"{"day":3,"changePercent":"-33.3333","headline":"Everything falls"}"#, token: host)
+                #expect(scheduled.status == .created)
+                var prices: [String?] = []
+                for day in 1...5 {
+                    let market = day == 1 ? try await client.leagueMarket(league, token: host) : try await client.advance(league, token: host)
+                    prices += market.symbols.map(\.price)
+                }
+                seen.append(prices)
+            }
+            #expect(seen[0] == seen[1])
+            // Day 3: 30 × (1 − 0.333333) = 20.00001 → 20.0000; BOOM 12 × 0.666667 = 8.0000.
+            #expect(seen[0][4] == "8.00" && seen[0][5] == "20.00")
+        }
+    }
+
+    @Test("a blind league shows aliases rebased to 100 and no real symbol, name or date of the period until it ends, then reveals them")
+    func blind() async throws {
+        try await TestApp.run(configure: { $0.orderSweepInterval = .milliseconds(50) }) { client in
+            try await client.seedScenarioHistory()
+            let host = try await client.register("blindhost").token
+            let ends = ISO8601DateFormatter().string(from: Date().addingTimeInterval(4))
+            let market = #"{"kind":"replay","from":"2020-02-18","to":"2020-02-24","blind":true}"#
+            let (league, portfolio, created) = try await client.scenarioLeague(market, extra: #","endsAt":"\#(ends)""#, token: host)
+            var answers = [created]
+            var shown = try await client.leagueMarket(league, token: host)
+            #expect(shown.blind && shown.from == nil && shown.to == nil)
+            #expect(Set(shown.symbols.map(\.symbol)) == ["S01", "S02"] && Set(shown.symbols.map(\.name)) == ["Company 01", "Company 02"])
+            #expect(shown.symbols.allSatisfy { $0.price == "100.00" && $0.realSymbol == nil && $0.realName == nil })
+            let crash = try #require(shown.symbols.first { $0.symbol == "S01" })
+            let bought = try await client.tradeOK("buy", crash.symbol, 10, token: host, portfolioID: portfolio)
+            #expect(bought.trade.price == "100.00")
+            // The real symbols are not tradable in the league.
+            let real = try await client.trade("buy", #"{"symbol":"CRSH","amount":1,"portfolioId":\#(portfolio)}"#, token: host)
+            #expect(real.status == .notFound)
+            shown = try await client.advance(league, days: 2, token: host)
+            #expect(shown.day == 3)
+            for uri in ["/api/leagues/\(league)", "/api/leagues/\(league)/market", "/api/portfolio?portfolioId=\(portfolio)",
+                        "/api/transactions?portfolioId=\(portfolio)", "/api/orders?portfolioId=\(portfolio)", "/api/leagues",
+                        "/api/portfolios", "/api/leagues/\(league)/news", "/api/notifications"] {
+                let response = try await client.get(uri, token: host)
+                #expect(response.status == .ok, "\(uri)")
+                answers.append(String(buffer: response.body))
+            }
+            for answer in answers {
+                for secret in ["CRSH", "BOOM", "Crash Corp", "Boom Inc", "2020-02", "Airlines", "Software"] {
+                    #expect(!answer.contains(secret), "an answer holds \(secret): \(answer.prefix(300))")
+                }
+            }
+            // After its end, everything is revealed.
+            try await Task.sleep(for: .seconds(4))
+            let revealed = try await client.leagueMarket(league, token: host)
+            #expect(revealed.ended && revealed.from == "2020-02-18" && revealed.to == "2020-02-24")
+            #expect(Set(revealed.symbols.compactMap(\.realSymbol)) == ["CRSH", "BOOM"])
+            #expect(revealed.symbols.allSatisfy { $0.realName != nil })
+        }
+    }
+
+    @Test("a league on a clock moves a day every dayMinutes from its start, whichever process gets there; its host cannot advance it")
+    func clock() async throws {
+        try await TestApp.run(configure: { $0.orderSweepInterval = .milliseconds(50) }) { client in
+            try await client.seedScenarioHistory()
+            let host = try await client.register("clocked").token
+            let start = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-150))
+            let market = #"{"kind":"replay","from":"2020-02-18","to":"2020-02-24","dayMinutes":1}"#
+            let (league, _, _) = try await client.scenarioLeague(market, extra: #","startsAt":"\#(start)""#, token: host)
+            // Started 2.5 minutes ago, a day a minute: day 3.
+            let moved = try await client.eventually({ try await client.leagueMarket(league, token: host) }) { $0.day == 3 }
+            #expect(moved.price("CRSH") == "30.00" && moved.dayMinutes == 1 && moved.nextDayAt != nil)
+            let refused = try await client.send(.post, "/api/leagues/\(league)/market/advance", body: "", token: host)
+            #expect(refused.status == .conflict && String(buffer: refused.body).contains("market_on_clock"))
+        }
+    }
+
+    @Test("bad markets and events are refused with a clear problem, and nothing is made")
+    func refusals() async throws {
+        try await TestApp.run { client in
+            try await client.seedScenarioHistory()
+            let host = try await client.register("refused").token
+            for (market, extra) in [(#"{"kind":"live","from":"2020-02-18","to":"2020-02-24"}"#, ""),
+                                    (#"{"kind":"replay","from":"2020-02-24","to":"2020-02-18"}"#, ""),
+                                    (#"{"kind":"replay","from":"2020-02-18","to":"2020-02-24","dayMinutes":0}"#, ""),
+                                    (#"{"kind":"replay","from":"1990-01-01","to":"1990-02-01"}"#, ""),
+                                    (#"{"kind":"replay","from":"2020-02-18","to":"2020-02-3x"}"#, "")] {
+                let response = try await client.send(.post, "/api/leagues/create",
+                    body: #"{"name":"Bad","mode":"isolated","market":\#(market)\#(extra)}"#, token: host)
+                #expect(response.status == .unprocessableContent, "\(market): \(String(buffer: response.body))")
+            }
+            let shared = try await client.send(.post, "/api/leagues/create", body: #"{"name":"Bad","market":\#(Self.window)}"#, token: host)
+            #expect(shared.status == .unprocessableContent)
+            #expect(try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: host).count == 1)
+
+            let (league, portfolio, created) = try await client.scenarioLeague(Self.window, token: host)
+            for body in [#"{"day":1,"changePercent":"10","headline":"Day one"}"#, #"{"day":6,"changePercent":"10","headline":"Too far"}"#,
+                         #"{"day":2,"changePercent":"-95","headline":"Too deep"}"#, #"{"day":2,"changePercent":"501","headline":"Too high"}"#,
+                         #"{"day":2,"changePercent":"10","headline":"  "}"#, #"{"day":2,"symbols":["NOPE"],"changePercent":"10","headline":"Who"}"#,
+                         #"{"day":2,"symbols":[],"changePercent":"10","headline":"None"}"#] {
+                let response = try await client.send(.post, "/api/leagues/\(league)/events", body: body, token: host)
+                #expect(response.status == .unprocessableContent, "\(body): \(String(buffer: response.body))")
+            }
+            #expect(try await client.decode([ScenarioEventBody].self, "/api/leagues/\(league)/events", token: host).isEmpty)
+            // A member is neither the host who advances nor the one who scripts.
+            let player = try await client.register("member").token
+            let code = try #require(created.firstMatch(of: /"code":"([A-Z0-9]+)"/)?.1)
+            #expect(try await client.post("/api/leagues/join/\(code)", json: "", token: player).status == .ok)
+            #expect(try await client.send(.post, "/api/leagues/\(league)/market/advance", body: "", token: player).status == .forbidden)
+            #expect(try await client.send(.post, "/api/leagues/\(league)/events", body: #"{"day":2,"changePercent":"1","headline":"Mine"}"#,
+                                          token: player).status == .forbidden)
+            #expect(try await client.leagueMarket(league, token: host).day == 1)
+            // A stored symbol of the league is nobody's to name.
+            let named = try await client.trade("buy", #"{"symbol":"CRSH@\#(league)","amount":1}"#, token: host)
+            #expect(named.status == .notFound)
+            let inLeague = try await client.trade("buy", #"{"symbol":"CRSH@\#(league)","amount":1,"portfolioId":\#(portfolio)}"#, token: host)
+            #expect(inLeague.status == .notFound)
+            // A league of the real market has no market of its own.
+            let plain = try await client.send(.post, "/api/leagues/create", body: #"{"name":"Plain","mode":"isolated"}"#, token: host)
+            let plainID = try JSONDecoder().decode(MadeBody.self, from: Data(buffer: plain.body)).id
+            let none = try await client.get("/api/leagues/\(plainID)/market", token: host)
+            #expect(none.status == .notFound && String(buffer: none.body).contains("no_league_market"))
+        }
+    }
+}
