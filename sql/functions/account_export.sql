@@ -16,21 +16,21 @@ CREATE OR REPLACE FUNCTION account_export(p_user bigint) RETURNS jsonb LANGUAGE 
                 'currency', p.cash_currency, 'paidIn', p.paid_in::text, 'createdAt', utc_text(p.created_at, 3),
                 'archivedAt', utc_text(p.archived_at, 3),
                 'holdings', coalesce((
-                    SELECT jsonb_agg(jsonb_build_object('symbol', h.symbol, 'quantity', h.quantity, 'costBasis', h.cost_basis::text)
+                    SELECT jsonb_agg(jsonb_build_object('symbol', symbol_shown(h.symbol), 'quantity', h.quantity, 'costBasis', h.cost_basis::text)
                                      ORDER BY h.symbol)
                     FROM holdings h WHERE h.portfolio_id = p.id), '[]'))
                 ORDER BY p.id)
             FROM portfolios p WHERE p.user_id = u.id), '[]'),
         'trades', coalesce((
             SELECT jsonb_agg(jsonb_build_object(
-                'id', t.id, 'portfolioId', t.portfolio_id, 'symbol', t.symbol, 'side', t.side, 'quantity', t.quantity,
+                'id', t.id, 'portfolioId', t.portfolio_id, 'symbol', symbol_shown(t.symbol), 'side', t.side, 'quantity', t.quantity,
                 'price', t.price::text, 'amount', t.amount::text, 'fee', t.fee::text, 'realizedGain', t.realized_gain::text,
                 'fxRate', t.fx_rate::text, 'note', t.note, 'createdAt', utc_text(t.created_at, 3))
                 ORDER BY t.id)
             FROM trades t JOIN portfolios p ON p.id = t.portfolio_id WHERE p.user_id = u.id), '[]'),
         'orders', coalesce((
             SELECT jsonb_agg(jsonb_build_object(
-                'id', o.id, 'portfolioId', o.portfolio_id, 'clientOrderId', o.client_order_id, 'symbol', o.symbol, 'side', o.side,
+                'id', o.id, 'portfolioId', o.portfolio_id, 'clientOrderId', o.client_order_id, 'symbol', symbol_shown(o.symbol), 'side', o.side,
                 'type', o.type, 'timeInForce', o.time_in_force, 'quantity', o.quantity, 'limitPrice', o.limit_price::text,
                 'stopPrice', o.stop_price::text, 'status', o.status, 'tradeId', o.trade_id, 'rejectReason', o.reject_reason,
                 'note', o.note, 'createdAt', utc_text(o.created_at, 3), 'updatedAt', utc_text(o.updated_at, 3))
@@ -38,13 +38,13 @@ CREATE OR REPLACE FUNCTION account_export(p_user bigint) RETURNS jsonb LANGUAGE 
             FROM orders o JOIN portfolios p ON p.id = o.portfolio_id WHERE p.user_id = u.id), '[]'),
         'teamTrades', coalesce((
             SELECT jsonb_agg(jsonb_build_object(
-                'id', t.id, 'portfolioId', t.portfolio_id, 'symbol', t.symbol, 'side', t.side, 'quantity', t.quantity,
+                'id', t.id, 'portfolioId', t.portfolio_id, 'symbol', symbol_shown(t.symbol), 'side', t.side, 'quantity', t.quantity,
                 'price', t.price::text, 'amount', t.amount::text, 'fee', t.fee::text, 'note', t.note, 'createdAt', utc_text(t.created_at, 3))
                 ORDER BY t.id)
             FROM trades t JOIN portfolios p ON p.id = t.portfolio_id WHERE t.placed_by = u.id AND p.user_id <> u.id), '[]'),
         'teamOrders', coalesce((
             SELECT jsonb_agg(jsonb_build_object(
-                'id', o.id, 'portfolioId', o.portfolio_id, 'symbol', o.symbol, 'side', o.side, 'type', o.type,
+                'id', o.id, 'portfolioId', o.portfolio_id, 'symbol', symbol_shown(o.symbol), 'side', o.side, 'type', o.type,
                 'quantity', o.quantity, 'limitPrice', o.limit_price::text, 'stopPrice', o.stop_price::text, 'status', o.status,
                 'note', o.note, 'createdAt', utc_text(o.created_at, 3))
                 ORDER BY o.id)

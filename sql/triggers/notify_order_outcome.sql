@@ -6,7 +6,7 @@
 CREATE OR REPLACE FUNCTION notify_order_outcome() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     portfolio portfolios;
-    what text := NEW.side || ' ' || NEW.quantity || ' ' || NEW.symbol;
+    what text := NEW.side || ' ' || NEW.quantity || ' ' || symbol_shown(NEW.symbol);
     kind text := CASE NEW.type WHEN 'stop_limit' THEN 'stop-limit' ELSE NEW.type END;
     place text;
     price text;

@@ -205,23 +205,23 @@ struct AlpacaController {
         if let assetClass = parameters.get("asset_class"), assetClass != "us_equity" { return AlpacaResponse([]) }
         if let exchange = parameters.get("exchange"), exchange != "NYSE" { return AlpacaResponse([]) }
         let rules = try await rules.rules(userID: context.requireIdentity().userID, portfolioID: context.botPortfolioID)
-        return AlpacaResponse(try await store.assets(active: active).map { Self.asset($0, rules: rules) })
+        return AlpacaResponse(try await store.assets(active: active, league: rules.market).map { Self.asset($0, rules: rules) })
     }
 
     @Sendable func asset(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaAsset> {
         try Self.refuseParameters(request, except: [])
         let key = context.parameters.get("symbolOrId") ?? ""
-        guard key.count <= 36, let record = try await store.asset(symbolOrID: key) else {
+        let rules = try await rules.rules(userID: context.requireIdentity().userID, portfolioID: context.botPortfolioID)
+        guard key.count <= 36, !Symbol.isLeagues(key), let record = try await store.asset(symbolOrID: key, league: rules.market) else {
             throw AppError.notFound("asset not found: \(key.prefix(36))")
         }
-        let rules = try await rules.rules(userID: context.requireIdentity().userID, portfolioID: context.botPortfolioID)
         return AlpacaResponse(Self.asset(record, rules: rules))
     }
 
     private static func asset(_ record: AlpacaStore.AssetRecord, rules: TradingRules) -> AlpacaAsset {
         let allowed = record.active && (rules.allowedSymbols?.contains(record.symbol) ?? true)
         return AlpacaAsset(
-            id: record.uuid, symbol: record.symbol, name: record.name, status: record.active ? "active" : "inactive",
+            id: record.uuid, symbol: Symbol.shown(record.symbol), name: record.name, status: record.active ? "active" : "inactive",
             tradable: allowed, marginable: false, shortable: allowed && rules.allowShortSelling,
             easyToBorrow: allowed && rules.allowShortSelling
         )

@@ -53,15 +53,15 @@ enum AlpacaDataMessage: Sendable, Equatable {
                     ("quotes", .texts(channels.quotes.listed)), ("bars", .texts(channels.bars.listed))]
                 + Self.emptyChannels.map { ($0, .texts([])) }
         case .trade(let quote):
-            return [("T", .text("t")), ("S", .text(quote.symbol)), ("i", .int(Self.tradeID(quote.asOf))),
+            return [("T", .text("t")), ("S", .text(Symbol.shown(quote.symbol))), ("i", .int(Self.tradeID(quote.asOf))),
                     ("x", .text(Self.exchange)), ("p", .price(quote.price)), ("s", .int(1)), ("c", .texts(["@"])),
                     ("t", .time(quote.asOf)), ("z", .text(Self.tape))]
         case .quote(let quote):
-            return [("T", .text("q")), ("S", .text(quote.symbol)), ("bx", .text(Self.exchange)), ("bp", .price(quote.price)),
+            return [("T", .text("q")), ("S", .text(Symbol.shown(quote.symbol))), ("bx", .text(Self.exchange)), ("bp", .price(quote.price)),
                     ("bs", .int(1)), ("ax", .text(Self.exchange)), ("ap", .price(quote.price)), ("as", .int(1)),
                     ("c", .texts(["R"])), ("t", .time(quote.asOf)), ("z", .text(Self.tape))]
         case .bar(let bar):
-            return [("T", .text("b")), ("S", .text(bar.symbol)), ("o", .price(bar.open)), ("h", .price(bar.high)),
+            return [("T", .text("b")), ("S", .text(Symbol.shown(bar.symbol))), ("o", .price(bar.open)), ("h", .price(bar.high)),
                     ("l", .price(bar.low)), ("c", .price(bar.close)), ("v", .int(0)), ("t", .time(bar.minute)),
                     ("n", .int(Int64(bar.ticks))), ("vw", .price(bar.typicalPrice))]
         }

@@ -17,6 +17,8 @@ import Synchronization
 struct AlpacaDataStreamController {
     let stream: StreamController
     let keys: ApiKeyService
+    /// Which market a key's portfolio trades in: a scenario league's own (`TradingRules.market`).
+    let rules: TradingRulesBook
 
     /// At most this many symbols per channel on one socket (Alpaca's error 405 beyond).
     static let maxSymbols = 500
@@ -70,7 +72,7 @@ struct AlpacaDataStreamController {
 
         func contains(_ symbol: String) -> Bool { all || symbols.contains(symbol) }
 
-        var listed: [String] { (all ? ["*"] : []) + symbols.sorted() }
+        var listed: [String] { (all ? ["*"] : []) + Set(symbols.map(Symbol.shown)).sorted() }
 
         mutating func change(_ names: [String], adding: Bool) {
             for name in names {
@@ -114,15 +116,20 @@ struct AlpacaDataStreamController {
         deadline.cancel()
         guard let holder, await stream.ready(outbound, channel: channel) else { return }
         let (keyID, secret) = credentials
+        // A key of a scenario league's portfolio follows that league's market (its symbols as
+        // shown); any other key the real market's.
+        let market = try? await rules.rules(userID: holder.userID, portfolioID: holder.portfolioID).market
         let channels = Followed()
         let marketData = StreamSubscriber.MarketData(
             price: { quote in
+                guard Self.inMarket(quote.symbol, market) else { return nil }
                 let wanted = channels.state.withLock { ($0.trades.contains(quote.symbol), $0.quotes.contains(quote.symbol)) }
                 let items = (wanted.0 ? [AlpacaDataMessage.trade(quote)] : []) + (wanted.1 ? [AlpacaDataMessage.quote(quote)] : [])
                 return items.isEmpty ? nil : AlpacaDataMessage.encode(items, format)
             },
             bar: { bar in
-                channels.state.withLock { $0.bars.contains(bar.symbol) } ? AlpacaDataMessage.encode([.bar(bar)], format) : nil
+                guard Self.inMarket(bar.symbol, market) else { return nil }
+                return channels.state.withLock { $0.bars.contains(bar.symbol) } ? AlpacaDataMessage.encode([.bar(bar)], format) : nil
             },
             binary: format == .msgpack
         )
@@ -132,7 +139,7 @@ struct AlpacaDataStreamController {
         await stream.run(subscriber, &messages, outbound: outbound, channel: channel) { [keys] in
             await AlpacaStreamController.stopWhenRevoked(subscriber, keyID: keyID, secret: secret, keys: keys)
         } handle: { message in
-            let reply = handle(message, channels: channels)
+            let reply = handle(message, channels: channels, market: market ?? nil)
             if let changed = reply.changed { stream.hub.update(subscriber, to: changed.subscriptions) }
             _ = subscriber.enqueue(AlpacaDataMessage.encode([reply.message], format))
         }
@@ -140,7 +147,7 @@ struct AlpacaDataStreamController {
 
     /// Answers a subscribe or unsubscribe with what the socket now follows; anything else
     /// with Alpaca's error.
-    private func handle(_ message: WebSocketMessage, channels: Followed) -> (message: AlpacaDataMessage, changed: Channels?) {
+    private func handle(_ message: WebSocketMessage, channels: Followed, market: Int?) -> (message: AlpacaDataMessage, changed: Channels?) {
         guard let request = AlpacaDataMessage.request(message), let action = request["action"]?.string else {
             return (.error(400, "invalid syntax"), nil)
         }
@@ -154,7 +161,7 @@ struct AlpacaDataStreamController {
                 guard let items = value.array?.compactMap(\.string), items.count == value.array?.count,
                       items.allSatisfy({ $0 == "*" || Symbol.isValid($0) })
                 else { return (.error(400, "invalid syntax"), nil) }
-                asked[name] = items
+                asked[name] = items.map { $0 == "*" ? $0 : Symbol.stored($0, inLeague: market) }
             }
             let adding = action == "subscribe"
             let result = channels.state.withLock { channels -> Channels? in
@@ -171,6 +178,12 @@ struct AlpacaDataStreamController {
         default:
             return (.error(400, "invalid syntax"), nil)
         }
+    }
+
+    /// Whether a stored symbol is of the market `market` names (a scenario league's; nil: the real one).
+    static func inMarket(_ symbol: String, _ market: Int?) -> Bool {
+        guard let market else { return !Symbol.isLeagues(symbol) }
+        return symbol.hasSuffix("@\(market)")
     }
 
     private static func frame(_ items: [AlpacaDataMessage], _ format: AlpacaDataMessage.Format) -> WebSocketOutboundWriter.OutboundFrame {

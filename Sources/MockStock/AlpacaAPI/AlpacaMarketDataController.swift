@@ -11,6 +11,8 @@ struct AlpacaMarketDataController {
     let store: AlpacaStore
     let quotes: any QuoteProvider
     let clock: MarketClock
+    /// Which market a key's portfolio trades in: a scenario league's own (`TradingRules.market`).
+    let rules: TradingRulesBook
 
     func addRoutes(to v2: RouterGroup<AppRequestContext>) {
         v2.get("stocks/bars", use: bars)
@@ -31,22 +33,40 @@ struct AlpacaMarketDataController {
 
     @Sendable func bars(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaBars> {
         try AlpacaController.refuseParameters(request, except: Self.barParameters.union(["symbols"]))
-        let symbols = try Self.symbols(request.uri.queryParameters.get("symbols"))
-        let (records, next) = try await barPage(symbols, request)
+        let market = try await leagueMarket(context)
+        let symbols = try Self.symbols(request.uri.queryParameters.get("symbols")).map { Symbol.stored($0, inLeague: market) }
+        let (records, next) = try await barPage(symbols, request, market: market)
         var bars: [String: [AlpacaBar]] = [:]
-        for record in records { bars[record.symbol, default: []].append(AlpacaBar(record)) }
+        for record in records { bars[Symbol.shown(record.symbol), default: []].append(AlpacaBar(record)) }
         return AlpacaResponse(AlpacaBars(bars: bars, nextPageToken: next))
     }
 
     @Sendable func symbolBars(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaSymbolBars> {
         try AlpacaController.refuseParameters(request, except: Self.barParameters)
         let symbol = try Self.symbol(context)
-        let (records, next) = try await barPage([symbol], request)
+        let market = try await leagueMarket(context)
+        let (records, next) = try await barPage([Symbol.stored(symbol, inLeague: market)], request, market: market)
         return AlpacaResponse(AlpacaSymbolBars(bars: records.map(AlpacaBar.init), symbol: symbol, nextPageToken: next))
     }
 
+    /// The scenario league whose market the request's key trades in (nil: the real market's,
+    /// and a bearer token's personal portfolio): its symbols are that league's instruments,
+    /// shown without their suffix, and its bars are dated by the league's calendar.
+    private func leagueMarket(_ context: AppRequestContext) async throws -> Int? {
+        guard let portfolioID = context.botPortfolioID else { return nil }
+        return try await rules.rules(userID: try context.requireIdentity().userID, portfolioID: portfolioID).market
+    }
+
+    /// Keyed by the symbols as shown.
+    private static func shown<T>(_ values: [String: T]) -> [String: T] {
+        Dictionary(values.map { (Symbol.shown($0.key), $0.value) }) { first, _ in first }
+    }
+
     /// One page of bars of these symbols, by symbol then time, and the next page's token.
-    private func barPage(_ symbols: [String], _ request: Request) async throws -> (records: ArraySlice<AlpacaStore.BarRecord>, next: String?) {
+    /// In a scenario league's market, the bars up to its day whatever the date.
+    private func barPage(
+        _ symbols: [String], _ request: Request, market: Int?
+    ) async throws -> (records: ArraySlice<AlpacaStore.BarRecord>, next: String?) {
         let parameters = request.uri.queryParameters
         let timeframe = try Self.timeframe(parameters.get("timeframe"))
         let adjusted: AdjustedHistory = switch parameters.get("adjustment") ?? "raw" {
@@ -74,81 +94,96 @@ struct AlpacaMarketDataController {
                 symbols: symbols, from: start, to: end, seconds: seconds,
                 after: try token.map { token in
                     guard let epoch = Int(token.position) else { throw Self.invalidToken }
-                    return (token.symbol, epoch)
+                    return (Symbol.stored(token.symbol, inLeague: market), epoch)
                 }, limit: limit + 1
             )
         case .period(let period):
-            let end = try parameters.get("end").map { try Self.day($0, "end", roundingUp: false) } ?? clock.today()
+            let end = try parameters.get("end").map { try Self.day($0, "end", roundingUp: false) }
+                ?? (market == nil ? clock.today() : Self.lastDay)
             let start = try parameters.get("start").map { try Self.day($0, "start", roundingUp: true) } ?? clock.day(
                 of: Calendar(identifier: .gregorian).date(byAdding: .day, value: -30, to: clock.now())!
             )
             guard start <= end else { throw InvalidInput("start must not be after end.") }
             records = try await store.bars(
-                symbols: symbols, from: start, to: end, through: try await quotes.historyEnd(), adjusted: adjusted,
+                symbols: symbols, from: start, to: end, through: market == nil ? try await quotes.historyEnd() : nil, adjusted: adjusted,
                 period: period, after: try token.map { token in
                     guard CalendarDay.isValid(token.position) else { throw Self.invalidToken }
-                    return (token.symbol, token.position)
+                    return (Symbol.stored(token.symbol, inLeague: market), token.position)
                 }, limit: limit + 1
             )
         }
         let next = records.count > limit ? records[limit - 1] : nil
-        return (records.prefix(limit), next.map { Self.token($0.symbol, $0.day) })
+        return (records.prefix(limit), next.map { Self.token(Symbol.shown($0.symbol), $0.day) })
     }
+
+    /// The end of a scenario league's bars when none is asked: they run ahead of the
+    /// calendar in a league whose days pass faster than the market's.
+    static let lastDay = "9999-12-31"
 
     static let latestParameters: Set<String> = ["feed"]
 
     @Sendable func latestBars(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaLatestBars> {
-        AlpacaResponse(AlpacaLatestBars(bars: try await latestBars(try Self.symbols(request, context))))
+        let market = try await leagueMarket(context)
+        let symbols = try Self.symbols(request, context).map { Symbol.stored($0, inLeague: market) }
+        return AlpacaResponse(AlpacaLatestBars(bars: Self.shown(try await latestBars(symbols))))
     }
 
     @Sendable func symbolLatestBar(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaSymbolLatestBar> {
         let symbol = try Self.symbol(request, context)
-        guard let bar = try await latestBars([symbol])[symbol] else { throw Self.noData(symbol) }
+        let stored = Symbol.stored(symbol, inLeague: try await leagueMarket(context))
+        guard let bar = try await latestBars([stored])[stored] else { throw Self.noData(symbol) }
         return AlpacaResponse(AlpacaSymbolLatestBar(symbol: symbol, bar: bar))
     }
 
     private func latestBars(_ symbols: [String]) async throws -> [String: AlpacaBar] {
-        let records = try await store.latestBars(symbols: symbols, through: try await quotes.historyEnd())
+        let records = try await store.latestBars(symbols: symbols, through: try await historyEnd(symbols))
         return Dictionary(records.map { ($0.symbol, AlpacaBar($0)) }) { first, _ in first }
     }
 
     @Sendable func latestQuotes(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaLatestQuotes> {
-        let prices = try await quotes.quotes(for: try Self.symbols(request, context))
-        return AlpacaResponse(AlpacaLatestQuotes(quotes: prices.mapValues(AlpacaQuote.init)))
+        let market = try await leagueMarket(context)
+        let prices = try await quotes.quotes(for: try Self.symbols(request, context).map { Symbol.stored($0, inLeague: market) })
+        return AlpacaResponse(AlpacaLatestQuotes(quotes: Self.shown(prices.mapValues(AlpacaQuote.init))))
     }
 
     @Sendable func symbolLatestQuote(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaSymbolLatestQuote> {
         let symbol = try Self.symbol(request, context)
-        guard let price = try await quotes.quotes(for: [symbol])[symbol] else { throw Self.noData(symbol) }
+        let stored = Symbol.stored(symbol, inLeague: try await leagueMarket(context))
+        guard let price = try await quotes.quotes(for: [stored])[stored] else { throw Self.noData(symbol) }
         return AlpacaResponse(AlpacaSymbolLatestQuote(symbol: symbol, quote: AlpacaQuote(price)))
     }
 
     @Sendable func latestTrades(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaLatestTrades> {
-        let prices = try await quotes.quotes(for: try Self.symbols(request, context))
-        return AlpacaResponse(AlpacaLatestTrades(trades: prices.mapValues(AlpacaTrade.init)))
+        let market = try await leagueMarket(context)
+        let prices = try await quotes.quotes(for: try Self.symbols(request, context).map { Symbol.stored($0, inLeague: market) })
+        return AlpacaResponse(AlpacaLatestTrades(trades: Self.shown(prices.mapValues(AlpacaTrade.init))))
     }
 
     @Sendable func symbolLatestTrade(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaSymbolLatestTrade> {
         let symbol = try Self.symbol(request, context)
-        guard let price = try await quotes.quotes(for: [symbol])[symbol] else { throw Self.noData(symbol) }
+        let stored = Symbol.stored(symbol, inLeague: try await leagueMarket(context))
+        guard let price = try await quotes.quotes(for: [stored])[stored] else { throw Self.noData(symbol) }
         return AlpacaResponse(AlpacaSymbolLatestTrade(symbol: symbol, trade: AlpacaTrade(price)))
     }
 
     @Sendable func snapshots(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<[String: AlpacaSnapshot]> {
-        AlpacaResponse(try await snapshots(try Self.symbols(request, context)), snakeCase: false)
+        let market = try await leagueMarket(context)
+        let symbols = try Self.symbols(request, context).map { Symbol.stored($0, inLeague: market) }
+        return AlpacaResponse(Self.shown(try await snapshots(symbols)), snakeCase: false)
     }
 
     /// Alpaca's single snapshot names its symbol beside the five parts.
     @Sendable func symbolSnapshot(_ request: Request, context: AppRequestContext) async throws -> AlpacaResponse<AlpacaSnapshot> {
         let symbol = try Self.symbol(request, context)
-        guard var snapshot = try await snapshots([symbol])[symbol] else { throw Self.noData(symbol) }
+        let stored = Symbol.stored(symbol, inLeague: try await leagueMarket(context))
+        guard var snapshot = try await snapshots([stored])[stored] else { throw Self.noData(symbol) }
         snapshot.symbol = symbol
         return AlpacaResponse(snapshot, snakeCase: false)
     }
 
     private func snapshots(_ symbols: [String]) async throws -> [String: AlpacaSnapshot] {
         let prices = try await quotes.quotes(for: symbols)
-        let bars = Dictionary(grouping: try await store.latestBars(symbols: symbols, through: try await quotes.historyEnd(), count: 2), by: \.symbol)
+        let bars = Dictionary(grouping: try await store.latestBars(symbols: symbols, through: try await historyEnd(symbols), count: 2), by: \.symbol)
         let minutes = Dictionary(try await store.latestMinuteBars(symbols: symbols).map { ($0.symbol, $0) }) { first, _ in first }
         var snapshots: [String: AlpacaSnapshot] = [:]
         for symbol in symbols where prices[symbol] != nil || bars[symbol] != nil {
@@ -160,6 +195,12 @@ struct AlpacaMarketDataController {
             )
         }
         return snapshots
+    }
+
+    /// The last day of history a bot may see: the replay's day when the server replays, but
+    /// none for a scenario league's instruments (their bars stop at the league's day).
+    private func historyEnd(_ symbols: [String]) async throws -> String? {
+        symbols.contains(where: Symbol.isLeagues) ? nil : try await quotes.historyEnd()
     }
 
     /// A symbol with no price and no stored day: Alpaca answers 404 on its single-symbol routes.

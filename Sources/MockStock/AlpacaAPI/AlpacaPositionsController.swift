@@ -7,6 +7,8 @@ struct AlpacaPositionsController {
     let trading: TradingService
     let orders: OrderService
     let alpaca: AlpacaStore
+    /// Which market a key's portfolio trades in (a scenario league's own names its assets).
+    let rules: TradingRulesBook
 
     func addRoutes(to v2: RouterGroup<AppRequestContext>) {
         v2.get("positions", use: positions)
@@ -92,8 +94,9 @@ struct AlpacaPositionsController {
     /// The position named by the path (a symbol or an asset's UUID): 404 when none is held.
     private func held(_ context: AppRequestContext) async throws -> AlpacaPosition {
         let key = context.parameters.get("symbolOrId") ?? ""
-        guard key.count <= 36, let asset = try await alpaca.asset(symbolOrID: key),
-              let position = try await current(context).first(where: { $0.symbol == asset.symbol })
+        let market = try await rules.rules(userID: context.requireIdentity().userID, portfolioID: context.botPortfolioID).market
+        guard key.count <= 36, !Symbol.isLeagues(key), let asset = try await alpaca.asset(symbolOrID: key, league: market),
+              let position = try await current(context).first(where: { $0.symbol == Symbol.shown(asset.symbol) })
         else { throw AppError.notFound("position does not exist") }
         return position
     }
@@ -108,7 +111,7 @@ struct AlpacaPositionsController {
             let lastPrice = holding.previousPrice ?? price
             let lastValue = value - dayChange
             return AlpacaPosition(
-                assetId: holding.assetID, symbol: holding.symbol, avgEntryPrice: holding.averageCost.moneyString,
+                assetId: holding.assetID, symbol: Symbol.shown(holding.symbol), avgEntryPrice: holding.averageCost.moneyString,
                 qty: String(holding.quantity), side: holding.quantity > 0 ? "long" : "short",
                 marketValue: value.moneyString, costBasis: costBasis.moneyString, unrealizedPl: gain.moneyString,
                 unrealizedPlpc: AlpacaPosition.rate(gain, over: costBasis), unrealizedIntradayPl: dayChange.moneyString,

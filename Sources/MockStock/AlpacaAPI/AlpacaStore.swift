@@ -99,12 +99,14 @@ struct AlpacaStore: Sendable {
         return try row[0].decode((Decimal, Decimal, Decimal?).self)
     }
 
-    /// Instruments, by symbol; `active` nil for all.
-    func assets(active: Bool?) async throws -> [AssetRecord] {
+    /// Instruments of a market (`league`: a scenario league's; nil: the real market's), by
+    /// symbol; `active` nil for all.
+    func assets(active: Bool?, league: Int?) async throws -> [AssetRecord] {
         try await stale.query(
             """
             SELECT uuid::text, symbol, name, active FROM instruments
-            WHERE (\(active)::bool IS NULL OR active = \(active)::bool) AND league_id IS NULL ORDER BY symbol
+            WHERE (\(active)::bool IS NULL OR active = \(active)::bool) AND league_id IS NOT DISTINCT FROM \(league)::int8
+            ORDER BY symbol
             """
         ).map(Self.assetRecord)
     }
@@ -114,13 +116,15 @@ struct AlpacaStore: Sendable {
         return AssetRecord(uuid: uuid, symbol: symbol, name: name, active: active)
     }
 
-    /// One instrument by symbol or by its UUID.
-    func asset(symbolOrID: String) async throws -> AssetRecord? {
+    /// One instrument of a market (as `assets`) by symbol or by its UUID.
+    func asset(symbolOrID: String, league: Int?) async throws -> AssetRecord? {
         let uuid = UUID(uuidString: symbolOrID)?.uuidString.lowercased()
         return try await stale.query(
             """
             SELECT uuid::text, symbol, name, active FROM instruments
-            WHERE CASE WHEN \(uuid)::text IS NULL THEN symbol = \(symbolOrID.uppercased()) ELSE uuid = \(uuid)::uuid END
+            WHERE CASE WHEN \(uuid)::text IS NULL THEN symbol = \(Symbol.stored(symbolOrID.uppercased(), inLeague: league))
+                       ELSE uuid = \(uuid)::uuid END
+              AND league_id IS NOT DISTINCT FROM \(league)::int8
             """
         ).first.map(Self.assetRecord)
     }

@@ -85,7 +85,7 @@ struct CompositionService: Sendable {
             .sorted { ($0.value, $1.position.symbol) > ($1.value, $0.position.symbol) }
             .map { position, value in
                 Composition.Position(
-                    symbol: position.symbol, sector: sectorOf[position.symbol] ?? Self.unclassified, quantity: position.quantity,
+                    symbol: Symbol.shown(position.symbol), sector: sectorOf[position.symbol] ?? Self.unclassified, quantity: position.quantity,
                     price: (position.price * rate).rounded(4).moneyString, value: money(value), weight: weight(value)
                 )
             }

@@ -92,12 +92,13 @@ struct PerformanceService: Sendable {
             irr: Returns.moneyWeighted(values, days: days)?.rate
         )
         if let benchmark {
-            let symbol = try await BenchmarkStore.named(benchmark, in: market)
+            let league = try await benchmarks.market(ofPortfolio: portfolioID)
+            let symbol = try await BenchmarkStore.named(benchmark, in: market, league: league)
             var twr: Decimal?
             if let first = values.first?.day, let last = values.last?.day {
-                twr = try await benchmarks.totalReturn(symbol, from: first, to: last)
+                twr = try await benchmarks.totalReturn(symbol, from: first, to: last, market: league)
             }
-            result.benchmark = .init(symbol: symbol, twr: twr?.rate)
+            result.benchmark = .init(symbol: Symbol.shown(symbol), twr: twr?.rate)
         }
         return result
     }

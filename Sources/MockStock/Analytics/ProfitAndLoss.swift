@@ -200,7 +200,7 @@ struct ProfitAndLossService: Sendable {
             realized += gained
             unrealized += open
             return ProfitAndLoss.Holding(
-                symbol: symbol, quantity: shares, realized: gained.rounded(2).moneyString,
+                symbol: Symbol.shown(symbol), quantity: shares, realized: gained.rounded(2).moneyString,
                 unrealized: open.rounded(2).moneyString, costBasis: basis.rounded(2).moneyString
             )
         }

@@ -111,19 +111,20 @@ struct RiskService: Sendable {
     let market: MarketStore
 
     func risk(userID: Int, portfolioID: Int, from: String?, to: String?, benchmark rawBenchmark: String?) async throws -> RiskReport {
-        let benchmark = try await BenchmarkStore.named(rawBenchmark ?? "market", in: market)
+        let league = try await benchmarks.market(ofPortfolio: portfolioID)
+        let benchmark = try await BenchmarkStore.named(rawBenchmark ?? "market", in: market, league: league)
         let (_, values) = try await history.values(userID: userID, portfolioID: portfolioID, from: from, to: to, interval: .day)
         let returns = Returns.daily(values)
-        var report = RiskReport(from: values.first?.day, to: values.last?.day, days: returns.count, benchmark: benchmark)
+        var report = RiskReport(from: values.first?.day, to: values.last?.day, days: returns.count, benchmark: Symbol.shown(benchmark))
         guard returns.count >= 2, let first = values.first?.day, let last = values.last?.day else { return report }
-        let daily = try await benchmarks.dailyReturns(symbol: benchmark == "market" ? nil : benchmark, from: first, to: last)
+        let daily = try await benchmarks.dailyReturns(symbol: benchmark == "market" ? nil : benchmark, from: first, to: last, market: league)
         let figures = Risk.figures(returns.map { ($0.day, NSDecimalNumber(decimal: $0.r).doubleValue) }, benchmark: daily)
         report.volatility = Risk.text(figures.volatility)
         report.sharpe = Risk.text(figures.sharpe)
         report.sortino = Risk.text(figures.sortino)
         report.maxDrawdown = Risk.text(figures.maxDrawdown)
         report.beta = Risk.text(figures.beta)
-        if let twr = Returns.timeWeighted(values), let theirs = try await benchmarks.totalReturn(benchmark, from: first, to: last) {
+        if let twr = Returns.timeWeighted(values), let theirs = try await benchmarks.totalReturn(benchmark, from: first, to: last, market: league) {
             report.excessReturn = (twr - theirs).rate
         }
         return report

@@ -39,7 +39,9 @@ struct Features {
         let trading = TradingService(store: stores.trading, market: market.store, quotes: market.quotes, rules: stores.rules, backdating: backdating)
         let history = ValueHistoryService(store: stores.valueHistory, trading: trading, clock: market.clock, fx: market.fx)
         self.accounts = accounts
-        self.market = MarketController(store: market.store, quotes: market.quotes, hours: market.hours, now: configuration.clock)
+        self.market = MarketController(
+            store: market.store, quotes: market.quotes, hours: market.hours, now: configuration.clock, leagues: stores.leagues
+        )
         self.trading = trading
         orders = OrderService(
             store: stores.orders, trading: stores.trading, market: market.store, quotes: market.quotes, matcher: matching.matcher,
@@ -110,8 +112,8 @@ struct AlpacaAPI {
             rules: stores.rules, hours: market.hours, history: history, now: configuration.clock
         )
         self.orders = AlpacaOrdersController(orders: orders, store: stores.orders, trading: stores.trading)
-        positions = AlpacaPositionsController(trading: trading, orders: orders, alpaca: stores.alpaca)
-        marketData = AlpacaMarketDataController(store: stores.alpaca, quotes: market.quotes, clock: market.clock)
+        positions = AlpacaPositionsController(trading: trading, orders: orders, alpaca: stores.alpaca, rules: stores.rules)
+        marketData = AlpacaMarketDataController(store: stores.alpaca, quotes: market.quotes, clock: market.clock, rules: stores.rules)
     }
 
     func addRoutes(to v2: RouterGroup<AppRequestContext>) {

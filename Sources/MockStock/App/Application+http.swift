@@ -27,7 +27,7 @@ struct LiveStream {
         controller = StreamController(hub: hub, feed: feed, auth: auth, leagues: features.leagues, logger: logger)
         webSocketRouter = controller.router()
         AlpacaStreamController(stream: controller, keys: features.apiKeys).addRoutes(to: webSocketRouter)
-        AlpacaDataStreamController(stream: controller, keys: features.apiKeys).addRoutes(to: webSocketRouter)
+        AlpacaDataStreamController(stream: controller, keys: features.apiKeys, rules: stores.rules).addRoutes(to: webSocketRouter)
     }
 }
 

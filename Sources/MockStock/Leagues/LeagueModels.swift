@@ -80,7 +80,7 @@ struct League: ResponseEncodable {
         resetsAllowed = record.resetsAllowed
         journalRequired = record.journalRequired
         rankBy = record.rankBy
-        benchmark = record.benchmark
+        benchmark = Symbol.shown(record.benchmark)
         deleteManagedAfterDays = record.deleteManagedAfterDays
         teams = record.teams
         market = record.market

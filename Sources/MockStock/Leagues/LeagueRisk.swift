@@ -53,13 +53,13 @@ struct LeagueRiskService: Sendable {
     func refreshDue(small: Duration = .seconds(60), big: Duration = .seconds(900), most: Int = 10) async throws -> [Int] {
         var computed: [Int] = []
         while computed.count < most, let league = try await claim(small: small, big: big) {
-            try await compute(leagueID: league.id, benchmark: league.benchmark, from: league.startsAt)
+            try await compute(leagueID: league.id, benchmark: league.benchmark, from: league.startsAt, market: league.market)
             computed.append(league.id)
         }
         return computed
     }
 
-    private func claim(small: Duration, big: Duration) async throws -> (id: Int, benchmark: String, startsAt: Date)? {
+    private func claim(small: Duration, big: Duration) async throws -> (id: Int, benchmark: String, startsAt: Date, market: Int?)? {
         try await pool.query(
             """
             UPDATE leagues SET risk_computed_at = now()
@@ -72,13 +72,14 @@ struct LeagueRiskService: Sendable {
                 ORDER BY risk_computed_at NULLS FIRST LIMIT 1
                 FOR UPDATE SKIP LOCKED
             )
-            RETURNING id, benchmark, starts_at
+            RETURNING id, benchmark, starts_at, (SELECT m.league_id FROM league_markets m WHERE m.league_id = leagues.id)
             """
-        ).decode((Int, String, Date).self).first.map { (id: $0.0, benchmark: $0.1, startsAt: $0.2) }
+        ).decode((Int, String, Date, Int?).self).first.map { (id: $0.0, benchmark: $0.1, startsAt: $0.2, market: $0.3) }
     }
 
     /// Computes and stores every member's figures; members who left lose theirs.
-    func compute(leagueID: Int, benchmark: String, from start: Date) async throws {
+    /// `market`: a scenario league's own (its `market` benchmark is its instruments').
+    func compute(leagueID: Int, benchmark: String, from start: Date, market: Int? = nil) async throws {
         let members = try await pool.query(
             "SELECT user_id, portfolio_id FROM league_portfolios(\(leagueID)) WHERE NOT archived"
         ).decode((Int, Int).self)
@@ -98,7 +99,7 @@ struct LeagueRiskService: Sendable {
             if returns.count >= 2, let twr = Returns.timeWeighted(values), let from = values.first?.day, let to = values.last?.day {
                 let range = "\(from)|\(to)"
                 if benchmarkReturns[range] == nil {
-                    benchmarkReturns[range] = .some(try await benchmarks.totalReturn(benchmark, from: from, to: to))
+                    benchmarkReturns[range] = .some(try await benchmarks.totalReturn(benchmark, from: from, to: to, market: market))
                 }
                 excess = benchmarkReturns[range]!.map { twr - $0 }
             }

@@ -54,6 +54,9 @@ struct LeagueService: Sendable {
             guard rules.allowedSymbols == nil else {
                 throw InvalidInput("rules.allowedSymbols does not apply to a league with a market of its own: it trades the instruments of its window.")
             }
+            guard (benchmark ?? "market").lowercased() == "market" else {
+                throw InvalidInput("benchmark of a league with a market of its own is its market (market): its instruments are made with it.")
+            }
             openMarket = try await markets.prepare(marketRequest, startsAt: startsAt)
         }
         if let symbols = rules.allowedSymbols?.sorted() {
@@ -146,7 +149,9 @@ struct LeagueService: Sendable {
         if journalRequired == true && league.mode == .shared { throw Self.journalInSharedLeague }
         changes.journalRequired = journalRequired
         changes.rankBy = try RankBy.parse(rankBy)
-        if let benchmark { changes.benchmark = try await BenchmarkStore.named(benchmark, in: market) }
+        if let benchmark {
+            changes.benchmark = try await BenchmarkStore.named(benchmark, in: market, league: league.market == nil ? nil : league.id)
+        }
         changes.endsAt = endsAt.change
         if let end = changes.endsAt.value, end <= max(league.startsAt, now) {
             throw InvalidInput("endsAt must be in the future and after startsAt.")

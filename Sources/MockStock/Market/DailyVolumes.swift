@@ -19,13 +19,18 @@ final class DailyVolumes: Sendable {
         self.clock = clock
     }
 
-    /// The market's day now (`YYYY-MM-DD`): the day a cap counts fills under.
-    func marketDay() async throws -> String {
-        try await clock.marketDay()
+    /// The day a cap counts the symbol's fills under (`YYYY-MM-DD`): the market's day now;
+    /// for a scenario league's instrument, the league's day (the date of its bar).
+    func marketDay(for symbol: String) async throws -> String {
+        guard Symbol.isLeagues(symbol) else { return try await clock.marketDay() }
+        return try await leagueDay(symbol).day
     }
 
-    /// The symbol's volume on the trading day before the market's day, nil when unknown.
+    /// The symbol's volume on the trading day before the market's day, nil when unknown;
+    /// for a scenario league's instrument, on the league's day before (read afresh: a
+    /// league's day may pass at any moment).
     func previousDay(_ symbol: String) async throws -> Int? {
+        if Symbol.isLeagues(symbol) { return try await leagueDay(symbol).volume.flatMap { $0 > 0 ? $0 : nil } }
         let day = try await clock.marketDay()
         let key = "\(day) \(symbol)"
         if let volume = cache.value(for: key) { return volume > 0 ? volume : nil }
@@ -34,6 +39,21 @@ final class DailyVolumes: Sendable {
         ).decodeColumn(Int.self).first ?? 0
         cache.store(volume, for: key)
         return volume > 0 ? volume : nil
+    }
+
+    /// A scenario league's instrument: the date of the league's day now, and the volume of
+    /// the day before's bar.
+    private func leagueDay(_ symbol: String) async throws -> (day: String, volume: Int?) {
+        let found = try await pool.query(
+            """
+            SELECT m.bar_days[m.day]::text,
+                   (SELECT b.volume FROM daily_bars b WHERE b.symbol = li.symbol AND b.day = m.bar_days[m.day - 1])
+            FROM league_instruments li JOIN league_markets m ON m.league_id = li.league_id
+            WHERE li.symbol = \(symbol)
+            """
+        ).decode((String, Int?).self).first
+        guard let found else { throw MarketError.unknownSymbol(symbol) }
+        return (found.0, found.1)
     }
 
     /// The shares the portfolio's fills in the symbol total on `day` under a cap (read from

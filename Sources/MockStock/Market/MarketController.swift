@@ -7,6 +7,8 @@ struct MarketController {
     let quotes: any QuoteProvider
     let hours: MarketHours
     let now: @Sendable () -> Date
+    /// For `leagueId`: the scenario leagues the caller is a member of.
+    let leagues: LeagueStore
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.get("market/clock", use: clock)
@@ -30,11 +32,12 @@ struct MarketController {
             .split(separator: ",").map { Symbol.normalize(String($0)) }.filter { !$0.isEmpty }
         guard symbols.count <= 200 else { throw InvalidInput("At most 200 symbols per request.") }
         var seen = Set<String>()
-        let unique = symbols.filter { seen.insert($0).inserted }
-        let found = try await quotes.quotes(for: unique.filter(Symbol.isValid))
+        let market = try await leagueMarket(request, context)
+        let unique = symbols.filter { seen.insert($0).inserted }.filter(Symbol.isValid).map { Symbol.stored($0, inLeague: market) }
+        let found = try await quotes.quotes(for: unique)
         let names = try await store.names(for: Array(found.keys))
         return unique.compactMap { symbol in
-            found[symbol].map { Quote(name: names[symbol] ?? symbol, quote: $0) }
+            found[symbol].map { Quote(name: names[symbol] ?? Symbol.shown(symbol), quote: $0) }
         }
     }
 
@@ -62,12 +65,12 @@ struct MarketController {
     }
 
     @Sendable func detail(_ request: Request, context: AppRequestContext) async throws -> StockDetail {
-        let symbol = try Symbol.known(context)
+        let symbol = Symbol.stored(try Symbol.known(context), inLeague: try await leagueMarket(request, context))
         guard let info = try await store.instrument(symbol) else { throw MarketError.unknownSymbol(symbol) }
         let priceQuote = try await quotes.quote(for: symbol)
         let quote = Quote(name: info.name, quote: priceQuote)
         let price = priceQuote.price
-        let (yearAgo, high, low) = try await store.yearStatistics(symbol, through: try await quotes.historyEnd())
+        let (yearAgo, high, low) = try await store.yearStatistics(symbol, through: try await historyEnd(of: symbol))
         return StockDetail(
             quote: quote, description: info.description, sector: info.sector, currency: info.currency,
             yearChangePercent: yearAgo.map { ((price - $0) / $0 * 100).rounded(2).moneyString },
@@ -79,7 +82,7 @@ struct MarketController {
     static let chartRanges = ["1m": 31, "3m": 92, "6m": 183, "1y": 366, "5y": 1827]
 
     @Sendable func chart(_ request: Request, context: AppRequestContext) async throws -> Chart {
-        let symbol = try Symbol.known(context)
+        let symbol = Symbol.stored(try Symbol.known(context), inLeague: try await leagueMarket(request, context))
         let range = request.uri.queryParameters.get("range") ?? "1m"
         guard let days = Self.chartRanges[range] else {
             throw InvalidInput("range must be one of 1m, 3m, 6m, 1y, 5y.")
@@ -88,8 +91,25 @@ struct MarketController {
             throw InvalidInput("adjusted must be one of split, total, none.")
         }
         guard try await store.instrument(symbol) != nil else { throw MarketError.unknownSymbol(symbol) }
-        let points = try await store.bars(symbol, days: days, through: try await quotes.historyEnd(), adjusted: adjusted)
-        return Chart(symbol: symbol, range: range, adjusted: adjusted, points: points)
+        let points = try await store.bars(symbol, days: days, through: try await historyEnd(of: symbol), adjusted: adjusted)
+        return Chart(symbol: Symbol.shown(symbol), range: range, adjusted: adjusted, points: points)
+    }
+
+    /// With `leagueId`, a scenario league of the caller's: its symbols name its own
+    /// instruments (`Symbol.stored`). Nil without.
+    private func leagueMarket(_ request: Request, _ context: AppRequestContext) async throws -> Int? {
+        guard let leagueID = try request.positiveInteger("leagueId") else { return nil }
+        guard let league = try await leagues.league(id: leagueID, member: try context.requireIdentity().userID) else {
+            throw LeagueError.noSuchLeague
+        }
+        guard league.market != nil else { throw LeagueMarketError.noMarket }
+        return leagueID
+    }
+
+    /// The last day of history players may see: a scenario league's instruments have bars
+    /// only up to the league's day; others up to the replay's day when the server replays.
+    private func historyEnd(of symbol: String) async throws -> String? {
+        Symbol.isLeagues(symbol) ? nil : try await quotes.historyEnd()
     }
 }
 

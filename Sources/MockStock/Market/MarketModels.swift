@@ -47,7 +47,7 @@ struct Quote: ResponseEncodable, Equatable {
     init(name: String, quote: PriceQuote) {
         let previous = quote.previousClose ?? quote.price
         let change = quote.price - previous
-        symbol = quote.symbol
+        symbol = Symbol.shown(quote.symbol)
         self.name = name
         price = quote.price.moneyString
         previousClose = previous.moneyString

@@ -241,7 +241,10 @@ struct StreamController {
         if let invalid = symbols.first(where: { !Symbol.isValid($0) }) {
             throw MarketError.unknownSymbol(String(invalid.prefix(20)))
         }
-        change.quotes = Set(symbols)
+        if let leagueID = request.leagueId {
+            guard try await leagues.league(id: leagueID, member: userID).market != nil else { throw LeagueMarketError.noMarket }
+        }
+        change.quotes = Set(symbols.map { Symbol.stored($0, inLeague: request.leagueId) })
         change.orders = request.orders ?? false
         change.notifications = request.notifications ?? false
         if request.action == .subscribe {
@@ -262,7 +265,7 @@ struct SubscribedEvent: Encodable {
     let leagues: [Int]
 
     init(_ subscriptions: StreamSubscriptions) {
-        quotes = subscriptions.quotes.sorted()
+        quotes = Set(subscriptions.quotes.map(Symbol.shown)).sorted()
         orders = subscriptions.orders
         notifications = subscriptions.notifications
         leagues = subscriptions.leagues.sorted()

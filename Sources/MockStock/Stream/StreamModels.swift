@@ -16,6 +16,8 @@ struct StreamRequest: Decodable {
     let orders: Bool?
     let notifications: Bool?
     let leagues: [Int]?
+    /// The scenario league whose market `quotes` names (its members'); nil: the real market.
+    var leagueId: Int? = nil
 }
 
 /// What one connection follows.

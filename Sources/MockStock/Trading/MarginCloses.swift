@@ -33,22 +33,31 @@ struct MarginCloses: Sendable {
 
     /// Closes the latest closed market day of every portfolio due, then sells for the calls
     /// that day's close found still standing.
+    /// A scenario league's days close on its own clock, as its market moves on
+    /// (`league_market_advance`); the calls of its latest close are sold here.
     func run() async throws {
-        guard let close = lastClose(at: now()) else { return }
-        let due = try await pool.query(
-            """
-            SELECT p.id FROM portfolios p JOIN leagues l ON l.id = p.league_id
-            WHERE p.archived_at IS NULL AND league_running(l, \(close.at))
-              AND (l.margin_percent IS NOT NULL OR l.maintenance_percent IS NOT NULL
-                   OR l.debit_rate_percent > 0 OR l.credit_rate_percent > 0 OR l.borrow_fee_percent > 0)
-              AND NOT EXISTS (SELECT 1 FROM margin_closes m WHERE m.portfolio_id = p.id AND m.day = \(close.day)::date)
-            ORDER BY p.id
-            """
-        ).decodeColumn(Int.self)
-        for portfolio in due {
-            try await pool.execute("SELECT FROM margin_close(\(portfolio), \(close.day)::date, \(close.at))")
+        if let close = lastClose(at: now()) {
+            let due = try await pool.query(
+                """
+                SELECT p.id FROM portfolios p JOIN leagues l ON l.id = p.league_id
+                WHERE p.archived_at IS NULL AND league_running(l, \(close.at)) AND margin_league(l)
+                  AND NOT EXISTS (SELECT 1 FROM league_markets lm WHERE lm.league_id = l.id)
+                  AND NOT EXISTS (SELECT 1 FROM margin_closes m WHERE m.portfolio_id = p.id AND m.day = \(close.day)::date)
+                ORDER BY p.id
+                """
+            ).decodeColumn(Int.self)
+            for portfolio in due {
+                try await pool.execute("SELECT FROM margin_close(\(portfolio), \(close.day)::date, \(close.at))")
+            }
+            try await liquidate(day: close.day)
         }
-        try await liquidate(day: close.day)
+        let leagueCloses = try await pool.query(
+            """
+            SELECT DISTINCT (m.bar_days[m.day - 1])::text FROM league_markets m JOIN leagues l ON l.id = m.league_id
+            WHERE m.day > 1 AND margin_league(l) AND league_running(l, \(now()))
+            """
+        ).decodeColumn(String.self)
+        for day in leagueCloses { try await liquidate(day: day) }
     }
 
     /// Takes over, for a lease, each call of `day`'s close that stood at the close before
@@ -103,7 +112,7 @@ struct MarginCloses: Sendable {
                 logger.warning("a forced sale was refused", metadata: ["portfolio": "\(portfolio)", "outcome": "\(execution.outcome)"])
                 break
             }
-            sold.append("\(side == .sell ? "sold" : "bought back") \(abs(quantity)) \(symbol) at \(trade.price.moneyString)")
+            sold.append("\(side == .sell ? "sold" : "bought back") \(abs(quantity)) \(Symbol.shown(symbol)) at \(trade.price.moneyString)")
         }
         guard !sold.isEmpty else {
             // Met by the prices since the close: nothing to sell.

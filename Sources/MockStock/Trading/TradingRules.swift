@@ -131,7 +131,7 @@ struct TradingRules: Sendable, Equatable {
         var quantity = quantity
         var counted: TradeOrder.VolumeCap?
         if capped, let cap = volumeCap(volume: volume), let portfolioID, source != .liquidation {
-            let day = try await volumes.marketDay()
+            let day = try await volumes.marketDay(for: symbol)
             let available = max(cap - (try await volumes.filled(portfolioID: portfolioID, symbol: symbol, day: day)), 0)
             if case .resting = fill {
                 guard available > 0 else { return nil }

@@ -202,17 +202,33 @@ struct ScenarioLeagueTests {
             // The real symbols are not tradable in the league.
             let real = try await client.trade("buy", #"{"symbol":"CRSH","amount":1,"portfolioId":\#(portfolio)}"#, token: host)
             #expect(real.status == .notFound)
+            // A resting order and a scripted event, told to members as news and notifications.
+            _ = try await client.placeOrderOK(
+                #"{"symbol":"S01","side":"sell","quantity":5,"type":"limit","limitPrice":"50","timeInForce":"gtc","note":"Take the money","portfolioId":\#(portfolio)}"#,
+                token: host)
+            #expect(try await client.send(.post, "/api/leagues/\(league)/events",
+                body: #"{"day":3,"symbols":["S02"],"changePercent":"10","headline":"Company 02 wins"}"#, token: host).status == .created)
             shown = try await client.advance(league, days: 2, token: host)
             #expect(shown.day == 3)
+            let symbol = crash.symbol
             for uri in ["/api/leagues/\(league)", "/api/leagues/\(league)/market", "/api/portfolio?portfolioId=\(portfolio)",
                         "/api/transactions?portfolioId=\(portfolio)", "/api/orders?portfolioId=\(portfolio)", "/api/leagues",
-                        "/api/portfolios", "/api/leagues/\(league)/news", "/api/notifications"] {
+                        "/api/portfolios", "/api/leagues/\(league)/news", "/api/notifications", "/api/leagues/\(league)/events",
+                        "/api/leagues/\(league)/leaderboard", "/api/leagues/\(league)/history", "/api/leagues/\(league)/report.csv",
+                        "/api/leagues/\(league)/journal", "/api/activities?portfolioId=\(portfolio)", "/api/transactions.csv?portfolioId=\(portfolio)",
+                        "/api/portfolios/\(portfolio)/history", "/api/portfolios/\(portfolio)/performance?benchmark=market",
+                        "/api/portfolios/\(portfolio)/pnl", "/api/portfolios/\(portfolio)/composition", "/api/portfolios/\(portfolio)/risk",
+                        "/api/stock/\(symbol)?leagueId=\(league)", "/api/stock/\(symbol)/chart?leagueId=\(league)",
+                        "/api/stock/symbols?symbols=S01,S02&leagueId=\(league)", "/api/achievements", "/api/me/export"] {
                 let response = try await client.get(uri, token: host)
                 #expect(response.status == .ok, "\(uri)")
                 answers.append(String(buffer: response.body))
             }
+            #expect(answers.contains { $0.contains("Company 02 wins") } && answers.contains { $0.contains("Take the money") })
+            let chart = try await client.get("/api/stock/\(symbol)/chart?leagueId=\(league)", token: host)
+            #expect(String(buffer: chart.body).contains(#""close":"100.00""#))
             for answer in answers {
-                for secret in ["CRSH", "BOOM", "Crash Corp", "Boom Inc", "2020-02", "Airlines", "Software"] {
+                for secret in ["CRSH", "BOOM", "Crash Corp", "Boom Inc", "2020-02", "Airlines", "Software", "@"] {
                     #expect(!answer.contains(secret), "an answer holds \(secret): \(answer.prefix(300))")
                 }
             }
@@ -286,6 +302,85 @@ struct ScenarioLeagueTests {
             let plainID = try JSONDecoder().decode(MadeBody.self, from: Data(buffer: plain.body)).id
             let none = try await client.get("/api/leagues/\(plainID)/market", token: host)
             #expect(none.status == .notFound && String(buffer: none.body).contains("no_league_market"))
+        }
+    }
+    @Test("a scenario league's realism rules keep its clock: margin closes at each league day's prices, a call standing two closes is sold; the volume cap counts its days")
+    func marginAndCapOnTheLeaguesClock() async throws {
+        try await TestApp.run(configure: { $0.orderSweepInterval = .milliseconds(50) }) { client in
+            try await client.seedScenarioHistory()
+            let host = try await client.register("margined").token
+            let rules = #","rules":{"marginPercent":"50","maintenancePercent":"50","volumeCapPercent":"1"}"#
+            let (league, portfolio, _) = try await client.scenarioLeague(Self.window, extra: rules, token: host)
+            // Day 1 has no day before: no cap. 300 CRSH at 50 borrows 5,000.
+            let bought = try await client.tradeOK("buy", "CRSH", 300, token: host, portfolioID: portfolio)
+            #expect(bought.cash == "-5000.00")
+            // Day 2: 1 % of day 1's 100,000 shares is 1,000 a day; beyond it, volume_cap.
+            _ = try await client.advance(league, token: host)
+            let capped = try await client.trade("buy", #"{"symbol":"BOOM","amount":501,"portfolioId":\#(portfolio)}"#, token: host)
+            #expect(capped.status == .unprocessableContent && String(buffer: capped.body).contains("volume_cap"))
+            #expect(String(buffer: capped.body).contains(#""available":500"#))
+            // A shock on day 4: CRSH 35 × 0.8 = 28.
+            #expect(try await client.send(.post, "/api/leagues/\(league)/events",
+                body: #"{"day":4,"symbols":["CRSH"],"changePercent":"-20","headline":"Crash Corp misses"}"#, token: host).status == .created)
+            // Day 3's close at 30: equity 9,000 − 5,000 = 4,000 against 50 % of 9,000: a call.
+            _ = try await client.advance(league, days: 2, token: host)
+            let called = try await client.eventually({ try await client.kindedNotifications(token: host) }) {
+                $0.contains { $0.kind == "margin_call" }
+            }
+            #expect(called.filter { $0.kind == "margin_call" }.count == 1)
+            #expect(try await client.kindedNotifications(token: host).allSatisfy { $0.kind != "liquidated" })
+            // Day 4's close at 28 is below too: on day 5 (CRSH 20 × 0.8 = 16) the position is sold.
+            _ = try await client.advance(league, token: host)
+            let sold = try await client.eventually({
+                try await client.decode(PortfolioBody.self, "/api/portfolio?portfolioId=\(portfolio)", token: host)
+            }) { $0.holdings.isEmpty }
+            #expect(sold.cash == "-200.00")
+            struct Page: Decodable { let items: [PricedTradeBody] }
+            let trades = try await client.decode(Page.self, "/api/transactions?portfolioId=\(portfolio)", token: host).items
+            #expect(trades.first?.source == "liquidation" && trades.first?.price == "16.00" && trades.first?.quantity == 300)
+        }
+    }
+
+    @Test("a bot's key of a scenario league's portfolio trades, lists assets and reads bars of that league's market under its symbols, dated by the league's calendar")
+    func alpacaKeyOfALeague() async throws {
+        try await TestApp.run { client in
+            try await client.seedScenarioHistory()
+            let host = try await client.register("botmaker").token
+            let market = #"{"kind":"replay","from":"2020-02-18","to":"2020-02-24","blind":true}"#
+            let (league, portfolio, _) = try await client.scenarioLeague(market, token: host)
+            let key = try await client.apiKey(token: host, portfolioID: portfolio)
+            _ = try await client.advance(league, token: host)
+            var answers: [String] = []
+            let assets = try await client.alpaca(.get, "/v2/assets", key: key)
+            answers.append(String(buffer: assets.body))
+            #expect(assets.status == .ok && answers[0].contains(#""symbol":"S01""#) && answers[0].contains(#""symbol":"S02""#))
+            let order = try await client.alpaca(.post, "/v2/orders", key: key,
+                body: #"{"symbol":"S02","qty":"5","side":"buy","type":"market","time_in_force":"day"}"#)
+            answers.append(String(buffer: order.body))
+            #expect(order.status == .ok, "\(answers[1])")
+            let positions = try await client.alpaca(.get, "/v2/positions", key: key)
+            answers.append(String(buffer: positions.body))
+            #expect(answers[2].contains(#""symbol":"S02""#))
+            let bars = try await client.alpaca(.get, "/v2/stocks/bars?symbols=S01,S02&timeframe=1Day&start=2000-01-01", key: key)
+            answers.append(String(buffer: bars.body))
+            struct Bars: Decodable { struct Bar: Decodable { let t: String; let c: Double }; let bars: [String: [Bar]] }
+            let parsed = try JSONDecoder().decode(Bars.self, from: Data(buffer: bars.body))
+            #expect(parsed.bars["S01"]?.count == 2 && parsed.bars["S02"]?.count == 2)
+            #expect(parsed.bars.values.allSatisfy { $0.first?.c == 100 })
+            let latest = try await client.alpaca(.get, "/v2/stocks/S01/quotes/latest", key: key)
+            answers.append(String(buffer: latest.body))
+            #expect(latest.status == .ok && answers.last!.contains(#""symbol":"S01""#))
+            let position = try await client.alpaca(.get, "/v2/positions/S02", key: key)
+            #expect(position.status == .ok)
+            for answer in answers {
+                for secret in ["CRSH", "BOOM", "Crash Corp", "Boom Inc", "2020-02", "@"] {
+                    #expect(!answer.contains(secret), "an answer holds \(secret): \(answer.prefix(300))")
+                }
+            }
+            // A key of the personal portfolio sees the real market, not the league's.
+            let personal = try await client.apiKey(token: host)
+            let real = String(buffer: try await client.alpaca(.get, "/v2/assets", key: personal).body)
+            #expect(real.contains(#""symbol":"CRSH""#) && !real.contains(#""symbol":"S01""#))
         }
     }
 }
