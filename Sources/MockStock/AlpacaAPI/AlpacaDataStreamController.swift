@@ -183,7 +183,7 @@ struct AlpacaDataStreamController {
     /// Whether a stored symbol is of the market `market` names (a scenario league's; nil: the real one).
     static func inMarket(_ symbol: String, _ market: Int?) -> Bool {
         guard let market else { return !Symbol.isLeagues(symbol) }
-        return symbol.hasSuffix("@\(market)")
+        return symbol == Symbol.stored(Symbol.shown(symbol), inLeague: market)
     }
 
     private static func frame(_ items: [AlpacaDataMessage], _ format: AlpacaDataMessage.Format) -> WebSocketOutboundWriter.OutboundFrame {

@@ -62,8 +62,8 @@ struct LeagueMarketStore: Sendable {
                 WHERE i.league_id IS NULL AND i.active
             ), named AS (
                 SELECT c.*, lpad(c.n::text, greatest(2, length(c.total::text)), '0') AS number,
-                       CASE WHEN \(spec.blind) THEN 'S' || lpad(c.n::text, greatest(2, length(c.total::text)), '0') ELSE c.symbol END
-                           || '@' || \(leagueID)::text AS stored
+                       symbol_in_league(CASE WHEN \(spec.blind) THEN 'S' || lpad(c.n::text, greatest(2, length(c.total::text)), '0')
+                                             ELSE c.symbol END, \(leagueID)) AS stored
                 FROM chosen c
             ), made AS (
                 INSERT INTO instruments (symbol, name, description, sector, currency, league_id)

@@ -416,7 +416,7 @@ struct OrderStore: Sendable {
         } else {
             "o.status = 'new'"
         }
-        let scope: PostgresQuery = leaguesOnly ? "\(all) AND strpos(o.symbol, '@') > 0" : all
+        let scope: PostgresQuery = leaguesOnly ? "\(all) AND symbol_shown(o.symbol) <> o.symbol" : all
         let rows = try await pool.queryRetryingTransientFailures(
             """
             WITH triggered AS (

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Postgres
 import HummingbirdTesting
 @testable import MockStock
 import Testing
@@ -381,6 +382,29 @@ struct ScenarioLeagueTests {
             let personal = try await client.apiKey(token: host)
             let real = String(buffer: try await client.alpaca(.get, "/v2/assets", key: personal).body)
             #expect(real.contains(#""symbol":"CRSH""#) && !real.contains(#""symbol":"S01""#))
+        }
+    }
+    @Test("the database keeps a scenario league's instruments in its own portfolios, and its portfolios out of the real market")
+    func holdingsStayInTheirMarket() async throws {
+        try await TemporaryDatabase.with { database in
+            let (league, portfolio, personal) = try await TestApp.run(on: database) { client in
+                try await client.seedScenarioHistory()
+                let host = try await client.register("guarded").token
+                let (league, portfolio, _) = try await client.scenarioLeague(Self.window, token: host)
+                let personal = try await client.decode([PortfolioSummaryBody].self, "/api/portfolios", token: host).first { $0.leagueId == nil }
+                return (league, portfolio, try #require(personal).id)
+            }
+            try await database.withPool { pool in
+                for (portfolioID, symbol) in [(personal, "CRSH@\(league)"), (portfolio, "CRSH")] {
+                    await #expect(throws: PostgresError.self) {
+                        try await pool.execute("INSERT INTO holdings (portfolio_id, symbol, quantity, cost_basis) VALUES (\(portfolioID), \(symbol), 1, 1)")
+                    }
+                }
+                let own = "BOOM@\(league)"
+                let inserted = try await pool.execute(
+                    "INSERT INTO holdings (portfolio_id, symbol, quantity, cost_basis) VALUES (\(portfolio), \(own), 1, 1)")
+                #expect(inserted == 1)
+            }
         }
     }
 }
