@@ -71,8 +71,9 @@ struct AlpacaOrdersController {
             throw InvalidInput("symbols must be a comma-separated list of symbols.")
         }
         let portfolio = try await portfolioID(context)
+        let market = try await orders.market(userID: context.requireIdentity().userID, portfolioID: context.botPortfolioID)
         let records = try await store.orders(
-            portfolioID: portfolio, listing: listing, symbols: symbols, side: side,
+            portfolioID: portfolio, listing: listing, symbols: symbols?.map { Symbol.stored($0, inLeague: market) }, side: side,
             after: try Self.moment(parameters.get("after"), "after"), until: try Self.moment(parameters.get("until"), "until"),
             ascending: direction == "asc", limit: limit
         )

@@ -81,6 +81,12 @@ struct OrderService: Sendable {
         return (ticket, rules)
     }
 
+    /// The scenario league whose market the user's portfolio (nil: the personal one)
+    /// trades in, for naming its symbols (`Symbol.stored`); nil for the real market.
+    func market(userID: Int, portfolioID: Int?) async throws -> Int? {
+        try await rules.rules(userID: userID, portfolioID: portfolioID).market
+    }
+
     /// Whether orders under `rules` trade at `moment`: in the market's hours, or at any
     /// moment in a scenario league, whose market keeps the league's clock (its `day`
     /// orders expire when the league's day ends, `league_market_advance`).
@@ -242,8 +248,9 @@ struct OrderService: Sendable {
         guard let portfolio = try await trading.portfolio(userID: userID, id: portfolioID) else {
             throw TradingError.noSuchPortfolio
         }
+        let market = try await self.market(userID: userID, portfolioID: portfolioID)
         let rows = try await store.orders(
-            portfolioID: portfolio.id, listing: listing, symbol: symbol.map(Symbol.normalize), before: before,
+            portfolioID: portfolio.id, listing: listing, symbol: symbol.map { Symbol.stored(Symbol.normalize($0), inLeague: market) }, before: before,
             limit: CursorPage<Order>.rowsToRead(limit: limit)
         )
         return CursorPage(rows: rows, limit: limit, id: \.id, transform: Order.init)

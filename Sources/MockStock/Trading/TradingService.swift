@@ -119,8 +119,9 @@ struct TradingService: Sendable {
         guard let portfolio = try await store.portfolio(userID: userID, id: portfolioID) else {
             throw TradingError.noSuchPortfolio
         }
+        let market = try await rules.rules(userID: userID, portfolioID: portfolioID).market
         let rows = try await store.trades(
-            portfolioID: portfolio.id, symbol: symbol.map(Symbol.normalize), before: before,
+            portfolioID: portfolio.id, symbol: symbol.map { Symbol.stored(Symbol.normalize($0), inLeague: market) }, before: before,
             limit: CursorPage<Trade>.rowsToRead(limit: limit)
         )
         return CursorPage(rows: rows, limit: limit, id: \.id, transform: Trade.init)

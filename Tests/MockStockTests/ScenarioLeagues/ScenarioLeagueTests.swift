@@ -123,6 +123,12 @@ struct ScenarioLeagueTests {
             #expect(filled.filledAveragePrice == "40.00")
             let valued = try await client.decode(PortfolioBody.self, "/api/portfolio?portfolioId=\(portfolio)", token: host)
             #expect(valued.cash == "9900.00" && valued.holdings.isEmpty)
+            // Lists filtered by a symbol name it as the league shows it.
+            struct Page: Decodable { struct Item: Decodable { let symbol: String }; let items: [Item] }
+            let crashes = try await client.decode(Page.self, "/api/transactions?portfolioId=\(portfolio)&symbol=CRSH", token: host)
+            #expect(crashes.items.map(\.symbol) == ["CRSH", "CRSH"])
+            let orders = try await client.decode(Page.self, "/api/orders?portfolioId=\(portfolio)&status=closed&symbol=crsh", token: host)
+            #expect(orders.items.count == 2)  // the market buy (order_book lists trades too) and the stop sale
 
             // The host scripts a shock for day 4; members see it only once it has happened.
             let player = try await client.register("player").token
@@ -373,6 +379,9 @@ struct ScenarioLeagueTests {
             #expect(latest.status == .ok && answers.last!.contains(#""symbol":"S01""#))
             let position = try await client.alpaca(.get, "/v2/positions/S02", key: key)
             #expect(position.status == .ok)
+            let listed = try await client.alpaca(.get, "/v2/orders?status=all&symbols=S02", key: key)
+            answers.append(String(buffer: listed.body))
+            #expect(answers.last!.contains(#""symbol":"S02""#))
             for answer in answers {
                 for secret in ["CRSH", "BOOM", "Crash Corp", "Boom Inc", "2020-02", "@"] {
                     #expect(!answer.contains(secret), "an answer holds \(secret): \(answer.prefix(300))")
