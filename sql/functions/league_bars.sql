@@ -6,15 +6,15 @@
 -- split-adjusted prices as of the window's last day (adjusted_bars), times the
 -- instrument's base (100 over its day-1 close in a blind league) and times
 -- (1 + change_percent/100) of every scripted event for it on or before day k; rounded to
--- four decimals, and never below 0.0001. The same window and events give the same prices.
+-- the cent, and never below 0.01. The same window and events give the same prices.
 CREATE OR REPLACE FUNCTION league_bars(p_league bigint, p_first integer, p_last integer)
 RETURNS TABLE (symbol text, day integer, open numeric, high numeric, low numeric, close numeric, volume bigint)
 LANGUAGE sql STABLE AS $$
     SELECT li.symbol, k.day,
-           greatest(round(coalesce(b.open, b.close) * f.factor, 4), 0.0001),
-           greatest(round(coalesce(b.high, b.close) * f.factor, 4), 0.0001),
-           greatest(round(coalesce(b.low, b.close) * f.factor, 4), 0.0001),
-           greatest(round(b.close * f.factor, 4), 0.0001),
+           greatest(round(coalesce(b.open, b.close) * f.factor, 2), 0.01),
+           greatest(round(coalesce(b.high, b.close) * f.factor, 2), 0.01),
+           greatest(round(coalesce(b.low, b.close) * f.factor, 2), 0.01),
+           greatest(round(b.close * f.factor, 2), 0.01),
            CASE WHEN b.day = m.real_days[k.day] THEN b.volume ELSE 0 END
     FROM league_markets m
     JOIN league_instruments li ON li.league_id = m.league_id

@@ -185,7 +185,7 @@ struct ScenarioLeagueTests {
                 seen.append(prices)
             }
             #expect(seen[0] == seen[1])
-            // Day 3: 30 × (1 − 0.333333) = 20.00001 → 20.0000; BOOM 12 × 0.666667 = 8.0000.
+            // Day 3: 30 × (1 − 0.333333) = 20.00001 → 20.00; BOOM 12 × 0.666667 = 8.000004 → 8.00.
             #expect(seen[0][4] == "8.00" && seen[0][5] == "20.00")
         }
     }
