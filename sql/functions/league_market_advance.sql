@@ -27,7 +27,9 @@ BEGIN
     IF target <= market.day THEN
         RETURN market.day;
     END IF;
-    UPDATE league_markets SET day = target, advanced_at = now() WHERE league_id = p_league;
+    UPDATE league_markets SET day = target, advanced_at = now(),
+                              day_starts = day_starts || array_fill(now(), ARRAY[target - market.day])
+    WHERE league_id = p_league;
     SELECT * INTO league FROM leagues WHERE id = p_league;
     -- The day that ends: its `day` orders expire (first: orders are locked before their
     -- portfolios, the lock order of every statement that touches orders).
@@ -47,11 +49,10 @@ BEGIN
             FROM portfolios p WHERE p.league_id = p_league AND p.archived_at IS NULL ORDER BY p.id;
         END IF;
 
-        INSERT INTO daily_bars AS d (symbol, day, open, high, low, close, volume)
+        -- Each league day's bars are written once (a plain insert: price_history_added).
+        INSERT INTO daily_bars (symbol, day, open, high, low, close, volume)
         SELECT b.symbol, market.bar_days[step], b.open, b.high, b.low, b.close, b.volume
-        FROM league_bars(p_league, step, step) b
-        ON CONFLICT (symbol, day) DO UPDATE SET open = excluded.open, high = excluded.high, low = excluded.low,
-                                               close = excluded.close, volume = excluded.volume;
+        FROM league_bars(p_league, step, step) b;
 
         INSERT INTO quotes AS q (symbol, price, previous_close, as_of, source)
         SELECT li.symbol, now_bar.close, before_bar.close, now(), 'league'

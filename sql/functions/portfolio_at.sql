@@ -1,6 +1,7 @@
 -- A portfolio at the end of each of p_days (market days, counted in p_zone, the market's
--- time zone), rebuilt from its history alone: every fill, cash movement and split
--- (portfolio_moves) up to the end of the day. One row a day with no symbol carries the
+-- time zone; for a scenario league's portfolio, the league's days, by their dates, each
+-- move counted on the league day it was made in, league_day_of), rebuilt from its history
+-- alone: every fill, cash movement and split (portfolio_moves) up to the end of the day. One row a day with no symbol carries the
 -- day's cash and everything paid in or taken out by then (`inflow`); one row per symbol
 -- held carries its shares, its price in the portfolio's currency (the day's close, or the
 -- last close before it, at that day's reference rate, fx_rate, else the rate now; to four
@@ -17,11 +18,15 @@ RETURNS TABLE (day date, symbol text, shares numeric, price numeric, value numer
 LANGUAGE sql STABLE AS $$
     WITH days AS (
         SELECT unnest(p_days) AS day
+    ), league AS (
+        -- A scenario league's portfolio counts its moves by the league's days (league_day_of).
+        SELECT m AS market FROM portfolios p JOIN league_markets m ON m.league_id = p.league_id WHERE p.id = p_portfolio
     ), moves AS (
-        SELECT market_day(m.at, p_zone) AS day, m.symbol, m.amount, m.inflow, m.shares
+        SELECT coalesce((SELECT league_day_of(l.market, m.at) FROM league l), market_day(m.at, p_zone)) AS day,
+               m.symbol, m.amount, m.inflow, m.shares
         FROM portfolio_moves m
         WHERE m.portfolio_id = p_portfolio
-          AND m.at < market_day_start((SELECT max(day) FROM days) + 1, p_zone)
+          AND (m.at < market_day_start((SELECT max(day) FROM days) + 1, p_zone) OR EXISTS (SELECT 1 FROM league))
     ), ledger AS (
         SELECT day, sum(sum(amount)) OVER (ORDER BY day) AS cash, sum(sum(inflow)) OVER (ORDER BY day) AS inflow
         FROM (SELECT day, amount, inflow FROM moves UNION ALL SELECT day, 0, 0 FROM days) x

@@ -32,6 +32,9 @@ CREATE TABLE league_markets (
     bar_days    date[] NOT NULL CHECK (cardinality(bar_days) = cardinality(real_days)),
     day         integer NOT NULL DEFAULT 0,
     advanced_at timestamptz NOT NULL DEFAULT now(),
+    -- When each league day began (day_starts[k]): the day a trade or cash movement belongs
+    -- to (league_day_of).
+    day_starts  timestamptz[] NOT NULL DEFAULT '{}' CHECK (cardinality(day_starts) = day),
     -- 0 only inside the transaction that creates the league, before its first prices.
     CONSTRAINT league_markets_day_in_window CHECK (day BETWEEN 0 AND cardinality(real_days))
 );

@@ -55,16 +55,7 @@ struct ValueHistoryService: Sendable {
     }
 
     private func values(of live: PortfolioValuation, from: String?, to: String?, interval: HistoryInterval) async throws -> [Value] {
-        guard let created = try await store.createdAt(portfolioID: live.id) else { throw TradingError.noSuchPortfolio }
-        let today = clock.today()
-        let first = max(from ?? dayString(created), dayString(created))
-        let last = min(to ?? today, today)
-        guard let start = date(first), let end = date(last), start <= end else { return [] }
-        guard end.timeIntervalSince(start) <= Double(Self.maximumYears) * 366 * 86_400 else {
-            throw InvalidInput("A history covers at most \(Self.maximumYears) years.")
-        }
-        var days = clock.hours.sessions(from: start, through: end).map { clock.day(of: $0.open) }
-        if days.last != last && last == today { days.append(today) }
+        guard let (days, today, start) = try await calendar(of: live.id, from: from, to: to) else { return [] }
         // Only the last trading day of each period is a point (inflows are running sums, so
         // what came in between points needs no other day).
         let ends = days.indices.filter { $0 == days.count - 1 || Self.period(days[$0], interval) != Self.period(days[$0 + 1], interval) }
@@ -91,6 +82,30 @@ struct ValueHistoryService: Sendable {
             ))
         }
         return values
+    }
+
+    /// The days a portfolio's history has points on, from its creation (or `from`) to
+    /// `to` or today, today (whose point is the portfolio as it stands) and the first day:
+    /// the market's trading days; for a scenario league's portfolio, the league's days
+    /// (their dates, `bar_days`) up to the league's day now, which is its today. Nil for
+    /// an empty range.
+    private func calendar(of portfolioID: Int, from: String?, to: String?) async throws -> (days: [String], today: String, start: Date)? {
+        if let league = try await store.leagueCalendar(portfolioID: portfolioID) {
+            let days = league.days.filter { $0 >= max(league.joined, from ?? $0) && $0 <= (to ?? $0) }
+            guard let first = days.first, let start = date(first) else { return nil }
+            return (days, league.days.last ?? first, start)
+        }
+        guard let created = try await store.createdAt(portfolioID: portfolioID) else { throw TradingError.noSuchPortfolio }
+        let today = clock.today()
+        let first = max(from ?? dayString(created), dayString(created))
+        let last = min(to ?? today, today)
+        guard let start = date(first), let end = date(last), start <= end else { return nil }
+        guard end.timeIntervalSince(start) <= Double(Self.maximumYears) * 366 * 86_400 else {
+            throw InvalidInput("A history covers at most \(Self.maximumYears) years.")
+        }
+        var days = clock.hours.sessions(from: start, through: end).map { clock.day(of: $0.open) }
+        if days.last != last && last == today { days.append(today) }
+        return (days, today, start)
     }
 
     /// Portfolios are valued in US dollars (every instrument's currency) unless they hold

@@ -31,6 +31,18 @@ struct ValueHistoryStore: Sendable {
         }
     }
 
+    /// A scenario league portfolio's calendar: the dates of its league's days so far
+    /// (`bar_days` up to the league's day now) and the one it was opened on
+    /// (`league_day_of`); nil for a portfolio of the real market.
+    func leagueCalendar(portfolioID: Int) async throws -> (days: [String], joined: String)? {
+        try await pool.query(
+            """
+            SELECT array_to_string(m.bar_days[1:m.day], ','), league_day_of(m, p.created_at)::text
+            FROM portfolios p JOIN league_markets m ON m.league_id = p.league_id WHERE p.id = \(portfolioID)
+            """
+        ).decode((String, String).self).first.map { (days: $0.0.split(separator: ",").map(String.init), joined: $0.1) }
+    }
+
     func createdAt(portfolioID: Int) async throws -> Date? {
         try await pool.query("SELECT created_at FROM portfolios WHERE id = \(portfolioID)").decodeColumn(Date.self).first
     }

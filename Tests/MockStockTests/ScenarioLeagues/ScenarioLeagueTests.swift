@@ -416,4 +416,55 @@ struct ScenarioLeagueTests {
             }
         }
     }
+    @Test("a league portfolio's value history and risk figures go by the league's days: a point a league day, at that day's closes, dated by the league's calendar")
+    func historyByLeagueDay() async throws {
+        try await TestApp.run { client in
+            try await client.seedScenarioHistory()
+            let host = try await client.register("historian").token
+            let (league, portfolio, created) = try await client.scenarioLeague(Self.window, token: host)
+            _ = try await client.tradeOK("buy", "CRSH", 10, token: host, portfolioID: portfolio)
+            _ = try await client.advance(league, token: host)
+            // Bought on day 2 too: counted on day 2, not before.
+            _ = try await client.tradeOK("buy", "BOOM", 10, token: host, portfolioID: portfolio)
+            _ = try await client.advance(league, token: host)
+            struct History: Decodable { struct Point: Decodable { let date: String; let netWorth: String; let netInflow: String }; let points: [Point] }
+            let history = try await client.decode(History.self, "/api/portfolios/\(portfolio)/history", token: host)
+            // Day 1: 9,500 + 10 × 50; day 2: 9,390 + 10 × 40 + 10 × 11; day 3 (now): 9,390 + 300 + 120.
+            #expect(history.points.map(\.netWorth) == ["10000.00", "9900.00", "9810.00"])
+            #expect(history.points.map(\.netInflow) == ["10000.00", "0.00", "0.00"])
+            // Dated one trading day a league day from the league's start, as its bars are.
+            let chart = try await client.get("/api/stock/CRSH/chart?leagueId=\(league)", token: host)
+            struct Chart: Decodable { struct Point: Decodable { let date: String }; let points: [Point] }
+            let dates = try JSONDecoder().decode(Chart.self, from: Data(buffer: chart.body)).points.map(\.date)
+            #expect(history.points.map(\.date) == dates && dates.count == 3)
+            #expect(!created.isEmpty)
+            struct Risk: Decodable { let days: Int }
+            #expect(try await client.decode(Risk.self, "/api/portfolios/\(portfolio)/risk", token: host).days == 2)
+        }
+    }
+    @Test("a league's day passing keeps every portfolio's kept values (the price-history epoch stays); new real bars move it on")
+    func advancingKeepsKeptValues() async throws {
+        try await TemporaryDatabase.with { database in
+            try await database.withPool { pool in
+                func epoch() async throws -> Int { try await pool.query("SELECT epoch FROM price_history_epoch").decodeColumn(Int.self)[0] }
+                let before = try await TestApp.run(on: database) { client in
+                    try await client.seedScenarioHistory()
+                    let host = try await client.register("epochs").token
+                    let (league, _, _) = try await client.scenarioLeague(Self.window, token: host)
+                    return (league, host)
+                }
+                let seeded = try await epoch()
+                try await TestApp.run(on: database) { client in
+                    _ = try await client.advance(before.0, days: 2, token: before.1)
+                }
+                #expect(try await epoch() == seeded)
+                try await TestApp.run(on: database) { client in
+                    let csv = "symbol,date,open,high,low,close,volume,dividend,split\nCRSH,2020-02-25,19,19,19,19,1000,0,1\n"
+                    let response = try await client.send(.post, "/api/admin/prices", body: csv, contentType: "text/csv", token: try await client.adminToken())
+                    #expect(response.status == .ok)
+                }
+                #expect(try await epoch() > seeded)
+            }
+        }
+    }
 }
