@@ -287,6 +287,16 @@ def new_key():
 # (to four decimals, as holdings are valued).
 # (Practice portfolios trade at past closes: their figures are checked against their
 # history instead.)
+# A scenario league's instruments (instruments.league_id) move with the league's days:
+# its portfolios' worth moves by the market alone, Σ over their trades of the position
+# they opened × (the price now − the fill's), the fill's side counted as booked (its
+# amount). SCENARIO_MOVE is that; it is zero for every other portfolio. (The suite's
+# scenario leagues trade in dollars under plain rules: no spread, impact or rate. The
+# price now is the quote the league's advance stored, which every one of its instruments
+# has; read from `quotes`, as the view `current_prices` would cost the snapshot 70 ms.)
+SCENARIO_MOVE = """(SELECT coalesce(sum(CASE t.side WHEN 'buy' THEN t.quantity * q.price - t.amount ELSE t.amount - t.quantity * q.price END), 0)
+         FROM trades t JOIN instruments i ON i.symbol = t.symbol AND i.league_id IS NOT NULL
+         JOIN quotes q ON q.symbol = t.symbol WHERE t.portfolio_id = p.id)"""
 WORTH_DRIFT = """
 SELECT count(*) FROM portfolios p
 WHERE p.kind <> 'practice' AND abs(
@@ -296,6 +306,7 @@ WHERE p.kind <> 'practice' AND abs(
          FROM trades t JOIN quotes q USING (symbol) WHERE t.portfolio_id = p.id AND t.fx_rate IS NOT NULL)
       -- A realistic league's fills pay their spread and impact over the quote.
       + (SELECT coalesce(sum(t.quantity * (t.spread + t.impact)), 0) FROM trades t WHERE t.portfolio_id = p.id AND t.fx_rate IS NULL)
+      - """ + SCENARIO_MOVE + """
       - (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id)) > 0
 """
 
@@ -361,13 +372,15 @@ def portfolio_ledger(ids):
     Violations count, per portfolio: net worth + fees ≠ money paid in (cash movements);
     negative cash or shares, cash below what open orders reserve; cash, quantities or
     paid-in other than the history rebuilds; reservations other than the open orders
-    hold; a filled order whose trade is not that order's."""
+    hold; a filled order whose trade is not that order's. (A scenario league's portfolio's
+    worth moves by its market: SCENARIO_MOVE.)"""
     ids = ",".join(str(int(i)) for i in ids) or "NULL"
     return f"""
 SELECT (SELECT count(*) FROM portfolios WHERE id IN ({ids})),
   (SELECT count(*) FROM portfolios p WHERE p.id IN ({ids}) AND abs(
         p.cash + coalesce((SELECT sum(v.value) FROM holding_values v WHERE v.portfolio_id = p.id), 0)
       + (SELECT coalesce(sum(fee), 0) FROM trades t WHERE t.portfolio_id = p.id)
+      - {SCENARIO_MOVE}
       - (SELECT coalesce(sum(amount), 0) FROM cash_movements c WHERE c.portfolio_id = p.id)) > 0)
 + (SELECT count(*) FROM portfolios p WHERE p.id IN ({ids}) AND (p.cash < 0 OR p.reserved_cash > p.cash))
 + (SELECT count(*) FROM holdings h WHERE h.portfolio_id IN ({ids}) AND h.quantity < 0)

@@ -13,6 +13,7 @@ import json
 import time
 
 from harness import ADMIN, JWT_SECRET, PASSWORD, alpaca_error, alpaca_headers
+import scenarios
 
 # The hostile server runs with the default throttle budgets (registrations lowered to keep
 # the scenario short), behind a "proxy" on loopback so each attack can come from an
@@ -57,7 +58,12 @@ SELECT md5(concat_ws('|',
   (SELECT count(*) || ':' || coalesce(string_agg(league_id || ':' || team_id || ':' || user_id || ':' || role, ',' ORDER BY league_id, user_id), '-')
    FROM team_members),
   (SELECT string_agg(id || ':' || coalesce(placed_by::text, '-'), ',' ORDER BY id) FROM orders),
-  (SELECT string_agg(id || ':' || coalesce(placed_by::text, '-'), ',' ORDER BY id) FROM trades)))
+  (SELECT string_agg(id || ':' || coalesce(placed_by::text, '-'), ',' ORDER BY id) FROM trades),
+  -- Scenario leagues: their markets (the day and its moment), instruments and events.
+  (SELECT count(*) || ':' || coalesce(string_agg(league_id || ':' || day || ':' || advanced_at, ',' ORDER BY league_id), '-') FROM league_markets),
+  (SELECT count(*) || ':' || coalesce(string_agg(symbol || ':' || real_symbol || ':' || base, ',' ORDER BY symbol), '-') FROM league_instruments),
+  (SELECT count(*) || ':' || coalesce(string_agg(id || ':' || day || ':' || coalesce(applied_at::text, '-'), ',' ORDER BY id), '-') FROM league_events),
+  (SELECT count(*) FROM instruments WHERE league_id IS NOT NULL)))
 """
 
 # (The audit log's part covers the events up to `{audit_upto}`, the last before the cases:
@@ -152,6 +158,8 @@ async def run(result, client, database, server, log_path):
     accounts = await account_setup(result, client, database, hosts, admin, victim, victim_id, attacker, attacker_id, sneaky)
     # A team league of the victim's and one of sneaky's (team_setup).
     teams = await team_setup(result, client, database, hosts, victim, victim_id, attacker, sneaky)
+    # Scenario leagues of the victim's, one where the attacker plays, and one of sneaky's (scenarios.hostile_setup).
+    scenario = await scenarios.hostile_setup(result, client, database, admin, victim, attacker, sneaky)
     audit_upto = int(database.scalar("SELECT coalesce(max(id), 0) FROM audit_events"))
     fingerprint, fingerprint_parts = (query.replace("{audit_upto}", str(audit_upto)) for query in (FINGERPRINT, FINGERPRINT_PARTS))
     before = database.scalar(fingerprint)
@@ -511,6 +519,8 @@ async def run(result, client, database, server, log_path):
     teams["cases"] = await team_cases(expect, teams, hosts, victim_league, victim, victim_id, attacker, attacker_id, sneaky, sneaky_id,
                                       bots["attacker"]["id"], bots["attacker key"])
     cases += teams["cases"]
+    scenario["cases"] = await scenarios.hostile_cases(expect, scenario, victim, attacker, sneaky)
+    cases += scenario["cases"]
 
     after = database.scalar(fingerprint)
     parts_after = database.query(fingerprint_parts)
@@ -519,6 +529,10 @@ async def run(result, client, database, server, log_path):
     # No refused request wrote an audit event: the only new ones are the answered host actions'.
     audited = [(action, int(actor), int(league)) for action, actor, league in database.query(AUDIT_AFTER.replace("{audit_upto}", str(audit_upto)))]
     result.check(audited == hosts["audited"] and len(audited) == 2, f"audit events written during the cases: {audited}, expected {hosts['audited']}")
+    # Orders naming a stored symbol, probed once the state is checked (were one placed, it would write).
+    stored_orders = await scenarios.hostile_stored_orders(client, database, scenario, attacker)
+    result.check(not stored_orders["orders stored on"] and all(answer.endswith("404 unknown_symbol") for answer in stored_orders["answers"]),
+                 f"orders naming a stored symbol: {stored_orders}")
     throttles = await throttle_bursts(result, client, attacker)
     cases += throttles.pop("cases")
     with open(log_path, errors="replace") as log:
@@ -542,6 +556,8 @@ async def run(result, client, database, server, log_path):
                       "journal, news, risk and gradebook cases": hosts["notes cases"],
                       "roster, personal data and audit cases": accounts["cases"], "roster setup": accounts["figures"],
                       "team cases": teams["cases"], "team setup": teams["figures"],
+                      "scenario-league cases": scenario["cases"], "scenario-league setup": scenario["figures"],
+                      "orders naming a stored symbol": stored_orders,
                       **throttles, **slow}
     result.check(slow["slowloris cut after s"] is not None and slow["slowloris cut after s"] <= 20, f"slowloris: {slow}")
     result.check(slow["normal requests during slowloris"] > 0 and slow["normal failures"] == 0, f"normal clients: {slow}")

@@ -145,13 +145,17 @@ struct LeagueMarketStore: Sendable {
 
     /// Moves the market on to league day `day` (`league_market_advance`): returns the day
     /// now and the league's instruments, whose new prices the caller announces.
-    /// The host's advance is recorded in the audit log in the same transaction.
+    /// The host's advance is recorded in the audit log in the same transaction, when it
+    /// moved the market (of two at once, the second finds it moved and records nothing).
     func advance(leagueID: Int, to day: Int, audit: AuditEntry?) async throws -> (day: Int, symbols: [String]) {
         try await pool.withTransaction { session in
+            let before = try await session.query("SELECT day FROM league_markets WHERE league_id = \(leagueID) FOR UPDATE")
+                .decodeColumn(Int.self).first
+            guard let before else { throw LeagueMarketError.noMarket }
             let now = try await session.query("SELECT league_market_advance(\(leagueID), \(Int32(clamping: day)))")
                 .decodeColumn(Int?.self).first ?? nil
             guard let now else { throw LeagueMarketError.noMarket }
-            if let audit { try await AuditStore.record(audit, in: session) }
+            if let audit, now > before { try await AuditStore.record(audit, in: session) }
             let symbols = try await session.query("SELECT symbol FROM league_instruments WHERE league_id = \(leagueID) ORDER BY symbol")
                 .decodeColumn(String.self)
             return (now, symbols)

@@ -25,6 +25,7 @@ struct OrderMatcher: Sendable {
     /// placed where a league now forbids keys, then matches every open order.
     func sweep() async throws {
         while try await !orders.close(.due(at: now()), as: .expired).isEmpty {}
+        while try await !orders.close(.leagueDayEnded, as: .expired, reason: "The league day ended.").isEmpty {}
         while try await !orders.close(.ofClosedPortfolios, as: .canceled, reason: "The portfolio was closed.").isEmpty {}
         while try await !orders.close(.placedByForbiddenKeys(leagueID: nil), as: .canceled, reason: OrderStore.botsForbiddenReason).isEmpty {}
         try await match()

@@ -362,7 +362,7 @@ struct OrderTicket: Sendable {
         let trailing = old.type == .trailingStop
         let newTrail = changes.trailPercent != nil || changes.trailPrice != nil
         try self.init(OrderRequest(
-            symbol: old.symbol, side: old.side.rawValue, quantity: try changes.quantity ?? ShareQuantity(old.quantity),
+            symbol: Symbol.shown(old.symbol), side: old.side.rawValue, quantity: try changes.quantity ?? ShareQuantity(old.quantity),
             type: old.type.rawValue, limitPrice: changes.limitPrice ?? old.limitPrice.map(DecimalInput.init),
             stopPrice: changes.stopPrice ?? (trailing ? nil : old.stopPrice.map(DecimalInput.init)),
             trailPercent: newTrail ? changes.trailPercent : old.trailPercent.map(DecimalInput.init),

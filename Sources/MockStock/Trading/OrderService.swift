@@ -69,12 +69,10 @@ struct OrderService: Sendable {
 
     /// The rules of the ticket's portfolio, with the ticket's order types and symbol
     /// checked against them, and the ticket naming the instrument it trades there (a
-    /// scenario league's own, `TradingRules.instrument`; a replacement's ticket names the
-    /// stored one already).
+    /// scenario league's own, `TradingRules.instrument`, which refuses a stored name).
     private func ruled(_ ticket: OrderTicket, userID: Int) async throws -> (OrderTicket, TradingRules) {
         let rules = try await rules.rules(userID: userID, portfolioID: ticket.portfolioID)
         var ticket = ticket
-        ticket.symbol = Symbol.shown(ticket.symbol)
         try rules.check(type: ticket.type, symbol: ticket.symbol)
         for leg in ticket.legs { try rules.check(type: leg.type, symbol: ticket.symbol) }
         ticket.symbol = try rules.instrument(ticket.symbol)

@@ -293,6 +293,8 @@ struct OrderStore: Sendable {
         /// Day orders past their session's close and league orders past their league's end,
         /// at the market's time.
         case due(at: Date)
+        /// Day orders of scenario leagues whose league day has ended (`league_day_ended`).
+        case leagueDayEnded
         /// Orders of portfolios taken away (left or kicked from a league, or its deletion).
         case ofClosedPortfolios
         /// The orders of a portfolio just archived, skipping any being filled right now
@@ -322,6 +324,7 @@ struct OrderStore: Sendable {
         case .usersOrder(let userID, let id): ("o.id = \(id) AND o.user_id = \(userID)", "FOR UPDATE")
         case .portfolio(let id): ("o.portfolio_id = \(id)", "FOR UPDATE")
         case .due(let moment): ("o.expires_at <= \(moment)", "LIMIT 1000 FOR UPDATE SKIP LOCKED")
+        case .leagueDayEnded: ("league_day_ended(o.symbol, o.time_in_force, o.created_at)", "LIMIT 1000 FOR UPDATE SKIP LOCKED")
         case .ofClosedPortfolios:
             ("EXISTS (SELECT 1 FROM portfolios p WHERE p.id = o.portfolio_id AND p.archived_at IS NOT NULL)",
              "LIMIT 1000 FOR UPDATE SKIP LOCKED")
@@ -440,6 +443,7 @@ struct OrderStore: Sendable {
                    o.sibling_id, o.order_class IN ('bracket', 'oto') AND o.parent_id IS NULL
             FROM orders o JOIN current_prices p ON p.symbol = o.symbol
             WHERE \(scope) AND p.price IS NOT NULL AND (o.expires_at IS NULL OR o.expires_at > \(now))
+              AND NOT league_day_ended(o.symbol, o.time_in_force, o.created_at)
               -- A frozen league's orders wait, unfilled (and untriggered), until it is unfrozen.
               AND \(Self.notFrozen) AND \(Self.keyAllowed)
               AND \(Self.crossed(stopLimit: "(o.triggered_at IS NOT NULL OR o.id IN (SELECT id FROM triggered)) AND \(Self.limitCrossed)"))

@@ -195,7 +195,7 @@ struct ScenarioLeagueTests {
         try await TestApp.run(configure: { $0.orderSweepInterval = .milliseconds(50) }) { client in
             try await client.seedScenarioHistory()
             let host = try await client.register("blindhost").token
-            let ends = ISO8601DateFormatter().string(from: Date().addingTimeInterval(4))
+            let ends = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
             let market = #"{"kind":"replay","from":"2020-02-18","to":"2020-02-24","blind":true}"#
             let (league, portfolio, created) = try await client.scenarioLeague(market, extra: #","endsAt":"\#(ends)""#, token: host)
             var answers = [created]
@@ -239,9 +239,10 @@ struct ScenarioLeagueTests {
                     #expect(!answer.contains(secret), "an answer holds \(secret): \(answer.prefix(300))")
                 }
             }
-            // After its end, everything is revealed.
-            try await Task.sleep(for: .seconds(4))
-            let revealed = try await client.leagueMarket(league, token: host)
+            // After its end, everything is revealed: the host ends it in two seconds.
+            let soon = ISO8601DateFormatter().string(from: Date().addingTimeInterval(2))
+            #expect(try await client.send(.patch, "/api/leagues/\(league)", body: #"{"endsAt":"\#(soon)"}"#, token: host).status == .ok)
+            let revealed = try await client.eventually({ try await client.leagueMarket(league, token: host) }) { $0.ended }
             #expect(revealed.ended && revealed.from == "2020-02-18" && revealed.to == "2020-02-24")
             #expect(Set(revealed.symbols.compactMap(\.realSymbol)) == ["CRSH", "BOOM"])
             #expect(revealed.symbols.allSatisfy { $0.realName != nil })
@@ -256,9 +257,10 @@ struct ScenarioLeagueTests {
             let start = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-150))
             let market = #"{"kind":"replay","from":"2020-02-18","to":"2020-02-24","dayMinutes":1}"#
             let (league, _, _) = try await client.scenarioLeague(market, extra: #","startsAt":"\#(start)""#, token: host)
-            // Started 2.5 minutes ago, a day a minute: day 3.
-            let moved = try await client.eventually({ try await client.leagueMarket(league, token: host) }) { $0.day == 3 }
-            #expect(moved.price("CRSH") == "30.00" && moved.dayMinutes == 1 && moved.nextDayAt != nil)
+            // Started 2.5 minutes ago, a day a minute: day 3 (day 4 on a machine slow enough to take half a minute here).
+            let moved = try await client.eventually({ try await client.leagueMarket(league, token: host) }) { $0.day >= 3 }
+            #expect((3...4).contains(moved.day) && moved.dayMinutes == 1 && moved.nextDayAt != nil)
+            #expect(moved.price("CRSH") == ScenarioFixture.crash[moved.day - 1] + ".00")
             let refused = try await client.send(.post, "/api/leagues/\(league)/market/advance", body: "", token: host)
             #expect(refused.status == .conflict && String(buffer: refused.body).contains("market_on_clock"))
         }
@@ -304,6 +306,11 @@ struct ScenarioLeagueTests {
             #expect(named.status == .notFound)
             let inLeague = try await client.trade("buy", #"{"symbol":"CRSH@\#(league)","amount":1,"portfolioId":\#(portfolio)}"#, token: host)
             #expect(inLeague.status == .notFound)
+            for target in ["", #","portfolioId":\#(portfolio)"#] {
+                let order = try await client.send(.post, "/api/orders",
+                    body: #"{"symbol":"CRSH@\#(league)","side":"buy","quantity":1,"type":"limit","limitPrice":"1","timeInForce":"gtc"\#(target)}"#, token: host)
+                #expect(order.status == .notFound && String(buffer: order.body).contains("unknown_symbol"), "\(String(buffer: order.body))")
+            }
             // A league of the real market has no market of its own.
             let plain = try await client.send(.post, "/api/leagues/create", body: #"{"name":"Plain","mode":"isolated"}"#, token: host)
             let plainID = try JSONDecoder().decode(MadeBody.self, from: Data(buffer: plain.body)).id
@@ -464,6 +471,37 @@ struct ScenarioLeagueTests {
                     #expect(response.status == .ok)
                 }
                 #expect(try await epoch() > seeded)
+            }
+        }
+    }
+    @Test("a day order whose placing was still committing when the league's day ended expires with it, unfilled; a league order is replaced in the league")
+    func dayOrderOfAnEndedDay() async throws {
+        try await TemporaryDatabase.with { database in
+            let (orderID, replaced) = try await TestApp.run(on: database, configure: { $0.orderSweepInterval = .seconds(3600) }) { client in
+                try await client.seedScenarioHistory()
+                let host = try await client.register("latecomer").token
+                let (league, portfolio, _) = try await client.scenarioLeague(Self.window, token: host)
+                _ = try await client.advance(league, token: host)
+                let order = try await client.placeOrderOK(
+                    #"{"symbol":"CRSH","side":"buy","quantity":1,"type":"limit","limitPrice":"30","timeInForce":"day","portfolioId":\#(portfolio)}"#,
+                    token: host)
+                let kept = try await client.placeOrderOK(
+                    #"{"symbol":"BOOM","side":"buy","quantity":1,"type":"limit","limitPrice":"5","timeInForce":"gtc","portfolioId":\#(portfolio)}"#,
+                    token: host)
+                let changed = try await client.send(.patch, "/api/orders/\(kept.id)", body: #"{"limitPrice":"6"}"#, token: host)
+                #expect(changed.status == .ok, "\(String(buffer: changed.body))")
+                return (order.id, try JSONDecoder().decode(OrderBody.self, from: Data(buffer: changed.body)))
+            }
+            #expect(replaced.symbol == "BOOM" && replaced.limitPrice == "6.00")
+            // As if its placing had begun before the day did: it belongs to day 1, which has ended.
+            try await database.withPool { pool in
+                _ = try await pool.execute("UPDATE orders SET created_at = created_at - interval '1 hour' WHERE id = \(orderID)")
+            }
+            try await TestApp.run(on: database, configure: { $0.orderSweepInterval = .milliseconds(50) }) { client in
+                let host = try await client.login("latecomer")
+                let token = try JSONDecoder().decode(SessionBody.self, from: Data(buffer: host.body)).token
+                let expired = try await client.eventually({ try await client.order(orderID, token: token) }) { $0.status != "new" }
+                #expect(expired.status == "expired" && expired.rejectReason == "The league day ended.")
             }
         }
     }
