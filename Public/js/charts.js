@@ -30,10 +30,11 @@ const timeScales = {
   y: { ticks: { callback: (value) => Number(value).toLocaleString('en-US', { maximumFractionDigits: 2 }) } },
 };
 
-export function lineChart(label, labels, values) {
+/** A line over time; with `dots`, each point marked too (a few league days). */
+export function lineChart(label, labels, values, { dots = false } = {}) {
   return chartBox(label, (canvas) => new window.Chart(canvas, {
     type: 'line',
-    data: { labels, datasets: [{ label, data: values.map(Number), borderColor: palette[0], pointRadius: 0, borderWidth: 2, tension: 0.1 }] },
+    data: { labels, datasets: [{ label, data: values.map(Number), borderColor: palette[0], backgroundColor: palette[0], pointRadius: dots && labels.length < 60 ? 3 : 0, borderWidth: 2, tension: 0.1 }] },
     options: {
       animation: false, maintainAspectRatio: false, interaction: { mode: 'index', intersect: false },
       plugins: { legend: { display: false } },

@@ -1,7 +1,9 @@
 // The live stream: one WebSocket per signed-in tab (GET /api/stream). The app follows the
 // user's orders and notifications everywhere; each page says which symbols and leagues
-// it shows. Events reach handlers by type. When the socket cannot connect, `connected`
-// is false and pages fall back to polling; it retries with a growing delay.
+// it shows, and whose market its symbols are: the real one, or a scenario league's own
+// (`quoteLeague`: its quotes are asked for with `leagueId`). Events reach handlers by
+// type. When the socket cannot connect, `connected` is false and pages fall back to
+// polling; it retries with a growing delay.
 import { session } from './api.js';
 import { h, signed } from './dom.js';
 import { money, price, percent, signedMoney, times } from './decimal.js';
@@ -13,8 +15,9 @@ let socketToken = null;
 let open = false;
 let delay = 1000;
 let retry = null;
-let wanted = { quotes: [], leagues: [] };
-let sent = { quotes: [], leagues: [] };
+const NOTHING = { quotes: [], leagues: [], quoteLeague: null };
+let wanted = NOTHING;
+let sent = NOTHING;
 
 function emit(type, data) {
   for (const handler of handlers.get(type) || []) {
@@ -26,14 +29,29 @@ function send(message) {
   if (open && socket) socket.send(JSON.stringify(message));
 }
 
-/** Subscribes to what the page shows and drops what the last page showed. */
+/** Sends `action` for `quotes` of the market of `league` (null: the real one) and for
+ * `leagues`: a scenario league's symbols name its own instruments only with its
+ * `leagueId`, in a message of their own, so a refusal of them leaves the rest followed. */
+function change(action, quotes, league, leagues) {
+  if (league == null) {
+    if (quotes.length || leagues.length) send({ action, quotes, leagues });
+    return;
+  }
+  if (quotes.length) send({ action, quotes, leagueId: league });
+  if (leagues.length) send({ action, leagues });
+}
+
+/** Subscribes to what the page shows and drops what the last page showed. Symbols of
+ * another market than the last page's (a scenario league's "S01", or its "AAPL" that is
+ * not the real one) are all dropped and asked for again in theirs. */
 function sync() {
   if (!open) return;
+  const sameMarket = sent.quoteLeague === wanted.quoteLeague;
   const gone = (key) => sent[key].filter((x) => !wanted[key].includes(x));
   const added = (key) => wanted[key].filter((x) => !sent[key].includes(x));
-  if (gone('quotes').length || gone('leagues').length) send({ action: 'unsubscribe', quotes: gone('quotes'), leagues: gone('leagues') });
-  if (added('quotes').length || added('leagues').length) send({ action: 'subscribe', quotes: added('quotes'), leagues: added('leagues') });
-  sent = { quotes: [...wanted.quotes], leagues: [...wanted.leagues] };
+  change('unsubscribe', sameMarket ? gone('quotes') : sent.quotes, sent.quoteLeague, gone('leagues'));
+  change('subscribe', sameMarket ? added('quotes') : wanted.quotes, wanted.quoteLeague, added('leagues'));
+  sent = { quotes: [...wanted.quotes], leagues: [...wanted.leagues], quoteLeague: wanted.quoteLeague };
 }
 
 function connect() {
@@ -55,7 +73,7 @@ function connect() {
     if (event.type === 'authorized') {
       open = true;
       delay = 1000;
-      sent = { quotes: [], leagues: [] };
+      sent = NOTHING;
       send({ action: 'subscribe', orders: true, notifications: true });
       sync();
       emit('connected', true);
@@ -90,16 +108,23 @@ export const live = {
     socket = null;
     open = false;
     socketToken = null;
-    wanted = { quotes: [], leagues: [] };
-    sent = { quotes: [], leagues: [] };
+    wanted = NOTHING;
+    sent = NOTHING;
     if (ws) {
       ws.close(1000);
       emit('connected', false);
     }
   },
-  /** The symbols and leagues the page on screen shows. */
-  follow({ quotes = [], leagues = [] } = {}) {
-    wanted = { quotes: [...new Set(quotes.map((s) => s.toUpperCase()))].slice(0, 100), leagues: [...new Set(leagues.map(Number))].slice(0, 20) };
+  /** The symbols and leagues the page on screen shows; `quoteLeague`, the scenario league
+   * whose own market the symbols are (null: the real market's). */
+  follow({ quotes = [], leagues = [], quoteLeague = null } = {}) {
+    const market = quoteLeague == null ? null : Number(quoteLeague);
+    // A quote names its symbol only: the newest prices shown were another market's.
+    if (market !== wanted.quoteLeague) newest.clear();
+    wanted = {
+      quotes: [...new Set(quotes.map((s) => s.toUpperCase()))].slice(0, 100), leagues: [...new Set(leagues.map(Number))].slice(0, 20),
+      quoteLeague: market,
+    };
     sync();
   },
   /** Calls `handler` with each event's data; returns a function that stops it. */

@@ -8,13 +8,19 @@ import { h } from './dom.js';
 /** The player's portfolios, for a switcher: personal first, then league and practice ones.
  * A team's portfolio (a team league's, which the player trades or watches with their
  * team) carries `team`: its name, the player's role and its members, from the league's
- * teams (`GET /api/leagues/{id}/teams`). Reading the teams costs a request only when the
- * player has a league portfolio; one that cannot be read leaves the portfolio unmarked. */
+ * teams (`GET /api/leagues/{id}/teams`). A scenario league's portfolio (its league has a
+ * `market` of its own) carries `scenarioLeague`, the league's id: its symbols are that
+ * market's. Reading the leagues costs a request only when the player has a league
+ * portfolio; one that cannot be read leaves the portfolio unmarked. */
 export async function portfolioChoices() {
   const portfolios = await api('/api/portfolios');
   if (!portfolios.some((p) => p.kind === 'league')) return portfolios;
   try {
     const leagues = await api('/api/leagues');
+    for (const portfolio of portfolios) {
+      const league = leagues.find((l) => l.id === portfolio.leagueId);
+      if (league?.market) portfolio.scenarioLeague = league.id;
+    }
     const teamLeagues = leagues.filter((l) => l.teams && portfolios.some((p) => p.leagueId === l.id));
     await Promise.all(teamLeagues.map(async (league) => {
       const teams = await api(`/api/leagues/${league.id}/teams`).catch(() => []);
@@ -35,6 +41,22 @@ export function teamOf(team, league) {
     id: team.id, name: team.name, leagueName: league?.name ?? null, members: team.members,
     role: team.members.find((m) => m.userId === me)?.role ?? null,
   };
+}
+
+/** The scenario league whose own market `portfolio` trades (its id), else null: its
+ * stocks' pages, charts and live quotes are that league's (`?league=`, `leagueId`). */
+export function scenarioOf(portfolio) {
+  return portfolio?.scenarioLeague ?? null;
+}
+
+/** A stock's page as a portfolio's lists link it: in the scenario league's own market for
+ * that league's portfolio (`#/stock/S01?league=7`), else the real market's, with
+ * `?portfolio=` when `from` is given (its trades then start in it). */
+export function stockHref(symbol, portfolio, from = null) {
+  const path = `#/stock/${encodeURIComponent(symbol)}`;
+  const league = scenarioOf(portfolio);
+  if (league != null) return `${path}?league=${league}`;
+  return from != null ? `${path}?portfolio=${from}` : path;
 }
 
 /** Whether the player only watches a team's portfolio: its traders trade it. */

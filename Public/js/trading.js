@@ -6,7 +6,7 @@ import { api, newKey, marketHistory } from './api.js';
 import { h, showModalForm, amountProblem, count, dayText } from './dom.js';
 import { inCurrency, price, priceIn } from './decimal.js';
 import {
-  currencyOf, leagueReader, portfolioById, portfolioName, portfolioSelect, rememberPortfolio, tradingPortfolio,
+  currencyOf, leagueReader, portfolioById, portfolioName, portfolioSelect, rememberPortfolio, scenarioOf, tradingPortfolio,
   VIEWER_WORDS, watchesOnly,
 } from './portfolios.js';
 
@@ -14,6 +14,14 @@ import {
 // use the same words.
 export const ORDER_TYPES = { market: 'Market', limit: 'Limit', stop: 'Stop', stop_limit: 'Stop limit', trailing_stop: 'Trailing stop' };
 export const DURATIONS = { day: 'Day (until the close)', gtc: 'Good till cancelled', ioc: 'Immediate or cancel', fok: 'Fill or kill' };
+
+/** How long an order lasts, in the ticket's words; a day order of a scenario league's
+ * portfolio lasts until its league day ends. */
+export function durationText(timeInForce, portfolio) {
+  if (timeInForce === 'day' && scenarioOf(portfolio) != null) return 'Day (until the league day ends)';
+  return DURATIONS[timeInForce] ?? timeInForce;
+}
+
 /** Orders with legs (docs/trading.md, "Brackets, OCO and OTO"). */
 const ORDER_CLASSES = {
   simple: 'No exits',
@@ -134,7 +142,8 @@ export function orderDialog(stock, portfolios, context, onPlaced, startIn = port
   const quantity = h('input', { id: 'order-quantity', type: 'number', min: 1, max: 1000000000, step: 1, value: 1, required: true, inputmode: 'numeric' });
   const limitPrice = h('input', { id: 'order-limit', inputmode: 'decimal', placeholder: price(stock.price) });
   const stopPrice = h('input', { id: 'order-stop', inputmode: 'decimal', placeholder: price(stock.price) });
-  const duration = h('select', { id: 'order-tif' }, Object.entries(DURATIONS).map(([value, label]) => h('option', { value }, label)));
+  const duration = h('select', { id: 'order-tif' },
+    Object.keys(DURATIONS).map((value) => h('option', { value }, durationText(value, portfolioById(portfolios, portfolioId)))));
   const typesNote = h('p', { id: 'order-types-note', class: 'hint', hidden: true });
   const limitRow = h('div', {}, h('label', { for: 'order-limit' }, 'Limit price'), limitPrice);
   const stopRow = h('div', {}, h('label', { for: 'order-stop' }, 'Stop price'), stopPrice);

@@ -23,6 +23,7 @@ from support import ADMIN, BASE, PASSWORD, SCREENSHOTS, BrowserTest, call, login
 # Running a class and a player's own account: run with these journeys (BROWSER_TESTS=ClassAndAccountTest alone).
 from test_class_and_account import ClassAndAccountTest  # noqa: F401
 from test_teams import TeamsTest  # noqa: F401
+from test_scenario_league import ScenarioLeagueTest  # noqa: F401
 
 
 class WebClientTest(BrowserTest):
@@ -419,6 +420,8 @@ class WebClientTest(BrowserTest):
         self.find(f"{self.bot_card(robo2)} .seat-code").send_keys(code)
         self.click_centered(f"{self.bot_card(robo2)} .seat-button")
         self.text_in("#flash", f"“{robo2}” now plays in “Bot league”.")
+        # The flash comes before the cards are drawn again with the new seat: wait for them.
+        self.text_in(f"{self.bot_card(robo2)} .bot-portfolios", "League: Bot league")
 
         # The bot's program trades its league portfolio with a key made for it: 1 share.
         Select(self.find(f"{card} .key-portfolio")).select_by_visible_text("League: Bot league")

@@ -5,7 +5,7 @@ import { api } from '../api.js';
 import { h, fill, table, stacked, failure, signed, benchmarkWords } from '../dom.js';
 import { add, CURRENCIES, inCurrency, fractionPercent, magnitudePercent as magnitude, priceIn, ratio, signedInCurrency } from '../decimal.js';
 import { linesChart, doughnutChart } from '../charts.js';
-import { chosenPortfolio, portfolioById, portfolioChoices, shownPortfolioSelect } from '../portfolios.js';
+import { chosenPortfolio, portfolioById, portfolioChoices, shownPortfolioSelect, stockHref } from '../portfolios.js';
 
 const METHODS = { average: 'Average cost', fifo: 'FIFO', lifo: 'LIFO' };
 
@@ -93,7 +93,7 @@ function riskSection(id, benchmark) {
   });
 }
 
-function pnlSection(id, method, query) {
+function pnlSection(id, method, query, portfolio) {
   return section('Profit and loss', 'pnl', async () => {
     const pnl = await api(`/api/portfolios/${id}/pnl?method=${method}`);
     return [
@@ -104,7 +104,7 @@ function pnlSection(id, method, query) {
         ', unrealized ', h('strong', { id: 'pnl-unrealized' }, signed(pnl.unrealized, signedInCurrency(pnl.unrealized, pnl.currency))),
         `, dividends ${inCurrency(pnl.dividends, pnl.currency)}, fees ${inCurrency(pnl.fees, pnl.currency)}.`),
       stacked(table([
-        { title: 'Stock', cell: (r) => h('a', { href: `#/stock/${r.symbol}` }, r.symbol) },
+        { title: 'Stock', cell: (r) => h('a', { href: stockHref(r.symbol, portfolio) }, r.symbol) },
         { title: 'Shares', class: 'num', cell: (r) => String(r.quantity) },
         { title: 'Cost basis', class: 'num', cell: (r) => inCurrency(r.costBasis, pnl.currency) },
         { title: 'Realized', class: 'num', cell: (r) => signed(r.realized, signedInCurrency(r.realized, pnl.currency)) },
@@ -204,7 +204,7 @@ export async function analyticsView(root, context) {
     valueSection(id, currency),
     returnsSection(id, currency, benchmark),
     riskSection(id, benchmark),
-    pnlSection(id, method, query),
+    pnlSection(id, method, query, portfolioById(portfolios, id)),
     allocationSection(id, date, query, currency),
     compareSection(symbols, query));
 }

@@ -76,7 +76,7 @@ export function journalSection(league, context, owner, seated) {
     (entry) => h('li', { class: 'entry', dataset: { order: entry.orderId } },
       h('p', { class: 'entry-head' },
         owner ? [h('strong', { class: 'who' }, names.get(entry.userId) ?? entry.username), ' · '] : null,
-        `${entry.side === 'buy' ? 'Buy' : 'Sell'} ${entry.quantity} `, h('a', { href: `#/stock/${encodeURIComponent(entry.symbol)}` }, entry.symbol),
+        `${entry.side === 'buy' ? 'Buy' : 'Sell'} ${entry.quantity} `, h('a', { href: `#/stock/${encodeURIComponent(entry.symbol)}${league.market ? `?league=${league.id}` : ''}` }, entry.symbol),
         h('span', { class: 'muted' }, ` · ${whenText(entry.createdAt)}`)),
       h('p', { class: 'note' }, entry.note)),
     owner ? 'No notes yet: members add one to a trade in its dialog.' : 'No notes yet: add one to a trade in its dialog.', 'Older notes');

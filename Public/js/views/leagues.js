@@ -2,6 +2,7 @@ import { api } from '../api.js';
 import { h, fill, table, signed, confirmAction, amountProblem, dateText, whenText, errorLine, memberName, onSubmitShowing } from '../dom.js';
 import { percent, inCurrency, CURRENCIES } from '../decimal.js';
 import { frozenBanner, hostSection, hostStamp, isoFromLocal, myResetsSection, resetMemberButton, retentionField, retentionWords } from './league-host.js';
+import { marketFields, marketSection } from './league-market.js';
 import { journalSection, newsSection } from './league-notes.js';
 import { auditSection, classSection } from './league-class.js';
 import { labelRankings, rankingOf, rankingSelect, rankingWords, riskColumns, riskNote, showRisk, standingKey } from './league-ranking.js';
@@ -43,8 +44,13 @@ export async function leaguesView(root, context) {
   const resets = h('input', { id: 'league-resets', type: 'number', min: 0, max: 100, step: 1, inputmode: 'numeric', placeholder: '0', 'aria-describedby': 'league-resets-hint' });
   const rules = rulesFields();
   const retention = retentionField('league-delete-after');
+  // A market of the league's own (a replayed period) is an isolated league's, and names
+  // its own companies: no list of symbols goes with it.
+  const market = marketFields(() => { showRules(); createError.hidden = true; });
   const showRules = () => {
     rules.fieldset.hidden = mode.value !== 'isolated';
+    market.show(mode.value === 'isolated');
+    rules.symbolsRow.hidden = market.replays();
     currencyRow.hidden = mode.value !== 'isolated';
     // A team league resets no member's portfolio: a team's is everyone's on it.
     resetsRow.hidden = mode.value !== 'isolated' || teams.checked;
@@ -78,6 +84,7 @@ export async function leaguesView(root, context) {
       h('div', {}, h('label', { for: 'league-ends' }, 'Ends (optional)'), endsAt)),
     h('label', { for: 'league-max' }, 'Most members (optional)'), maxMembers,
     h('label', { for: 'league-bot-policy' }, 'Bots'), bots,
+    market.fieldset,
     teamsRow,
     resetsRow,
     journalRow,
@@ -99,6 +106,7 @@ export async function leaguesView(root, context) {
       teams: mode.value === 'isolated' && teams.checked ? true : undefined,
       currency: mode.value === 'isolated' && currency.value !== 'USD' ? currency.value : undefined,
       deleteManagedAfterDays: retention.value() ?? undefined,
+      market: market.value(),
       rules: mode.value === 'isolated' ? rules.value(currency.value !== 'USD') : undefined };
     const league = await api('/api/leagues/create', { method: 'POST', body });
     context.flash(`League “${league.name}” created. Share its code: ${league.code}`, 'info', true);
@@ -114,7 +122,7 @@ export async function leaguesView(root, context) {
         me && l.ownerId === me.id ? [' ', h('span', { class: 'tag', title: l.ownerPlays ? 'You host it and play in it' : 'You host it without playing' },
           l.ownerPlays ? 'host' : 'host, not playing')] : null,
         l.frozen ? [' ', h('span', { class: 'tag frozen', title: 'The host has frozen trading' }, 'frozen')] : null] },
-      { title: 'Mode', cell: (l) => (l.teams ? `${l.mode}, teams` : l.mode) },
+      { title: 'Mode', cell: (l) => [l.mode, l.teams ? 'teams' : null, l.market ? (l.market.blind ? 'blind replay' : 'replay') : null].filter(Boolean).join(', ') },
       { title: 'Members', class: 'num', cell: (l) => String(l.memberCount) },
       { title: 'Ends', cell: (l) => dateText(l.endsAt, 'open-ended') },
     ], leagues, { empty: 'You are in no league yet: create one or join one with its code.' }),
@@ -179,6 +187,7 @@ function rulesFields() {
     return [box, h('label', { class: 'check', for: `rule-type-${value}` }, box, ` ${label}`)];
   });
   const symbols = h('input', { id: 'rule-symbols', placeholder: 'all symbols', autocomplete: 'off', spellcheck: 'false' });
+  const symbolsRow = h('div', { id: 'rule-symbols-row' }, h('label', { for: 'rule-symbols' }, 'Only these symbols (comma-separated, optional)'), symbols);
   const shorts = h('input', { type: 'checkbox', id: 'rule-shorts' });
   const [margin, marginRow] = field('rule-margin', 'Short margin (% of the shorts\' value equity must cover)', { placeholder: '150' });
   const [spread, spreadRow] = field('rule-fx-spread', 'Exchange spread (% over the rate for buys, under it for sales)', { placeholder: '0' });
@@ -215,7 +224,7 @@ function rulesFields() {
     h('div', { class: 'pair' }, flatRow, percentRow),
     positionRow,
     h('p', { class: 'label' }, 'Order types allowed'), h('div', { class: 'checks' }, types.map(([, label]) => label)),
-    h('label', { for: 'rule-symbols' }, 'Only these symbols (comma-separated, optional)'), symbols,
+    symbolsRow,
     h('label', { class: 'check', for: 'rule-shorts' }, shorts, ' Allow short selling'), marginRow, spreadRow,
     h('fieldset', { id: 'league-realism' },
       h('legend', {}, 'Fills and margin'),
@@ -232,7 +241,7 @@ function rulesFields() {
     return {
       commissionFlat: text(flat), commissionPercent: text(percent), maxPositionPercent: text(position),
       allowedOrderTypes: types.filter(([box]) => box.checked).map(([box]) => box.value),
-      allowedSymbols: list.length > 0 ? list : undefined,
+      allowedSymbols: list.length > 0 && !symbolsRow.hidden ? list : undefined,
       allowShortSelling: shorts.checked || undefined,
       shortMarginPercent: shorts.checked ? text(margin) : undefined,
       fxSpreadPercent: foreign ? text(spread) : undefined,
@@ -243,11 +252,11 @@ function rulesFields() {
       debitRatePercent: text(debit), creditRatePercent: text(credit), borrowFeePercent: text(borrowFee),
     };
   };
-  return { fieldset, value, spreadRow };
+  return { fieldset, value, spreadRow, symbolsRow };
 }
 
 /** The rules a league's portfolios trade under, in words. */
-function rulesSummary(rules, currency, journalRequired) {
+function rulesSummary(rules, currency, journalRequired, ownMarket) {
   const money = (text) => inCurrency(text, currency);
   const commission = [rules.commissionFlat !== '0.00' ? money(rules.commissionFlat) : null,
     rules.commissionPercent !== '0.00' ? `${rules.commissionPercent}%` : null].filter(Boolean).join(' + ') || 'none';
@@ -258,7 +267,8 @@ function rulesSummary(rules, currency, journalRequired) {
       h('dt', {}, 'Commission per trade'), h('dd', {}, commission),
       h('dt', {}, 'Largest position'), h('dd', {}, rules.maxPositionPercent === '100.00' ? 'no limit' : `${rules.maxPositionPercent}% of net worth`),
       h('dt', {}, 'Order types'), h('dd', {}, rules.allowedOrderTypes.map((t) => types[t] ?? t).join(', ')),
-      h('dt', {}, 'Symbols'), h('dd', {}, rules.allowedSymbols ? rules.allowedSymbols.join(', ') : 'all'),
+      h('dt', {}, 'Symbols'), h('dd', { id: 'league-symbols-rule' }, ownMarket ? 'the league\'s own market (above)'
+        : rules.allowedSymbols ? rules.allowedSymbols.join(', ') : 'all'),
       h('dt', {}, 'Short selling'), h('dd', {}, rules.allowShortSelling ? `allowed (margin ${rules.shortMarginPercent}%)` : 'not allowed'),
       h('dt', {}, 'Journal'), h('dd', { id: 'league-journal-rule' }, journalRequired ? 'a note on every trade and order' : 'notes optional'),
       h('dt', {}, 'Fills'), h('dd', { id: 'league-fills-rule' }, fillsText(rules)),
@@ -396,7 +406,14 @@ export async function leagueView(root, context) {
   page.teamsPanel = teamsSection(league, context, owner);
   page.classPanel = owner ? classSection(league, context, () => page.redraw(), (students) => page.teamsPanel?.addPeople(students)) : null;
   page.audit = owner ? auditSection(league) : null;
-  fill(root, page.top, page.tools, page.classPanel?.node, page.teamsPanel?.node, news.node, page.rest, boardHeading(page), page.standingsBox, journal?.node, page.audit?.node);
+  // A scenario league's market: its day, companies (whose quotes the page follows, in
+  // the league's market), events and, once it has ended, the reveal.
+  page.quotes = [];
+  page.follow = () => context.live.follow({
+    leagues: [Number(page.id)], quotes: page.quotes, quoteLeague: page.quotes.length > 0 ? Number(page.id) : null,
+  });
+  page.market = league.market ? marketSection(league, context, owner, (quotes) => { page.quotes = quotes; page.follow(); }) : null;
+  fill(root, page.top, page.market?.nodes, page.tools, page.classPanel?.node, page.teamsPanel?.node, news.node, page.rest, boardHeading(page), page.standingsBox, journal?.node, page.audit?.node);
   draw(page);
   follow(page, news);
 }
@@ -435,7 +452,7 @@ function boardHeading(page) {
  */
 function follow(page, news) {
   const { context } = page;
-  context.live.follow({ leagues: [Number(page.id)] });
+  page.follow();
   context.live.on('standings', (standings) => showStandings(page, standings));
   context.live.on('notification', () => { page.redraw(); news.reload(); });
   context.poll(page.redraw, 30000);
@@ -673,10 +690,11 @@ function draw(page) {
     page.tools.replaceChildren(hostSection(league, context, botPolicyForm(league, context)));
   }
   if (page.classPanel && owner) { page.classPanel.update(league); page.audit.update(league); }
+  page.market?.update(league);
   page.teamsPanel?.update(league);
   fill(page.rest,
     botPolicyText(league),
-    league.mode === 'isolated' ? rulesSummary(league.rules, league.currency || 'USD', league.journalRequired) : null,
+    league.mode === 'isolated' ? rulesSummary(league.rules, league.currency || 'USD', league.journalRequired, Boolean(league.market)) : null,
     league.teams ? null : myResetsSection(league, seated, mine, context));
   drawStandings(page);
 }

@@ -3,8 +3,10 @@
 // page (js/trading.js).
 import { api } from '../api.js';
 import { h, fill, table, cards, confirmAction } from '../dom.js';
-import { DURATIONS, filledPart, orderOutcome, orderTerms } from '../trading.js';
-import { chosenPortfolio, currencyOf, placerName, portfolioById, portfolioChoices, shownPortfolioSelect, VIEWER_WORDS, watchesOnly } from '../portfolios.js';
+import { durationText, filledPart, orderOutcome, orderTerms } from '../trading.js';
+import {
+  chosenPortfolio, currencyOf, placerName, portfolioById, portfolioChoices, shownPortfolioSelect, stockHref, VIEWER_WORDS, watchesOnly,
+} from '../portfolios.js';
 
 /** When an order stopped being open: filled, cancelled, expired, replaced or rejected. */
 function closedAt(order) {
@@ -59,11 +61,11 @@ export async function ordersView(root, context) {
       h('h2', {}, 'Open orders'),
       cards(table([
         { title: 'Placed', cell: (o) => new Date(o.createdAt).toLocaleString() },
-        { title: 'Stock', cell: (o) => h('a', { href: `#/stock/${o.symbol}` }, o.symbol) },
+        { title: 'Stock', cell: (o) => h('a', { href: stockHref(o.symbol, shown) }, o.symbol) },
         { title: 'Side', cell: (o) => (o.side === 'buy' ? 'Buy' : 'Sell') },
         { title: 'Shares', class: 'num', cell: (o) => (o.filledQuantity > 0 ? filledPart(o) : String(o.quantity)) },
         { title: 'Terms', cell: (o) => orderTerms(o) },
-        { title: 'Lasts', cell: (o) => DURATIONS[o.timeInForce] ?? o.timeInForce },
+        { title: 'Lasts', cell: (o) => durationText(o.timeInForce, shown) },
         placedBy,
         watching ? null : { title: '', cell: (o) => h('button', {
           type: 'button', class: 'small', dataset: { cancel: String(o.id) }, 'aria-label': `Cancel order ${o.id}`,
@@ -75,7 +77,7 @@ export async function ordersView(root, context) {
       h('h2', {}, 'History'),
       cards(table([
         { title: 'Closed', cell: (o) => new Date(closedAt(o)).toLocaleString() },
-        { title: 'Stock', cell: (o) => h('a', { href: `#/stock/${o.symbol}` }, o.symbol) },
+        { title: 'Stock', cell: (o) => h('a', { href: stockHref(o.symbol, shown) }, o.symbol) },
         { title: 'Side', cell: (o) => (o.side === 'buy' ? 'Buy' : 'Sell') },
         { title: 'Shares', class: 'num', cell: (o) => String(o.quantity) },
         { title: 'Terms', cell: (o) => orderTerms(o) },

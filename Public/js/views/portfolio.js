@@ -6,7 +6,9 @@ import { h, fill, table, signed, stacked } from '../dom.js';
 import { priceIn, inCurrency, signedInCurrency } from '../decimal.js';
 import { doughnutChart } from '../charts.js';
 import { quoteCell } from '../live.js';
-import { chosenPortfolio, portfolioById, portfolioChoices, replacePortfolio, shownPortfolioSelect, VIEWER_WORDS } from '../portfolios.js';
+import {
+  chosenPortfolio, portfolioById, portfolioChoices, replacePortfolio, scenarioOf, shownPortfolioSelect, stockHref, VIEWER_WORDS,
+} from '../portfolios.js';
 import { practiceSection } from './practice.js';
 
 /** A practice portfolio kept in dollars but shown in another currency: its worth in that
@@ -78,7 +80,10 @@ export async function portfolioView(root, context) {
   const holdings = portfolio.holdings;
   // The doughnut shows what the portfolio owns; short positions (negative) are in the table.
   const longs = holdings.filter((x) => x.quantity > 0);
-  context.live.follow({ quotes: holdings.map((x) => x.symbol) });
+  // A scenario league's portfolio holds its own market's symbols: their quotes are its.
+  const listed = portfolioById(portfolios, portfolio.id);
+  const scenario = scenarioOf(listed);
+  context.live.follow({ quotes: holdings.map((x) => x.symbol), quoteLeague: scenario });
   // A fill changes cash and holdings: draw the portfolio again.
   context.live.on('order', (order) => {
     if (order.status === 'filled' && context.current()) portfolioView(root, context).catch(() => {});
@@ -125,6 +130,9 @@ export async function portfolioView(root, context) {
         : null),
     goneNote(asked, portfolios),
     teamNote(portfolio, portfolios),
+    scenario == null ? null : h('p', { class: 'hint', id: 'portfolio-scenario' },
+      'This league trades a market of its own, a replayed period: its prices move when a league day passes. ',
+      h('a', { href: `#/leagues/${scenario}` }, 'The league\'s market')),
     inDollars ? null : h('p', { class: 'muted', id: 'portfolio-currency' },
       `This league portfolio holds ${currency}: dollar prices are shown at the rate now, and each fill pays the league's spread.`),
     baseWorth(portfolio, portfolios),
@@ -138,7 +146,7 @@ export async function portfolioView(root, context) {
       h('section', { class: 'grow' },
         h('h2', {}, 'Holdings'),
         stacked(table([
-          { title: 'Stock', cell: (x) => h('a', { href: `#/stock/${x.symbol}?portfolio=${portfolio.id}` }, h('strong', {}, x.symbol), ' ', h('span', { class: 'muted' }, x.name)) },
+          { title: 'Stock', cell: (x) => h('a', { href: stockHref(x.symbol, listed, portfolio.id) }, h('strong', {}, x.symbol), ' ', h('span', { class: 'muted' }, x.name)) },
           { title: 'Shares', class: 'num', cell: (x) => String(x.quantity) },
           { title: 'Price', class: 'num', cell: (x) => inDollars ? quoteCell(x.symbol, 'price', x) : figure(x.symbol, 'price', priceIn(x.price, currency)) },
           { title: 'Value', class: 'num', cell: (x) => inDollars ? quoteCell(x.symbol, 'value', x, x.quantity) : figure(x.symbol, 'value', money(x.value)) },

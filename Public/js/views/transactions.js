@@ -3,7 +3,7 @@
 import { api, saveDownload } from '../api.js';
 import { h, fill, table, cards, failure, signed } from '../dom.js';
 import { inCurrency, priceIn, signedInCurrency } from '../decimal.js';
-import { chosenPortfolio, currencyOf, placerName, portfolioById, portfolioChoices, shownPortfolioSelect } from '../portfolios.js';
+import { chosenPortfolio, currencyOf, placerName, portfolioById, portfolioChoices, shownPortfolioSelect, stockHref } from '../portfolios.js';
 
 const PAGE = 25;
 
@@ -51,7 +51,7 @@ async function activityView(root, context, portfolios, chosen) {
     h('div', { id: 'activities' }, cards(table([
       { title: 'When', cell: (a) => new Date(a.at).toLocaleString() },
       { title: 'What', cell: (a) => (a.type === 'fill' ? `${a.side === 'buy' ? 'Bought' : 'Sold'}` : ACTIVITY[a.type] ?? a.type) },
-      { title: 'Stock', cell: (a) => (a.symbol ? h('a', { href: `#/stock/${a.symbol}` }, a.symbol) : '') },
+      { title: 'Stock', cell: (a) => (a.symbol ? h('a', { href: stockHref(a.symbol, portfolioById(portfolios, chosen)) }, a.symbol) : '') },
       { title: 'Shares', class: 'num', cell: (a) => (a.quantity === null ? '' : String(a.quantity)) },
       { title: 'Cash', class: 'num', cell: (a) => (a.amount === null ? '' : signed(a.amount, signedInCurrency(a.amount, currency))) },
       { title: 'Note', cell: (a) => a.note ?? (a.type === 'fill'
@@ -101,7 +101,7 @@ export async function transactionsView(root, context) {
     cards(table([
       { title: 'When', cell: (t) => new Date(t.createdAt).toLocaleString() },
       { title: 'Side', cell: (t) => h('span', { class: t.side === 'buy' ? 'buy' : 'sell' }, t.side === 'buy' ? 'Buy' : 'Sell') },
-      { title: 'Stock', cell: (t) => h('a', { href: `#/stock/${t.symbol}` }, t.symbol) },
+      { title: 'Stock', cell: (t) => h('a', { href: stockHref(t.symbol, shown) }, t.symbol) },
       { title: 'Shares', class: 'num', cell: (t) => String(t.quantity) },
       { title: 'Price', class: 'num', cell: (t) => priceIn(t.price, currency) },
       { title: 'Amount', class: 'num', cell: (t) => inCurrency(t.amount, currency) },
