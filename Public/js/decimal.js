@@ -32,24 +32,6 @@ export function add(a, b) {
   return unscaled(scaled(a) + scaled(b), 2);
 }
 
-/** a − b, exactly, to `places` ("3.10" − "1.25" → "1.85"): two of the server's percents
- * set side by side (a member's return against the market's). */
-export function minus(a, b, places = 2) {
-  return unscaled(scaled(a) - scaled(b), places);
-}
-
-/** How far `now` is from `before`, in percent to two places, exactly ("68.286" from
- * "100.00" → "-31.71"); null without both or from zero. */
-export function changeSince(now, before) {
-  if (now == null || before == null || scaled(before) === 0n) return null;
-  const base = scaled(before);
-  // (now − before) / before × 100 at the fixed scale, its magnitude rounded half up.
-  const numerator = (scaled(now) - base) * 100n * 10n ** BigInt(SCALE);
-  const abs = (n) => (n < 0n ? -n : n);
-  const magnitude = (abs(numerator) + abs(base) / 2n) / abs(base);
-  return unscaled((numerator < 0n) !== (base < 0n) ? -magnitude : magnitude, 2);
-}
-
 export function isNegative(text) {
   return scaled(text) < 0n;
 }

@@ -320,19 +320,24 @@ class ScenarioLeagueTest(BrowserTest):
         for company in market["symbols"][:10]:
             self.assertEqual(revealed[company["symbol"]][1], f"{company['realSymbol']} {company['realName']}")
         s01 = market["symbols"][0]
+        # The server's change since day 1 (its price against its day-1 price).
         change = (Decimal(s01["price"]) - Decimal(s01["firstPrice"])) / Decimal(s01["firstPrice"]) * 100
-        self.assertEqual(revealed["S01"][3], percent(change))
+        self.assertEqual(Decimal(s01["changePercent"]), change.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+        self.assertEqual(revealed["S01"][3], percent(s01["changePercent"]))
         self.click_centered("#reveal-more")
         self.wait(lambda d: len(self.rows("#reveal-companies")) == len(market["symbols"]))
         # Each member against holding the market.
         standings = {s["username"]: s for s in call(f"/api/leagues/{league}", token=member_token)["members"]}
+        against = {s["username"]: s for s in market["againstMarket"]}
         self.text_in("#reveal-market", f"returned {percent(market['marketReturnPercent'])}.")
         rows = {row[0].split(". ", 1)[1]: row for row in self.rows("#reveal-members")}
         self.assertEqual(set(rows), {self.host, self.member})
         for username, row in rows.items():
             mine = standings[username]["returnPercent"]
+            self.assertEqual(against[username]["returnPercent"], mine)
+            self.assertEqual(Decimal(against[username]["differencePercent"]), Decimal(mine) - Decimal(market["marketReturnPercent"]))
             self.assertEqual(row[1:], [percent(mine), percent(market["marketReturnPercent"]),
-                                       percent(Decimal(mine) - Decimal(market["marketReturnPercent"]))])
+                                       percent(against[username]["differencePercent"])])
         self.text_in("#reveal-mine", f"You returned {percent(standings[self.member]['returnPercent'])}")
         self.click_centered("#reveal-more")
         self.shot_sizes("scenario-08-reveal", "#league-reveal")

@@ -8,7 +8,7 @@
 // the page only once the server reveals them.
 import { api, marketHistory } from '../api.js';
 import { h, fill, table, cards, stacked, signed, errorLine, onSubmitShowing, dayText, failure, memberName, count } from '../dom.js';
-import { changeSince, compare, minus, percent, price } from '../decimal.js';
+import { compare, percent, price } from '../decimal.js';
 import { quoteCell } from '../live.js';
 
 /** How many companies a table lists before "Show all". */
@@ -119,10 +119,9 @@ function timeLeft(moment) {
   return hours > 0 ? `${hours}:${two(Math.floor(rest / 60))}:${two(rest % 60)}` : `${Math.floor(rest / 60)}:${two(rest % 60)}`;
 }
 
-/** A company's change since day 1 (from the server's price and day-1 price), coloured. */
+/** A company's change since day 1 (the server's `changePercent`), coloured. */
 function sinceDayOne(symbol) {
-  const change = changeSince(symbol.price, symbol.firstPrice);
-  return signed(change ?? '0', percent(change));
+  return signed(symbol.changePercent ?? '0', percent(symbol.changePercent));
 }
 
 /** The period's days in words: "1 Feb 2024 – 30 Apr 2024". */
@@ -141,7 +140,7 @@ function nextDayText(market) {
 }
 
 /** Orders two companies by their change since day 1, exactly. */
-const byChange = (a, b) => compare(changeSince(a.price, a.firstPrice) ?? '0', changeSince(b.price, b.firstPrice) ?? '0');
+const byChange = (a, b) => compare(a.changePercent ?? '0', b.changePercent ?? '0');
 
 /** The companies in the order picked: by symbol, or by their change since day 1. */
 const SORTS = {
@@ -226,7 +225,7 @@ function drawReveal(state, node) {
   const sort = h('select', { id: 'reveal-sort' }, Object.entries(SORTS).map(([value, [label]]) =>
     h('option', { value, selected: value === (state.revealSort ?? 'symbol') }, label.replace('A–Z', 'By alias'))));
   sort.addEventListener('change', () => { state.revealSort = sort.value; state.redraw(); });
-  const members = (league.members ?? []).filter((s) => s.returnPercent != null);
+  const members = market.againstMarket ?? [];
   const me = state.me;
   const mine = members.find((s) => me && (s.userId === me.id || (s.members ?? []).includes(me.username)));
   fill(node,
@@ -247,18 +246,18 @@ function drawReveal(state, node) {
     h('h3', {}, 'Against the market'),
     h('p', { id: 'reveal-market' }, 'Holding every company in equal amounts from day 1 returned ',
       h('strong', {}, signed(market.marketReturnPercent, percent(market.marketReturnPercent))), '.',
-      mine ? [' ', h('span', { id: 'reveal-mine' }, yourResult(mine, market))] : null),
+      mine ? [' ', h('span', { id: 'reveal-mine' }, yourResult(mine))] : null),
     Object.assign(stacked(table([
       { title: league.teams ? 'Team' : 'Player', class: 'player', cell: (s) => h('span', { class: s === mine ? 'me' : '' }, `${s.rank}. ${s.teamName ?? memberName(s)}`) },
       { title: 'Return', class: 'num', cell: (s) => signed(s.returnPercent, percent(s.returnPercent)) },
       { title: 'The market', class: 'num', cell: () => percent(market.marketReturnPercent) },
-      { title: 'Against it', class: 'num against', cell: (s) => { const d = minus(s.returnPercent, market.marketReturnPercent); return signed(d, percent(d)); } },
+      { title: 'Against it', class: 'num against', cell: (s) => signed(s.differencePercent, percent(s.differencePercent)) },
     ], members, { empty: 'Nobody played.' })), { id: 'reveal-members' }));
 }
 
 /** "You returned +3.10%: 1.25 points more than holding the market." */
-function yourResult(standing, market) {
-  const difference = minus(standing.returnPercent, market.marketReturnPercent);
+function yourResult(standing) {
+  const difference = standing.differencePercent;
   const points = difference.replace('-', '');
   const how = /[1-9]/.test(difference) ? `${points} points ${difference.startsWith('-') ? 'less' : 'more'} than holding the market` : 'just what holding the market returned';
   return `${standing.teamName ? 'Your team' : 'You'} returned ${percent(standing.returnPercent)}: ${how}.`;
@@ -367,11 +366,11 @@ export function marketSection(league, context, owner, follow) {
   const drawn = { panel: null, reveal: null, events: null };
   const again = (part, stamp) => { if (drawn[part] === stamp) return false; drawn[part] = stamp; return true; };
   state.redraw = () => {
-    const { market, events: list, league: shown } = state;
+    const { market, events: list } = state;
     if (!market) return;
     const view = { sort: state.sort, showAll: state.showAll, revealAll: state.revealAll, revealSort: state.revealSort };
     if (again('panel', JSON.stringify({ market, view }))) drawPanel(state, panel, advance);
-    if (again('reveal', JSON.stringify({ market, view, members: shown.members }))) drawReveal(state, reveal);
+    if (again('reveal', JSON.stringify({ market, view }))) drawReveal(state, reveal);
     if (again('events', JSON.stringify({ list, day: market.day, ended: market.ended }))) {
       form?.bound(market);
       drawEvents(state, events, form?.node, eventStatus);

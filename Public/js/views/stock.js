@@ -4,7 +4,7 @@
 // and chart by league day, and trades in the member's league portfolio only.
 import { api } from '../api.js';
 import { h, fill, table, signed, loading, failure, dayText } from '../dom.js';
-import { changeSince, money, price, percent } from '../decimal.js';
+import { money, price, percent } from '../decimal.js';
 import { lineChart, destroyCharts } from '../charts.js';
 import { quoteCell } from '../live.js';
 import { portfolioChoices, portfolioName, replacePortfolio, scenarioOf, tradingPortfolio } from '../portfolios.js';
@@ -154,7 +154,7 @@ async function leagueStockView(root, context, symbol, leagueId) {
     chartBox, about);
   function show(fresh) {
     const company = fresh.symbols.find((s) => s.symbol === stock.symbol);
-    const since = company ? changeSince(company.price, company.firstPrice) : null;
+    const since = company?.changePercent ?? null;
     fill(figures,
       h('div', {}, h('span', { class: 'label' }, 'Price'), h('strong', { id: 'stock-price' }, quoteCell(stock.symbol, 'price', stock))),
       h('div', {}, h('span', { class: 'label' }, 'This league day'),

@@ -53,7 +53,8 @@ struct Features {
         )
         self.history = history
         markets = LeagueMarketService(
-            store: LeagueMarketStore(pool: database.pool), hours: market.hours, pricesStored: market.pricesStored, now: configuration.clock
+            store: LeagueMarketStore(pool: database.pool), standings: stores.standings, hours: market.hours,
+            pricesStored: market.pricesStored, now: configuration.clock
         )
         leagues = LeagueService(store: stores.leagues, standings: stores.standings, market: market.store, quotes: market.quotes, markets: markets)
         gradebook = Gradebook(leagues: stores.leagues, standings: stores.standings)

@@ -85,15 +85,47 @@ struct LeagueMarket: ResponseEncodable, Sendable {
     /// measured against.
     let marketReturnPercent: String
     let symbols: [Instrument]
+    /// Each member (a team league's teams), in the league's order (its first 200): their
+    /// return against holding the market, `returnPercent` − `marketReturnPercent`.
+    let againstMarket: [AgainstMarket]
 
     struct Instrument: Encodable, Sendable {
         let symbol: String
         let name: String
         @NullEncoded var price: String?
-        /// The day-1 price, for the change since the league began.
+        /// The day-1 price, and the change since it in percent (`return_percent`).
         @NullEncoded var firstPrice: String?
+        @NullEncoded var changePercent: String?
         @NullEncoded var realSymbol: String?
         @NullEncoded var realName: String?
+    }
+}
+
+/// A member's (or team's) standing against the league's market.
+struct AgainstMarket: Encodable, Sendable {
+    let rank: Int
+    /// The member; null on a team's row.
+    @NullEncoded var userId: Int?
+    @NullEncoded var username: String?
+    @NullEncoded var displayName: String?
+    var teamId: Int?
+    var teamName: String?
+    var members: [String]?
+    let returnPercent: String
+    /// `returnPercent` − the market's return since day 1, in points.
+    let differencePercent: String
+
+    init(_ record: StandingsStore.StandingRecord, market: Decimal) {
+        let standing = Standing(record)
+        rank = standing.rank
+        userId = standing.userId
+        username = standing.username
+        displayName = standing.displayName
+        teamId = standing.teamId
+        teamName = standing.teamName
+        members = standing.members
+        returnPercent = standing.returnPercent
+        differencePercent = (record.returnPercent - market).moneyString
     }
 }
 

@@ -6,6 +6,8 @@ import Postgres
 /// or not, with events its host scripts.
 struct LeagueMarketService: Sendable {
     let store: LeagueMarketStore
+    /// The league's standings, set against its market.
+    let standings: StandingsStore
     let hours: MarketHours
     /// Told of the league's new prices after each advance: its orders fill against them.
     let pricesStored: PricesStored
@@ -36,16 +38,19 @@ struct LeagueMarketService: Sendable {
     func market(of league: LeagueStore.LeagueRecord) async throws -> LeagueMarket {
         guard let (market, instruments) = try await store.market(leagueID: league.id) else { throw LeagueMarketError.noMarket }
         let revealed = !market.blind || market.ended
+        let marketReturn = market.marketReturn ?? 0
+        let ranked = try await standings.page(of: league, players: league.bots.defaultPlayers, limit: 200, offset: 0).items
         return LeagueMarket(
             kind: market.kind, day: market.day, days: market.days, blind: market.blind, ended: market.ended,
             from: revealed ? market.from : nil, to: revealed ? market.to : nil, dayMinutes: market.dayMinutes,
-            nextDayAt: market.nextDayAt, marketReturnPercent: (market.marketReturn ?? 0).moneyString,
+            nextDayAt: market.nextDayAt, marketReturnPercent: marketReturn.moneyString,
             symbols: instruments.map {
                 LeagueMarket.Instrument(
                     symbol: Symbol.shown($0.symbol), name: $0.name, price: $0.price?.moneyString, firstPrice: $0.firstPrice?.moneyString,
-                    realSymbol: revealed ? $0.realSymbol : nil, realName: revealed ? $0.realName : nil
+                    changePercent: $0.change?.moneyString, realSymbol: revealed ? $0.realSymbol : nil, realName: revealed ? $0.realName : nil
                 )
-            }
+            },
+            againstMarket: ranked.map { AgainstMarket($0, market: marketReturn) }
         )
     }
 

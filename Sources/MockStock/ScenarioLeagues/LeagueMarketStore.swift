@@ -103,44 +103,50 @@ struct LeagueMarketStore: Sendable {
         let name: String
         let price: Decimal?
         let firstPrice: Decimal?
+        /// Since day 1, in percent (`return_percent`).
+        let change: Decimal?
         let realSymbol: String
         let realName: String
     }
 
-    /// League `leagueID`'s market now, with its instruments (nil: it trades the real market).
+    /// League `leagueID`'s market now, with its instruments (nil: it trades the real market):
+    /// both read in one snapshot, so the day and the prices are of the same moment (an
+    /// advance may commit between two statements).
     func market(leagueID: Int) async throws -> (MarketRecord, [InstrumentRecord])? {
-        let instruments = try await pool.query(
-            """
-            SELECT li.symbol, i.name, q.price, first.close, li.real_symbol, r.name
-            FROM league_instruments li
-            JOIN league_markets m ON m.league_id = li.league_id
-            JOIN instruments i ON i.symbol = li.symbol
-            JOIN instruments r ON r.symbol = li.real_symbol
-            LEFT JOIN quotes q ON q.symbol = li.symbol
-            LEFT JOIN daily_bars first ON first.symbol = li.symbol AND first.day = m.bar_days[1]
-            WHERE li.league_id = \(leagueID)
-            ORDER BY li.symbol
-            """
-        ).decode((String, String, Decimal?, Decimal?, String, String).self).map {
-            InstrumentRecord(symbol: $0.0, name: $0.1, price: $0.2, firstPrice: $0.3, realSymbol: $0.4, realName: $0.5)
+        try await pool.withTransaction(.repeatableRead) { session in
+            let instruments = try await session.query(
+                """
+                SELECT li.symbol, i.name, q.price, first.close, return_percent(q.price, first.close), li.real_symbol, r.name
+                FROM league_instruments li
+                JOIN league_markets m ON m.league_id = li.league_id
+                JOIN instruments i ON i.symbol = li.symbol
+                JOIN instruments r ON r.symbol = li.real_symbol
+                LEFT JOIN quotes q ON q.symbol = li.symbol
+                LEFT JOIN daily_bars first ON first.symbol = li.symbol AND first.day = m.bar_days[1]
+                WHERE li.league_id = \(leagueID)
+                ORDER BY li.symbol
+                """
+            ).decode((String, String, Decimal?, Decimal?, Decimal?, String, String).self).map {
+                InstrumentRecord(symbol: $0.0, name: $0.1, price: $0.2, firstPrice: $0.3, change: $0.4, realSymbol: $0.5, realName: $0.6)
+            }
+            let found = try await session.query(
+                """
+                SELECT m.kind, m.day, cardinality(m.real_days), m.blind, league_ended(l, now()), m.from_day::text, m.to_day::text,
+                       m.day_minutes,
+                       CASE WHEN m.day < cardinality(m.real_days) AND NOT league_ended(l, now()) THEN league_market_day_start(m, l, m.day + 1) END,
+                       (SELECT return_percent(avg(q.price / first.close), 1)
+                        FROM league_instruments li
+                        JOIN quotes q ON q.symbol = li.symbol
+                        JOIN daily_bars first ON first.symbol = li.symbol AND first.day = m.bar_days[1]
+                        WHERE li.league_id = m.league_id)
+                FROM league_markets m JOIN leagues l ON l.id = m.league_id
+                WHERE m.league_id = \(leagueID)
+                """
+            ).decode((String, Int, Int, Bool, Bool, String, String, Int?, Date?, Decimal?).self).first
+            guard let found else { return nil }
+            return (MarketRecord(kind: found.0, day: found.1, days: found.2, blind: found.3, ended: found.4, from: found.5, to: found.6,
+                                 dayMinutes: found.7, nextDayAt: found.8, marketReturn: found.9), instruments)
         }
-        let found = try await pool.query(
-            """
-            SELECT m.kind, m.day, cardinality(m.real_days), m.blind, league_ended(l, now()), m.from_day::text, m.to_day::text,
-                   m.day_minutes,
-                   CASE WHEN m.day < cardinality(m.real_days) AND NOT league_ended(l, now()) THEN league_market_day_start(m, l, m.day + 1) END,
-                   (SELECT return_percent(avg(q.price / first.close), 1)
-                    FROM league_instruments li
-                    JOIN quotes q ON q.symbol = li.symbol
-                    JOIN daily_bars first ON first.symbol = li.symbol AND first.day = m.bar_days[1]
-                    WHERE li.league_id = m.league_id)
-            FROM league_markets m JOIN leagues l ON l.id = m.league_id
-            WHERE m.league_id = \(leagueID)
-            """
-        ).decode((String, Int, Int, Bool, Bool, String, String, Int?, Date?, Decimal?).self).first
-        guard let found else { return nil }
-        return (MarketRecord(kind: found.0, day: found.1, days: found.2, blind: found.3, ended: found.4, from: found.5, to: found.6,
-                             dayMinutes: found.7, nextDayAt: found.8, marketReturn: found.9), instruments)
     }
 
     /// Moves the market on to league day `day` (`league_market_advance`): returns the day

@@ -12,6 +12,7 @@ struct LeagueMarketBody: Decodable, Equatable {
         let name: String
         let price: String?
         let firstPrice: String?
+        let changePercent: String?
         let realSymbol: String?
         let realName: String?
     }
@@ -27,6 +28,13 @@ struct LeagueMarketBody: Decodable, Equatable {
     let nextDayAt: String?
     let marketReturnPercent: String
     let symbols: [Instrument]
+    struct Against: Decodable, Equatable {
+        let rank: Int
+        let username: String?
+        let returnPercent: String
+        let differencePercent: String
+    }
+    let againstMarket: [Against]
 
     func price(_ symbol: String) -> String? { symbols.first { $0.symbol == symbol }?.price }
 }
@@ -157,6 +165,10 @@ struct ScenarioLeagueTests {
             #expect(market.day == 5 && market.price("CRSH") == "20.00" && market.price("BOOM") == "19.50")
             // Equal amounts of both from day 1: CRSH 20/50, BOOM 19.5/10 → (0.4 + 1.95) / 2 = +17.5 %.
             #expect(market.marketReturnPercent == "17.50")
+            #expect(market.symbols.map(\.changePercent) == ["95.00", "-60.00"])
+            // The host lost 100 (−1 %), the player kept their cash: against the market, −18.5 and −17.5 points.
+            #expect(market.againstMarket.map { [$0.username ?? "", $0.returnPercent, $0.differencePercent] }
+                    == [["player", "0.00", "-17.50"], ["host", "-1.00", "-18.50"]])
             let past = try await client.send(.post, "/api/leagues/\(league)/market/advance", body: "", token: host)
             #expect(past.status == .conflict && String(buffer: past.body).contains("market_last_day"))
 
