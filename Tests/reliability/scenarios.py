@@ -320,10 +320,14 @@ async def check_markets(result, database, leagues, days, label, sent):
             later[(league, kind)] += 1
     result.check(not off_time, f"{label}: {len(off_time)} fills not at the quote of their moment: {off_time[:3]}")
     result.check(not off_limit, f"{label}: {len(off_limit)} fills beyond their order's limit or stop: {off_limit[:3]}")
-    # Each expired order expired at one of its league's advances ("when the league day ends").
+    # Each expired order expired at one of its league's advances ("when the league day ends"),
+    # or after one, by the sweep, when it was placed before it: its placing raced that
+    # advance and committed after the advance's expiry (`league_day_ended`).
     expired_wrongly = []
     for league, order, placed, expired in await database.query_async(EXPIRED.format(ids=ids)):
-        if round(float(expired), 6) not in days[int(league)].advances:
+        advances = days[int(league)].advances
+        ended = max((moment for moment in advances if moment <= float(expired)), default=None)
+        if round(float(expired), 6) not in advances and not (ended is not None and float(placed) < ended):
             expired_wrongly.append((int(league), int(order), float(placed), float(expired)))
     result.check(not expired_wrongly, f"{label}: {len(expired_wrongly)} orders expired at no advance of their league: {expired_wrongly[:3]}")
     misplaced, league_fills = (int(n) for n in (await database.query_async(PLACEMENT))[0])
