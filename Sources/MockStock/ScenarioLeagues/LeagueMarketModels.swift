@@ -51,6 +51,8 @@ struct LeagueMarketSummary: Sendable, Codable, Equatable {
     let blind: Bool
     let day: Int
     let days: Int
+    /// Whether the league has ended (`league_ended`); not encoded (the answer's dates say it).
+    let ended: Bool
 
     /// Encoded with every key, nulls included.
     func encode(to encoder: any Encoder) throws {

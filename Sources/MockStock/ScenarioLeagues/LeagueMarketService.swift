@@ -64,7 +64,7 @@ struct LeagueMarketService: Sendable {
             throw InvalidInput("days must be from 1 to \(LeagueMarketSpec.maxDays).")
         }
         guard summary.dayMinutes == nil else { throw LeagueMarketError.onClock }
-        guard league.finishedAt == nil, league.endsAt.map({ $0 > now() }) ?? true else { throw LeagueError.leagueEnded }
+        guard !summary.ended else { throw LeagueError.leagueEnded }
         guard summary.day < summary.days else { throw LeagueMarketError.lastDay }
         let target = summary.day + days
         let audit = actor.event(.leagueMarketAdvance, league: league.id, ["day": .number(min(target, summary.days))])

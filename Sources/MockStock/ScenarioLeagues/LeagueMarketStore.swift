@@ -11,7 +11,7 @@ struct LeagueMarketStore: Sendable {
     /// real market), the period's dates only once revealed (`league_ended`).
     static let leagueColumn = """
         (SELECT json_build_object('kind', m.kind, 'dayMinutes', m.day_minutes, 'blind', m.blind, 'day', m.day,
-                                  'days', cardinality(m.real_days),
+                                  'days', cardinality(m.real_days), 'ended', league_ended(leagues, now()),
                                   'from', CASE WHEN NOT m.blind OR league_ended(leagues, now()) THEN m.from_day END,
                                   'to', CASE WHEN NOT m.blind OR league_ended(leagues, now()) THEN m.to_day END)::text
          FROM league_markets m WHERE m.league_id = leagues.id) AS market
