@@ -210,7 +210,7 @@ struct OrderService: Sendable {
             // A team's viewer replaces nothing, open or not.
             // (One whose seat went meanwhile no longer sees it at all.)
             if try await store.orderHolder(id: id, userID: userID, trading: true) != nil { throw TradingError.orderNotOpen }
-            throw try await store.order(userID: userID, id: id) == nil ? TradingError.noSuchOrder : TradingError.notATrader
+            throw try await store.refusal(ofOrder: id, userID: userID)
         }
         guard old.orderClass == .simple else {
             throw InvalidInput("An order with legs (a \(old.orderClass.rawValue) order, or one of its legs) is not replaced: cancel it and place another.")
@@ -261,9 +261,10 @@ struct OrderService: Sendable {
         // None of the user's own: a team's order, cancelled as the team's account by its traders.
         let account = closed.isEmpty ? try await store.orderHolder(id: id, userID: userID, trading: true) : nil
         if let account, account != userID { closed = try await store.close(.usersOrder(userID: account, id: id), as: .canceled) }
-        let order = try await order(userID: userID, id: id)
-        guard !closed.isEmpty else { throw account == nil ? TradingError.notATrader : TradingError.orderNotOpen }
-        return order
+        guard !closed.isEmpty else {
+            throw account == nil ? try await store.refusal(ofOrder: id, userID: userID) : TradingError.orderNotOpen
+        }
+        return try await order(userID: userID, id: id)
     }
 
     /// Cancels every open order of a portfolio.

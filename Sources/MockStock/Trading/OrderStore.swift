@@ -161,8 +161,10 @@ struct OrderStore: Sendable {
         _ orderID: Int, with ticket: OrderTicket, userID: Int, reservation: Reservation, expiresAt: Date?
     ) async throws -> Placed {
         // A team's order is replaced as the team's account, by one of its traders; its viewers
-        // (who see it: the caller looked it up) may not.
-        guard let account = try await orderHolder(id: orderID, userID: userID, trading: true) else { throw TradingError.notATrader }
+        // may not, and one whose seat went since the caller looked it up no longer sees it.
+        guard let account = try await orderHolder(id: orderID, userID: userID, trading: true) else {
+            throw try await refusal(ofOrder: orderID, userID: userID)
+        }
         return try await placing {
             try await pool.withTransaction { session in
                 guard !(try await session.query(Self.closing(.usersOrder(userID: account, id: orderID), as: .replaced, reason: nil))).isEmpty else {
@@ -527,6 +529,13 @@ struct OrderStore: Sendable {
             // The order book: a plain market trade is an order too, as clients see it.
             try await pool.query("SELECT user_id FROM order_book WHERE id = \(id) AND user_id = \(holder) LIMIT 1").decodeColumn(Int.self).first
         }
+    }
+
+    /// Why `userID` may not act on an order it has no trading hold of (`orderHolder`): a
+    /// team's viewer, who sees it, is `notATrader`; anyone else (one whose seat went
+    /// meanwhile too) does not see it at all, `noSuchOrder`.
+    func refusal(ofOrder id: Int, userID: Int) async throws -> TradingError {
+        try await order(userID: userID, id: id) == nil ? .noSuchOrder : .notATrader
     }
 
     /// Runs `lookup` as the user, and for an order of a team's portfolio they are on (trade,

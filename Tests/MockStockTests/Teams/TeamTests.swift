@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import MockStock
+@testable import MockStock
 import Postgres
 import Testing
 import TestSupport
@@ -185,6 +185,52 @@ struct TeamTests {
             let rows = try await pool.query("SELECT portfolio_id, placed_by FROM trades WHERE id = \(tradeID)").decode((Int, Int?).self)
             await pool.close()
             #expect(rows.count == 1 && rows[0].0 == portfolio && rows[0].1 == nil)
+        }
+    }
+
+    @Test("a member whose seat goes while they replace a team's order is told the order is not theirs (404), never that they watch it")
+    func seatGoneMidReplace() async throws {
+        try await TemporaryDatabase.with { database in
+            let (orderID, ids) = try await TestApp.run(on: database) { client in
+                try await client.seedTradingMarket()
+                let host = try await client.register("gone_team_host")
+                let league = try await client.hostedLeague(#","ownerPlays":false,"teams":true"#, token: host.token)
+                var members: [SessionBody] = []
+                for name in ["ada", "bo", "cy"] {
+                    let member = try await client.register("gone_\(name)")
+                    #expect(try await client.join(league.code, token: member.token).status == .ok)
+                    members.append(member)
+                }
+                let team = try await client.team(league.id, "Owls", token: host.token)
+                for (member, role) in zip(members, ["trader", "trader", "viewer"]) {
+                    #expect(try await client.seat(member.user.id, on: team.id, in: league.id, as: role, token: host.token).status == .ok)
+                }
+                let order = try await client.placeOrderOK(
+                    #"{"symbol":"AAPL","side":"buy","quantity":1,"type":"limit","limitPrice":"1.00","portfolioId":\#(team.portfolioId)}"#,
+                    token: members[0].token)
+                // Bo leaves the team: over HTTP the order is no longer his to see, replace or cancel.
+                #expect(try await client.delete("/api/leagues/\(league.id)/teams/\(team.id)/members/\(members[1].user.id)", token: host.token).status == .ok)
+                let replace = try await client.send(.patch, "/api/orders/\(order.id)", body: #"{"quantity":2}"#, token: members[1].token)
+                #expect(replace.status == .notFound && client.problemCode(replace) == "not_found")
+                let cancel = try await client.delete("/api/orders/\(order.id)", token: members[1].token)
+                #expect(cancel.status == .notFound && client.problemCode(cancel) == "not_found")
+                return (order.id, members.map(\.user.id))
+            }
+            // The race: Bo's replacement looked the order up while he still traded for the team,
+            // and reaches the store after his seat went. He is told it is not his; Cy, the
+            // viewer, that he watches it; the order stays open as it was.
+            let pool = PostgresConnectionPool(configuration: database.configuration)
+            let store = OrderStore(pool: pool)
+            let old = try #require(try await store.order(userID: ids[0], id: orderID))
+            let ticket = try OrderTicket(replacing: old, with: try JSONDecoder().decode(OrderChanges.self, from: Data(#"{"quantity":2}"#.utf8)))
+            for (member, expected) in [(ids[1], TradingError.noSuchOrder), (ids[2], TradingError.notATrader)] {
+                await #expect(throws: expected) {
+                    _ = try await store.replace(orderID, with: ticket, userID: member, reservation: .init(cash: 2, shares: 0), expiresAt: nil)
+                }
+            }
+            let status = try await pool.query("SELECT status, quantity FROM orders WHERE id = \(orderID)").decode((String, Int).self)
+            await pool.close()
+            #expect(status.count == 1 && status[0].0 == "new" && status[0].1 == 1)
         }
     }
 }
