@@ -31,12 +31,13 @@ BEGIN
                               day_starts = day_starts || array_fill(now(), ARRAY[target - market.day])
     WHERE league_id = p_league;
     SELECT * INTO league FROM leagues WHERE id = p_league;
-    -- The day that ends: its `day` orders expire (first: orders are locked before their
-    -- portfolios, the lock order of every statement that touches orders).
+    -- The day that ends: its `day` orders expire (league_day_ended, now that the new day
+    -- has begun; first: orders are locked before their portfolios, the lock order of every
+    -- statement that touches orders).
     IF market.day > 0 THEN
         PERFORM close_orders(array(
             SELECT o.id FROM orders o JOIN league_instruments li ON li.symbol = o.symbol
-            WHERE li.league_id = p_league AND o.status = 'new' AND o.time_in_force = 'day'
+            WHERE li.league_id = p_league AND o.status = 'new' AND league_day_ended(o.symbol, o.time_in_force, o.created_at)
             ORDER BY o.id FOR UPDATE OF o
         ), 'expired', 'The league day ended.');
     END IF;
